@@ -1,0 +1,3 @@
+from stablepay_console.cli import main
+
+raise SystemExit(main())

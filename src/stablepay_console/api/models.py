@@ -1,0 +1,354 @@
+"""Pydantic models of every resource of the API (spec section 2).
+
+Attributes are snake_case, the wire is camelCase. Open sets (statuses, kinds,
+doc types, chains, currencies, templates) are plain strings so that a value
+the server adds tomorrow is kept as it is; extra fields are kept too.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from decimal import Decimal
+from typing import Annotated, Any, ClassVar
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+RFI_STATUSES = ("issued", "submitted", "resolved", "expired")
+RFI_KINDS = ("onboarding", "transaction")
+SUBJECT_TYPES = ("individual", "business")
+FLOW_TYPES = ("onramp", "offramp")
+ITEM_KINDS = ("document", "question")
+DOC_TYPES = {
+    "proof_of_address": "Proof of address",
+    "source_of_funds": "Source of funds",
+    "bank_statement": "Bank statement",
+    "government_id": "Government ID",
+    "selfie": "Selfie",
+    "incorporation_docs": "Incorporation documents",
+    "ownership_structure": "Ownership structure",
+    "invoice": "Invoice",
+    "contract": "Contract",
+}
+BATCH_TRANSFER_TYPE = "WALLET.TRANSFER.BATCH"
+ONRAMP_TRANSFER_TYPE = "ONRAMP"
+OPEN_QUOTE = "OPEN_QUOTE"
+
+
+def _assume_utc(value: datetime) -> datetime:
+    # The spec promises offsets; a naive value is read as UTC rather than refused.
+    return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+
+
+def _no_expiry(value: Any) -> Any:
+    if isinstance(value, str) and value.strip().upper() in ("N/A", ""):
+        return None
+    return value
+
+
+def _as_list(value: Any) -> Any:
+    return [value] if isinstance(value, (str, int, float, Decimal)) else value
+
+
+Timestamp = Annotated[datetime, AfterValidator(_assume_utc)]
+"""A timezone-aware instant; accepts `Z` and `+00:00`."""
+
+Expiry = Annotated[Timestamp | None, BeforeValidator(_no_expiry)]
+"""A quote expiry: `None` means "no expiry" (the wire's `N/A`)."""
+
+
+class WireModel(BaseModel):
+    """Base of every model: camelCase on the wire, extra fields kept."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="allow",
+        frozen=True,
+    )
+
+    exact_numbers: ClassVar[bool] = False
+    """True where JSON numbers must become Decimals without a trip through float."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready camelCase form (what the sandbox sends)."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+# --- RFIs (2.1 - 2.4) -------------------------------------------------------
+
+
+class RfiItem(WireModel):
+    id: str
+    kind: str
+    label: str
+    doc_type: str | None = None
+    detail: str | None = None
+    required: bool = False
+
+    @property
+    def doc_type_name(self) -> str:
+        """The document kind in plain words; unknown values read as an untyped request."""
+        if self.doc_type is None:
+            return "Document (no standard type)" if self.kind == "document" else ""
+        known = DOC_TYPES.get(self.doc_type)
+        if known:
+            return known
+        return f"Document (untyped: {self.doc_type})"
+
+
+class RfiRound(WireModel):
+    id: str
+    round: int
+    issued_at: Timestamp
+    expires_at: Timestamp | None = None
+    submitted_at: Timestamp | None = None
+    items: list[RfiItem] = Field(default_factory=list)
+    link: str | None = None
+
+
+class Rfi(WireModel):
+    id: str
+    kind: str
+    status: str
+    subject_type: str
+    user_id: str | None = None
+    transfer_id: str | None = None
+    flow_type: str | None = None
+    created_at: Timestamp
+    current_round: int | None = None
+    round: RfiRound | None = None
+
+    @property
+    def deadline(self) -> datetime | None:
+        """The current round's reply deadline, if a round is open and has one."""
+        return self.round.expires_at if self.round is not None else None
+
+
+class Pagination(WireModel):
+    limit: int
+    offset: int
+    total: int
+
+    @property
+    def page(self) -> int:
+        """1-based number of this page."""
+        return self.offset // self.limit + 1 if self.limit > 0 else 1
+
+    @property
+    def pages(self) -> int:
+        """How many pages of this size the total fills (at least 1)."""
+        if self.limit <= 0:
+            return 1
+        return max(1, -(-self.total // self.limit))
+
+
+class RfiPage(WireModel):
+    data: list[Rfi]
+    pagination: Pagination
+
+
+# --- Transfers (2.5, 2.6) -----------------------------------------------------
+
+
+class BatchRecipient(WireModel):
+    amount: Decimal
+    user_id: str
+
+
+class BatchDestination(WireModel):
+    batch: list[BatchRecipient] = Field(default_factory=list)
+
+
+class BatchSource(WireModel):
+    user_id: str
+    wallet_address: str
+    wallet_type: str
+
+
+class BatchReceipt(WireModel):
+    transaction_hash: str | None = None
+    user_op_hash: str | None = None
+
+
+class BatchTransferDetails(WireModel):
+    id: str
+    request_id: str
+    created_at: Timestamp
+    updated_at: Timestamp
+    chain: str
+    currency: str
+    contract_address: str
+    status: str
+    source: BatchSource
+    destination: BatchDestination
+    receipt: BatchReceipt = Field(default_factory=BatchReceipt)
+
+
+class BatchTransfer(WireModel):
+    """The envelope `{transferType, transferDetails}` of a batch crypto transfer."""
+
+    exact_numbers: ClassVar[bool] = True
+
+    transfer_type: str = BATCH_TRANSFER_TYPE
+    transfer_details: BatchTransferDetails
+
+    @property
+    def details(self) -> BatchTransferDetails:
+        return self.transfer_details
+
+    @property
+    def total(self) -> Decimal:
+        return sum((r.amount for r in self.transfer_details.destination.batch), Decimal(0))
+
+
+class PartyUser(WireModel):
+    email: str | None = None
+    last_name: str | None = None
+    first_name: str | None = None
+    business_name: str | None = None
+
+    @property
+    def display_name(self) -> str:
+        person = " ".join(p for p in (self.first_name, self.last_name) if p)
+        return self.business_name or person or self.email or ""
+
+
+class OnrampSource(WireModel):
+    user_id: str
+    currency: str
+    amount: Decimal | None = None
+    account_id: Any = None
+    user: PartyUser | None = None
+    bank_info: Any = None
+
+
+class OnrampDestination(WireModel):
+    user_id: str
+    currency: str
+    chain: str
+    wallet_address: str
+    external_wallet_id: Any = None
+    amount: Decimal | None = None
+    user: PartyUser | None = None
+
+
+class Money(WireModel):
+    amount: Decimal
+    currency: str
+
+    def __str__(self) -> str:
+        return f"{self.amount} {self.currency.upper()}"
+
+
+class QuoteInformation(WireModel):
+    send_gross: Money
+    send_net: Money
+    rail_fee: Money
+    receive_gross: Money
+    receive_net: Money
+    rate: Decimal
+    expires_at: Expiry = None
+
+
+class OnrampReceipt(WireModel):
+    transaction_hash: str | None = None
+
+
+class OnrampTransferDetails(WireModel):
+    id: str
+    request_id: str
+    created_at: Timestamp
+    updated_at: Timestamp
+    status: str
+    failed_reason: Any = None
+    source: OnrampSource
+    destination: OnrampDestination
+    receipt: OnrampReceipt | None = None
+    developer_fee: Any = None
+    virtual_account_id: str | None = None
+    quote_information: QuoteInformation | None = None
+    deposit_info: Any = None
+
+
+class OnrampTransfer(WireModel):
+    """The envelope `{transferType, transferDetails}` of an onramp."""
+
+    exact_numbers: ClassVar[bool] = True
+
+    transfer_type: str = ONRAMP_TRANSFER_TYPE
+    transfer_details: OnrampTransferDetails
+
+    @property
+    def details(self) -> OnrampTransferDetails:
+        return self.transfer_details
+
+    @property
+    def quote(self) -> QuoteInformation | None:
+        return self.transfer_details.quote_information
+
+
+# --- Metrics (2.7) ------------------------------------------------------------
+
+MetricValue = Decimal | str | bool | None
+
+
+class MetricRow(WireModel):
+    """One time bucket: `periodStart`, metric values and breakdown dimensions."""
+
+    model_config = ConfigDict(alias_generator=None, extra="allow", frozen=True)
+    __pydantic_extra__: dict[str, MetricValue]  # type: ignore[assignment]
+
+    period_start: Annotated[date | Timestamp, Field(alias="periodStart")]
+
+    @property
+    def fields(self) -> dict[str, MetricValue]:
+        """Every field but `periodStart`, under its wire name."""
+        return dict(self.__pydantic_extra__ or {})
+
+    @property
+    def numbers(self) -> dict[str, Decimal]:
+        return {k: v for k, v in self.fields.items() if isinstance(v, Decimal)}
+
+    @property
+    def dimensions(self) -> dict[str, str]:
+        return {k: v for k, v in self.fields.items() if isinstance(v, str)}
+
+
+class MetricFilter(WireModel):
+    applied: str | None = None
+    specified: bool | None = None
+    values: Annotated[list[Any] | None, BeforeValidator(_as_list)] = None
+    count: int | None = None
+    note: str | None = None
+
+
+class DateRange(WireModel):
+    start: date | Timestamp | None = None
+    end: date | Timestamp | None = None
+
+
+class MetricMetadata(WireModel):
+    template: str = ""
+    record_count: int | None = None
+    projected_row_count: int | None = None
+    filled_count: int | None = None
+    calculation_interval: str | None = None
+    date_range: DateRange | None = None
+    filters: dict[str, MetricFilter] = Field(default_factory=dict)
+    breakdowns: Any = None
+
+
+class MetricResult(WireModel):
+    exact_numbers: ClassVar[bool] = True
+
+    status: str = "success"
+    data: list[MetricRow] = Field(default_factory=list)
+    metadata: MetricMetadata = Field(default_factory=MetricMetadata)
+
+
+# --- Ping (2.8) ---------------------------------------------------------------
+
+
+class Pong(WireModel):
+    message: str

@@ -1,0 +1,126 @@
+"""The Textual application: modes, global bindings, the active profile and client."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import reactive
+
+from stablepay_console.api import APIError, StablePayClient
+from stablepay_console.profiles.model import Profile
+from stablepay_console.tui.screens import TOP_LEVEL
+from stablepay_console.tui.commands import ScreensProvider
+from stablepay_console.tui.text import clean
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+Connector = Callable[[Profile], StablePayClient]
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class ConsoleApp(App[None]):
+    """stablepay-console. Give it the profile to start on and a way to build a client for a profile."""
+
+    TITLE = "stablepay-console"
+    CSS_PATH = "styles/app.tcss"
+    COMMANDS = App.COMMANDS | {ScreensProvider}
+    BINDINGS = [
+        *(
+            Binding(e.key, f"switch_mode('{e.mode}')", e.title, id=f"screen.{e.mode}", tooltip=e.description)
+            for e in TOP_LEVEL
+        ),
+        Binding("f1,question_mark", "toggle_help", "Help", id="help", tooltip="Keys and help for this screen"),
+        Binding("q", "quit", "Quit", id="quit", tooltip="Leave the console"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit.ctrl_c"),
+    ]
+
+    profile: reactive[Profile | None] = reactive(None)
+    ping_state: reactive[str] = reactive("not checked")
+
+    def __init__(
+        self,
+        profile: Profile,
+        connector: Connector,
+        *,
+        clock: Clock = utc_now,
+        ping_on_start: bool = True,
+    ) -> None:
+        super().__init__()
+        self.connector = connector
+        self.clock = clock
+        self.ping_on_start = ping_on_start
+        self.client: StablePayClient = connector(profile)
+        self.set_reactive(ConsoleApp.profile, profile)
+        for entry in TOP_LEVEL:
+            self.add_mode(entry.mode, entry.load)
+
+    def on_mount(self) -> None:
+        self.switch_mode("inbox")
+        if self.ping_on_start:
+            self.check_ping()
+
+    async def on_unmount(self) -> None:
+        await self.client.aclose()
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    @work(exclusive=True, group="ping")
+    async def check_ping(self) -> None:
+        """Ping the active profile; the banner shows the answer."""
+        self.ping_state = "checking…"
+        try:
+            pong = await self.client.ping()
+        except APIError as exc:
+            self.ping_state = f"✗ {exc.kind}: {clean(exc.message, 80)}"
+            return
+        self.ping_state = f"✓ {clean(pong.message, 20)}"
+
+    async def use_profile(self, profile: Profile) -> None:
+        """Switch the console to another profile: new client, fresh ping, screens reload."""
+        old = self.client
+        self.client = self.connector(profile)
+        self.profile = profile
+        await old.aclose()
+        self.check_ping()
+        for mode in TOP_LEVEL:
+            for screen in self._screen_stacks.get(mode.mode, []):
+                handler = getattr(screen, "on_profile_changed", None)
+                if handler is not None:
+                    handler()
+
+    def action_toggle_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def copy_with_notice(self, text: str, what: str) -> None:
+        """Copy to the clipboard and say so (the terminal must support OSC 52)."""
+        self.copy_to_clipboard(text)
+        self.notify(f"Copied {what} to the clipboard.", title="Copied", timeout=3)
+
+    def open_link(self, url: str, what: str = "link") -> None:
+        """Open a URL in the browser; if none can be opened, copy it instead."""
+        import webbrowser
+
+        try:
+            opened = webbrowser.open(url)
+        except Exception:  # noqa: BLE001 - any browser failure falls back to copying
+            opened = False
+        if opened:
+            self.notify(f"Opened the {what} in your browser.", title="Opened", timeout=3)
+        else:
+            self.copy_with_notice(url, what)
+            self.notify("No browser could be opened here; the link is on the clipboard.", severity="warning")
+
+

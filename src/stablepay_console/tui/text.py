@@ -1,0 +1,96 @@
+"""Turning values into safe, readable text for the screen.
+
+Server-sent text is data, never markup: everything goes through `Text` and
+`clean`, which also makes control characters and escape sequences visible
+instead of letting them reach the terminal.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+
+from rich.text import Text
+
+_BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f"}
+
+
+def clean(value: object, max_len: int | None = None) -> str:
+    """Printable text: control and bidi-override characters shown as escapes, optionally cut."""
+    text = "" if value is None else str(value)
+    out = []
+    for ch in text:
+        if ch in _BIDI or (unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co") and ch not in "\u200d"):
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    result = "".join(out)
+    if max_len is not None and len(result) > max_len:
+        result = result[: max(1, max_len - 1)] + "…"
+    return result
+
+
+def plain(value: object, style: str = "", max_len: int | None = None) -> Text:
+    """A Rich Text of `value` that is never parsed as markup."""
+    return Text(clean(value, max_len), style=style)
+
+
+def short_id(value: str | None) -> str:
+    return "" if not value else value[:8]
+
+
+def when(value: datetime | date | None) -> str:
+    """Absolute time in UTC, to the minute."""
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M UTC") if value.utcoffset() == timedelta(0) else value.isoformat(
+            timespec="minutes"
+        )
+    return value.isoformat()
+
+
+def span(delta: timedelta) -> str:
+    """A compact duration: 3d 4h, 5h 12m, 7m 09s."""
+    seconds = int(abs(delta.total_seconds()))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    return f"{minutes}m {secs:02d}s"
+
+
+def ago(value: datetime | None, now: datetime) -> str:
+    if value is None:
+        return ""
+    delta = now - value
+    if delta.total_seconds() < 0:
+        return "in " + span(delta)
+    if delta < timedelta(minutes=1):
+        return "just now"
+    return span(delta) + " ago"
+
+
+URGENT = timedelta(hours=24)
+
+
+def countdown(deadline: datetime | None, now: datetime) -> Text:
+    """`in 5h 12m` (red under 24 hours), `expired` once past, blank without a deadline."""
+    if deadline is None:
+        return Text("")
+    left = deadline - now
+    if left.total_seconds() <= 0:
+        return Text("expired", style="bold red")
+    style = "bold red" if left < URGENT else ""
+    return Text("in " + span(left), style=style)
+
+
+def money(amount: Decimal | None, currency: str | None = None) -> str:
+    if amount is None:
+        return ""
+    text = f"{amount:,}"
+    return f"{text} {currency.upper()}" if currency else text

@@ -1,0 +1,51 @@
+"""The environment banner: always visible, unmistakable about which money is at stake."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from stablepay_console.profiles.model import Profile
+from stablepay_console.tui.text import clean
+
+
+class EnvironmentBanner(Static):
+    """Profile, environment, base URL and the last ping result."""
+
+    DEFAULT_CSS = """
+    EnvironmentBanner { height: 1; padding: 0 1; background: $success-darken-2; color: $text; }
+    EnvironmentBanner.-production { background: $error; color: white; text-style: bold; }
+    """
+
+    profile: reactive[Profile | None] = reactive(None)
+    ping: reactive[str] = reactive("checking…")
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "profile", self._set_profile, init=True)
+        self.watch(self.app, "ping_state", self._set_ping, init=True)
+
+    def _set_profile(self, profile: Profile | None) -> None:
+        self.profile = profile
+
+    def _set_ping(self, state: str) -> None:
+        self.ping = state
+
+    def render(self) -> Text:
+        profile = self.profile
+        if profile is None:
+            return Text("no profile")
+        self.set_class(profile.is_production, "-production")
+        if profile.is_production:
+            env = Text(" PRODUCTION: real money ", style="bold reverse")
+        else:
+            env = Text(" SANDBOX: simulated, no real money ", style="bold")
+        return Text.assemble(
+            env,
+            "  profile ",
+            (clean(profile.name, 30), "bold"),
+            "  ",
+            clean(profile.where, 60),
+            "  ping: ",
+            clean(self.ping, 60),
+        )

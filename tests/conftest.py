@@ -1,0 +1,97 @@
+"""Shared fixtures: a fixed clock, sandboxes, clients, an isolated config dir, a canary key."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+import httpx
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+from textual.app import App
+from textual.pilot import Pilot
+
+from stablepay_console.api import StablePayClient
+from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
+
+FIXED_NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
+"""The instant every test treats as now, so countdowns and snapshots are stable."""
+
+CANARY_KEY = "sk_canary_7c1e9b0f4d2a4e8bb5f3c6d9a1e0f2b4"
+"""A key whose every appearance in output, files or snapshots is a leak."""
+
+
+class MemoryKeyring(KeyringBackend):
+    """An in-memory keyring backend, so no test touches the user's real keyring."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        from keyring.errors import PasswordDeleteError
+
+        if self.entries.pop((service, username), None) is None:
+            raise PasswordDeleteError(username)
+
+
+@pytest.fixture(autouse=True)
+def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own config/data/log directory and no key in the environment."""
+    path = tmp_path / "config"
+    monkeypatch.setenv("STABLEPAY_CONFIG_DIR", str(path))
+    monkeypatch.delenv("STABLEPAY_API_KEY", raising=False)
+    monkeypatch.delenv("STABLEPAY_PROFILE", raising=False)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """An in-memory keyring for every test (the secret_service tests swap in the real one)."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def sandbox() -> Sandbox:
+    """The default sandbox world at the fixed instant."""
+    return Sandbox(now=FIXED_NOW)
+
+
+@pytest.fixture
+async def client(sandbox: Sandbox) -> AsyncIterator[StablePayClient]:
+    """A client talking to the sandbox in-process."""
+    async with StablePayClient(
+        "http://localhost", SANDBOX_KEY, transport=httpx.ASGITransport(app=sandbox.app)
+    ) as c:
+        yield c
+
+
+async def wait_for_workers(pilot: Pilot[object], rounds: int = 3) -> None:
+    """Let every worker finish and the screen repaint."""
+    app: App[object] = pilot.app
+    for _ in range(rounds):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def no_canary_in(text: str) -> bool:
+    return CANARY_KEY not in text and CANARY_KEY[-12:] not in text
+
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
