@@ -2,29 +2,40 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import httpx
 
 from stablepay_console.api import ApiKey, StablePayClient
 from stablepay_console.profiles.model import Profile
 
+if TYPE_CHECKING:
+    from stablepay_console.sandbox import Sandbox
 
-@dataclass
+
 class Connector:
     """Builds a client for a profile.
 
-    The embedded profile talks to one in-process sandbox (kept for the whole run, so its
-    state survives profile switches); other profiles get their key from `key_for`.
+    The embedded profile talks to one in-process sandbox, kept for the whole run so its
+    state survives profile switches; other profiles get their key from `key_for`.
     """
 
-    sandbox_rfis: int = 240
-    sandbox_seed: int = 7
-    key_for: object = None
-    _sandbox: object = field(default=None, repr=False)
+    def __init__(
+        self,
+        *,
+        sandbox: Sandbox | None = None,
+        sandbox_rfis: int = 240,
+        sandbox_seed: int = 7,
+        key_for: Callable[[Profile], ApiKey] | None = None,
+    ) -> None:
+        self._sandbox = sandbox
+        self.sandbox_rfis = sandbox_rfis
+        self.sandbox_seed = sandbox_seed
+        self.key_for = key_for
 
     @property
-    def sandbox(self):  # type: ignore[no-untyped-def]
+    def sandbox(self) -> Sandbox:
         if self._sandbox is None:
             from stablepay_console.sandbox import Sandbox
 
@@ -35,9 +46,8 @@ class Connector:
         if profile.embedded:
             from stablepay_console.sandbox import SANDBOX_KEY
 
-            transport = httpx.ASGITransport(app=self.sandbox.app)  # type: ignore[attr-defined]
+            transport = httpx.ASGITransport(app=self.sandbox.app)
             return StablePayClient(profile.base_url, ApiKey(SANDBOX_KEY), transport=transport)
-        if not callable(self.key_for):
+        if self.key_for is None:
             raise LookupError(f"No key is available for profile {profile.name!r}.")
-        key: ApiKey = self.key_for(profile)
-        return StablePayClient(profile.base_url, key)
+        return StablePayClient(profile.base_url, self.key_for(profile))
