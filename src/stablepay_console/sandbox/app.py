@@ -102,7 +102,9 @@ def _field(code: str, name: str, message: str) -> dict[str, str]:
     return {"code": code, "field": name, "message": message}
 
 
-def _int_param(raw: str | None, name: str, default: int, low: int, high: int | None, errors: list[dict[str, str]]) -> int:
+def _int_param(
+    raw: str | None, name: str, default: int, low: int, high: int | None, errors: list[dict[str, str]]
+) -> int:
     if raw is None:
         return default
     try:
@@ -223,7 +225,8 @@ def build_app(state: SandboxState) -> Starlette:
 
     async def hosted_page(request: Request) -> Response:
         return Response(
-            "<html><body><h1>StablePay sandbox</h1><p>This is where the hosted RFI reply form would be.</p></body></html>",
+            "<html><body><h1>StablePay sandbox</h1>"
+            "<p>This is where the hosted RFI reply form would be.</p></body></html>",
             media_type="text/html",
         )
 
@@ -267,7 +270,10 @@ class Sandbox:
     ) -> None:
         if environment not in ENVIRONMENTS:
             raise ValueError(f"Unknown environment {environment!r}.")
-        data = SandboxData(seed=seed, rfi_count=rfis, **({"now": now} if now is not None else {}))
+        if now is None:
+            data = SandboxData(seed=seed, rfi_count=rfis)
+        else:
+            data = SandboxData(seed=seed, rfi_count=rfis, now=now)
         default_keys = {SANDBOX_KEY: "default sandbox key"} if environment == "sandbox" else {}
         self.state = SandboxState(
             data=data,

@@ -13,8 +13,8 @@ from textual.reactive import reactive
 
 from stablepay_console.api import APIError, StablePayClient
 from stablepay_console.profiles.model import Profile
-from stablepay_console.tui.screens import TOP_LEVEL
 from stablepay_console.tui.commands import ScreensProvider
+from stablepay_console.tui.screens import TOP_LEVEL
 from stablepay_console.tui.text import clean
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ class ConsoleApp(App[None]):
 
         try:
             opened = webbrowser.open(url)
-        except Exception:  # noqa: BLE001 - any browser failure falls back to copying
+        except Exception:  # any browser failure falls back to copying
             opened = False
         if opened:
             self.notify(f"Opened the {what} in your browser.", title="Opened", timeout=3)
