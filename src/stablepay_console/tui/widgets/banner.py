@@ -44,8 +44,8 @@ class EnvironmentBanner(Static):
             env,
             "  profile ",
             (clean(profile.name, 30), "bold"),
-            "  ",
+            " · ",
             clean(profile.where, 60),
-            "  ping: ",
+            " · ping: ",
             clean(self.ping, 60),
         )
