@@ -1,0 +1,212 @@
+"""Headless RFI export: every request matching a filter, all pages, to CSV or JSON.
+
+No Textual here: the TUI calls `export_rfis` from a worker and passes a progress
+callback; a script can call it the same way. The file is written beside its
+final name as `<name>.part` and renamed only once complete, so a cancelled or
+failed export leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from stablepay_console.api.client import StablePayClient
+from stablepay_console.api.models import Rfi
+
+FORMATS = ("csv", "json")
+
+CSV_COLUMNS = (
+    "id",
+    "kind",
+    "status",
+    "subjectType",
+    "userId",
+    "transferId",
+    "flowType",
+    "createdAt",
+    "currentRound",
+    "roundId",
+    "roundIssuedAt",
+    "roundExpiresAt",
+    "roundSubmittedAt",
+    "itemCount",
+    "requiredItemCount",
+    "link",
+)
+
+Progress = Callable[[int, int], None]
+"""Called with (records written so far, total expected); total grows if the server's does."""
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True)
+class RfiFilters:
+    """The filters of the RFI list (spec 4.1); None means "any"."""
+
+    status: str | None = None
+    kind: str | None = None
+    user_id: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return self.status is None and self.kind is None and self.user_id is None
+
+    def describe(self) -> str:
+        """`status issued · kind any · user any`"""
+        return " · ".join(
+            (
+                f"status {self.status or 'any'}",
+                f"kind {self.kind or 'any'}",
+                f"user {self.user_id or 'any'}",
+            )
+        )
+
+    def slug(self) -> str:
+        """A file-name-safe summary: `issued-transaction-user1a2b3c4d`, or `all`."""
+        parts = [p for p in (self.status, self.kind) if p]
+        if self.user_id:
+            parts.append("user" + self.user_id[:8])
+        text = "-".join(parts) or "all"
+        return re.sub(r"[^A-Za-z0-9_-]", "_", text)
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    path: Path
+    count: int
+    fmt: str
+
+
+def default_export_name(filters: RfiFilters, fmt: str, now: datetime) -> str:
+    """`rfis-issued-transaction-20261120-093000.csv`"""
+    return f"rfis-{filters.slug()}-{now.strftime('%Y%m%d-%H%M%S')}.{fmt}"
+
+
+def resolve_export_path(text: str, fmt: str, default_name: str, cwd: Path | None = None) -> Path:
+    """Where to write, from what a person typed (blank: the default name in the current directory).
+
+    A directory gets the default name inside it; a name without an extension gets the format's.
+    Refuses an existing file and a missing parent directory (ValueError says which).
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"Unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}.")
+    base = cwd if cwd is not None else Path.cwd()
+    typed = text.strip()
+    path = Path(typed).expanduser() if typed else Path(default_name)
+    if not path.is_absolute():
+        path = base / path
+    if path.is_dir():
+        path = path / default_name
+    if not path.suffix:
+        path = path.with_suffix(f".{fmt}")
+    if path.exists():
+        raise ValueError(f"{path} already exists; choose another name.")
+    if not path.parent.is_dir():
+        raise ValueError(f"The folder {path.parent} does not exist.")
+    return path
+
+
+def _cell(value: Any) -> str:
+    """A CSV cell that a spreadsheet will not run as a formula."""
+    if value is None:
+        return ""
+    text = value.isoformat() if isinstance(value, datetime) else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def csv_row(rfi: Rfi) -> list[str]:
+    r = rfi.round
+    values: list[Any] = [
+        rfi.id,
+        rfi.kind,
+        rfi.status,
+        rfi.subject_type,
+        rfi.user_id,
+        rfi.transfer_id,
+        rfi.flow_type,
+        rfi.created_at,
+        rfi.current_round,
+        r.id if r else None,
+        r.issued_at if r else None,
+        r.expires_at if r else None,
+        r.submitted_at if r else None,
+        len(r.items) if r else None,
+        sum(1 for item in r.items if item.required) if r else None,
+        r.link if r else None,
+    ]
+    return [_cell(v) for v in values]
+
+
+class _Writer:
+    """Streams records to an open file in one format."""
+
+    def __init__(self, out: IO[str], fmt: str) -> None:
+        self.out = out
+        self.fmt = fmt
+        self.count = 0
+        self._csv = csv.writer(out) if fmt == "csv" else None
+
+    def start(self) -> None:
+        if self._csv is not None:
+            self._csv.writerow(CSV_COLUMNS)
+        else:
+            self.out.write("[")
+
+    def write(self, rfi: Rfi) -> None:
+        if self._csv is not None:
+            self._csv.writerow(csv_row(rfi))
+        else:
+            self.out.write(",\n  " if self.count else "\n  ")
+            self.out.write(json.dumps(rfi.to_wire(), ensure_ascii=False))
+        self.count += 1
+
+    def finish(self) -> None:
+        if self._csv is None:
+            self.out.write("\n]\n" if self.count else "]\n")
+
+
+async def export_rfis(
+    client: StablePayClient,
+    path: Path,
+    fmt: str,
+    filters: RfiFilters,
+    progress: Progress | None = None,
+    page_size: int = 100,
+) -> ExportResult:
+    """Write every RFI matching `filters` to `path`, newest first, reporting progress.
+
+    Raises the client's APIError (or OSError) on failure, and lets cancellation through;
+    either way no file is left at `path` or beside it.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"Unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}.")
+    report = progress or (lambda done, total: None)
+    # One small request first, so progress can say "of N" from the start.
+    probe = await client.list_rfis(filters.status, filters.kind, filters.user_id, limit=1, offset=0)
+    total = probe.pagination.total
+    report(0, total)
+    part = path.with_name(path.name + ".part")
+    try:
+        with part.open("x", encoding="utf-8", newline="") as out:
+            writer = _Writer(out, fmt)
+            writer.start()
+            async for rfi in client.iter_rfis(filters.status, filters.kind, filters.user_id, page_size=page_size):
+                writer.write(rfi)
+                total = max(total, writer.count)
+                if writer.count % 20 == 0 or writer.count == total:
+                    report(writer.count, total)
+            writer.finish()
+        report(writer.count, max(total, writer.count))
+        part.replace(path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    return ExportResult(path=path, count=writer.count, fmt=fmt)

@@ -1,0 +1,169 @@
+"""One RFI: the request, the held transfer, the current round with a live deadline, its items, the link."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
+from textual.widgets import Static
+
+from stablepay_console.api.models import Rfi
+from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.text import ago, clean, countdown, plain, when
+from stablepay_console.tui.widgets.rfi_format import held_transfer, link_absence_reason, status_long
+from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
+
+HELP = """\
+## Request for information
+
+The request, the transfer it holds (transaction requests), the current round with its
+deadline counting down, and the items the round asks for, in the server's order.
+
+- **o** opens the hosted reply page in the browser; **l** copies its link.
+- **c** copies the request ID, **u** the user ID, **t** the held transfer ID,
+  **d** the round ID, **i** the highlighted item's ID (quoted as `requestItemId` in a reply).
+- **Esc** goes back to the inbox.
+
+When the round has no link, the screen says why: answered and under review, closed, or asked again.
+"""
+
+
+def _grid() -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column()
+    return grid
+
+
+class RfiDetailScreen(ConsoleScreen):
+    CSS_PATH = "../styles/rfi_detail.tcss"
+    HELP = HELP
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="rfi.back", tooltip="Back to the inbox"),
+        Binding("o", "open_link", "Open link", id="rfi.open", tooltip="Open the hosted reply page"),
+        Binding("l", "copy_link", "Copy link", id="rfi.copy_link", tooltip="Copy the hosted link"),
+        Binding("c", "copy('request')", "Copy ID", id="rfi.copy_id", tooltip="Copy the request ID"),
+        Binding("u", "copy('user')", "User ID", id="rfi.copy_user", tooltip="Copy the user ID"),
+        Binding("t", "copy('transfer')", "Transfer ID", id="rfi.copy_transfer", tooltip="Copy the transfer ID"),
+        Binding("d", "copy('round')", "Round ID", show=False, id="rfi.copy_round", tooltip="Copy the round ID"),
+        Binding("i", "copy('item')", "Item ID", id="rfi.copy_item", tooltip="Copy the highlighted item's ID"),
+    ]
+
+    def __init__(self, rfi: Rfi) -> None:
+        super().__init__()
+        self.rfi = rfi
+        self._tick_timer: Timer | None = None
+
+    def compose_body(self) -> ComposeResult:
+        rfi = self.rfi
+        yield Static(Text.assemble(("Request for information ", "bold"), clean(rfi.id)), id="rfi-title")
+        with Horizontal(id="rfi-panels"):
+            yield Static(self._request_panel(), id="rfi-request")
+            with Vertical(id="rfi-round-box"):
+                yield Static(self._round_panel(), id="rfi-round")
+                yield Static("", id="rfi-countdown")
+        yield Static(self._link_line(), id="rfi-link")
+        items = rfi.round.items if rfi.round is not None else []
+        title = f"Items ({len(items)}), in the order the server gives them" if items else "No items: no round is open."
+        yield Static(Text(title), id="rfi-items-title")
+        yield RfiItemsTable(items, id="rfi-items")
+
+    def on_mount(self) -> None:
+        self.tick()
+        self._tick_timer = self.set_interval(1.0, self.tick)
+        self.query_one(RfiItemsTable).focus()
+
+    def on_screen_suspend(self, _: events.ScreenSuspend) -> None:
+        if self._tick_timer is not None:
+            self._tick_timer.pause()
+
+    def on_screen_resume(self, _: events.ScreenResume) -> None:
+        if self._tick_timer is not None:
+            self.tick()
+            self._tick_timer.resume()
+
+    # --- panels ------------------------------------------------------------------
+
+    def _request_panel(self) -> Table:
+        rfi, now = self.rfi, self.console.now()
+        grid = _grid()
+        grid.add_row("ID", plain(rfi.id))
+        grid.add_row("Kind", plain(rfi.kind))
+        grid.add_row("Status", status_long(rfi.status))
+        grid.add_row("Subject", plain(rfi.subject_type))
+        grid.add_row("User", plain(rfi.user_id or "none given"))
+        grid.add_row("Created", plain(f"{when(rfi.created_at)} ({ago(rfi.created_at, now)})"))
+        grid.add_row("Current round", plain(rfi.current_round if rfi.current_round is not None else "none open"))
+        for label, value in held_transfer(rfi):
+            grid.add_row(label, value)
+        return grid
+
+    def _round_panel(self) -> Table | Text:
+        r = self.rfi.round
+        if r is None:
+            return Text("No round is open.", style="dim")
+        grid = _grid()
+        grid.add_row("Round", plain(f"{r.round}  (ID {r.id})"))
+        grid.add_row("Issued", plain(when(r.issued_at)))
+        grid.add_row("Deadline", plain(when(r.expires_at) if r.expires_at else "no deadline given"))
+        grid.add_row("Submitted", plain(when(r.submitted_at)) if r.submitted_at else Text("not yet answered", "dim"))
+        return grid
+
+    def _link_line(self) -> Text:
+        r = self.rfi.round
+        if r is not None and r.link:
+            return Text.assemble(
+                ("Hosted link: ", "bold"), plain(r.link, style="underline"), ("  (o open, l copy)", "dim")
+            )
+        return Text.assemble(("No hosted link. ", "bold"), link_absence_reason(self.rfi))
+
+    def tick(self) -> None:
+        """Re-render only the countdown line."""
+        r = self.rfi.round
+        line = Text()
+        if r is not None and r.expires_at is not None:
+            if r.submitted_at is not None:
+                line.append("Answered; no reply is due.", style="dim")
+            else:
+                line.append("Time left: ", style="bold")
+                line.append_text(countdown(r.expires_at, self.console.now()))
+        self.query_one("#rfi-countdown", Static).update(line)
+
+    # --- actions -----------------------------------------------------------------
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_open_link(self) -> None:
+        r = self.rfi.round
+        if r is None or not r.link:
+            self.notify(link_absence_reason(self.rfi), title="No link", severity="warning", markup=False)
+            return
+        self.console.open_link(r.link, "hosted reply page")
+
+    def action_copy_link(self) -> None:
+        r = self.rfi.round
+        if r is None or not r.link:
+            self.notify(link_absence_reason(self.rfi), title="No link", severity="warning", markup=False)
+            return
+        self.console.copy_with_notice(r.link, "the hosted link")
+
+    def action_copy(self, what: str) -> None:
+        rfi = self.rfi
+        item = self.query_one(RfiItemsTable).highlighted
+        values = {
+            "request": (rfi.id, "the request ID", ""),
+            "user": (rfi.user_id, "the user ID", "This request names no user."),
+            "transfer": (rfi.transfer_id, "the transfer ID", "This request holds no transfer."),
+            "round": (rfi.round.id if rfi.round else None, "the round ID", "No round is open."),
+            "item": (item.id if item else None, "the item ID", "No item is highlighted."),
+        }
+        value, label, missing = values[what]
+        if not value:
+            self.notify(missing, severity="warning", timeout=3)
+            return
+        self.console.copy_with_notice(value, label)

@@ -1,0 +1,76 @@
+"""The inbox table: one row per RFI, with a deadline column that can be re-rendered alone."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.widgets import DataTable
+
+from stablepay_console.api.models import Rfi
+from stablepay_console.tui.text import ago, countdown, plain, short_id, when
+from stablepay_console.tui.widgets.rfi_format import held_short, status_text
+
+COLUMNS = (
+    ("created", "Created"),
+    ("at", "At (UTC)"),
+    ("status", "Status"),
+    ("kind", "Kind"),
+    ("subject", "Subject"),
+    ("user", "User"),
+    ("held", "Held transfer"),
+    ("round", "Round"),
+    ("deadline", "Deadline"),
+)
+
+
+class InboxTable(DataTable[object]):
+    """Rows keyed by RFI ID; `tick` re-renders only the deadline cells."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
+        self.rfis: dict[str, Rfi] = {}
+
+    def on_mount(self) -> None:
+        for key, label in COLUMNS:
+            self.add_column(label, key=key)
+
+    def show(self, rfis: list[Rfi], now: datetime) -> None:
+        """Replace the rows, keeping the cursor on the same request when it is still there."""
+        keep = self.highlighted_id
+        self.clear()
+        self.rfis = {rfi.id: rfi for rfi in rfis}
+        for rfi in rfis:
+            self.add_row(
+                plain(ago(rfi.created_at, now)),
+                plain(when(rfi.created_at).removesuffix(" UTC")),
+                status_text(rfi.status),
+                plain(rfi.kind),
+                plain(rfi.subject_type),
+                plain(short_id(rfi.user_id)),
+                held_short(rfi),
+                plain(rfi.current_round if rfi.current_round is not None else ""),
+                countdown(rfi.deadline, now),
+                key=rfi.id,
+            )
+        if keep is not None and keep in self.rfis:
+            self.move_cursor(row=self.get_row_index(keep))
+
+    def tick(self, now: datetime) -> None:
+        for rfi_id, rfi in self.rfis.items():
+            if rfi.deadline is not None:
+                self.update_cell(rfi_id, "deadline", countdown(rfi.deadline, now))
+
+    @property
+    def highlighted_id(self) -> str | None:
+        if not self.rfis or self.row_count == 0:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:  # no cursor row (empty or cleared table)
+            return None
+        return key.value
+
+    @property
+    def highlighted(self) -> Rfi | None:
+        rfi_id = self.highlighted_id
+        return self.rfis.get(rfi_id) if rfi_id is not None else None

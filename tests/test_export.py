@@ -1,0 +1,113 @@
+"""Headless RFI export: all pages, CSV and JSON, progress, cancellation, failures, file names."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from stablepay_console.api import ServerError, StablePayClient
+from stablepay_console.api.models import Rfi
+from stablepay_console.export import (
+    CSV_COLUMNS,
+    RfiFilters,
+    csv_row,
+    default_export_name,
+    export_rfis,
+    resolve_export_path,
+)
+from stablepay_console.sandbox import Sandbox
+from tests.conftest import FIXED_NOW
+
+
+async def test_csv_has_every_page_in_server_order(client: StablePayClient, sandbox: Sandbox, tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    path = tmp_path / "all.csv"
+    result = await export_rfis(client, path, "csv", RfiFilters(), progress=lambda d, t: seen.append((d, t)))
+    assert result.count == 240 and result.path == path
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert [r[0] for r in rows[1:]] == [r.id for r in sandbox.data.rfis]
+    first = dict(zip(CSV_COLUMNS, rows[1], strict=True))
+    rfi = sandbox.data.rfis[0]
+    assert first["status"] == rfi.status and first["createdAt"] == rfi.created_at.isoformat()
+    assert rfi.round is not None and first["itemCount"] == str(len(rfi.round.items))
+    assert first["link"] == rfi.round.link
+    assert seen[0] == (0, 240) and seen[-1] == (240, 240)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert not list(tmp_path.glob("*.part"))
+
+
+async def test_json_respects_filters(client: StablePayClient, sandbox: Sandbox, tmp_path: Path) -> None:
+    filters = RfiFilters(status="expired", kind="transaction")
+    path = tmp_path / "expired.json"
+    result = await export_rfis(client, path, "json", filters, page_size=7)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    expected = [r for r in sandbox.data.rfis if r.status == "expired" and r.kind == "transaction"]
+    assert result.count == len(expected) == len(data)
+    assert [d["id"] for d in data] == [r.id for r in expected]
+    assert Rfi.model_validate(data[0]) == expected[0]  # full fidelity, items and round included
+
+
+async def test_empty_result_is_valid_json(client: StablePayClient, tmp_path: Path) -> None:
+    path = tmp_path / "none.json"
+    result = await export_rfis(client, path, "json", RfiFilters(user_id="00000000-0000-4000-8000-000000000000"))
+    assert result.count == 0 and json.loads(path.read_text()) == []
+
+
+async def test_cancel_leaves_no_file(client: StablePayClient, sandbox: Sandbox, tmp_path: Path) -> None:
+    path = tmp_path / "cancelled.csv"
+    sandbox.faults.latency = 0.05
+
+    async def run() -> None:
+        await export_rfis(client, path, "csv", RfiFilters(), progress=lambda d, t: task.cancel() if d else None,
+                          page_size=10)
+
+    task = asyncio.ensure_future(run())
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_failure_mid_export_leaves_no_file(client: StablePayClient, sandbox: Sandbox, tmp_path: Path) -> None:
+    path = tmp_path / "broken.csv"
+
+    def fail_from_now(done: int, total: int) -> None:
+        sandbox.faults.force = "500"  # the probe answered; every page request now fails
+
+    with pytest.raises(ServerError, match="Simulated internal failure"):
+        await export_rfis(client, path, "csv", RfiFilters(), progress=fail_from_now)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_default_name_names_the_filters() -> None:
+    assert default_export_name(RfiFilters(), "csv", FIXED_NOW) == "rfis-all-20261120-093000.csv"
+    named = RfiFilters(status="issued", kind="transaction", user_id="0cb1e29c-658c-4a14-95e6-0af593bd04cf")
+    assert default_export_name(named, "json", FIXED_NOW) == "rfis-issued-transaction-user0cb1e29c-20261120-093000.json"
+
+
+def test_resolve_export_path(tmp_path: Path) -> None:
+    default = "rfis-all-20261120-093000.csv"
+    assert resolve_export_path("", "csv", default, tmp_path) == tmp_path / default
+    assert resolve_export_path("audit", "csv", default, tmp_path) == tmp_path / "audit.csv"
+    assert resolve_export_path(str(tmp_path), "csv", default, Path("/")) == tmp_path / default
+    assert resolve_export_path("q3.txt", "json", default, tmp_path) == tmp_path / "q3.txt"
+    (tmp_path / "taken.csv").write_text("x")
+    with pytest.raises(ValueError, match="already exists"):
+        resolve_export_path("taken.csv", "csv", default, tmp_path)
+    with pytest.raises(ValueError, match="does not exist"):
+        resolve_export_path("nowhere/out.csv", "csv", default, tmp_path)
+    with pytest.raises(ValueError, match="Unknown export format"):
+        resolve_export_path("x", "xlsx", default, tmp_path)
+
+
+def test_csv_cells_never_run_as_formulas(sandbox: Sandbox) -> None:
+    rfi = sandbox.data.rfis[0].model_copy(update={"subject_type": "=HYPERLINK(\"http://x\")", "kind": "+1"})
+    row = dict(zip(CSV_COLUMNS, csv_row(rfi), strict=True))
+    assert row["subjectType"] == "'=HYPERLINK(\"http://x\")"
+    assert row["kind"] == "'+1"
+    assert row["id"] == rfi.id
