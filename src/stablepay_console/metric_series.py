@@ -1,0 +1,328 @@
+"""A metric result as chartable series, and as CSV. Headless: no Textual here.
+
+`build_series` turns a `MetricResult` into series over `periodStart`, sorted by
+time whatever order the server used. Without breakdowns there is one series per
+numeric field; with breakdowns one per combination of dimension values, the ten
+largest by total plus "other". A bucket the server left out stays missing
+(`None`), never zero: when the calculation interval is known the periods form a
+regular grid from the first bucket to the last, with `None` where nothing came.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+from typing import Any
+
+from stablepay_console.api.models import MetricResult, MetricRow
+
+Period = date | datetime
+TOP_SERIES = 10
+OTHER = "other"
+NO_VALUE = "(none)"
+MAX_GRID = 5000
+"""Above this many buckets the grid is not filled in (only the periods sent are kept)."""
+
+KNOWN_TEMPLATES = {
+    "GROSS_VOLUME": "Gross volume",
+    "TRANSACTION_COUNT": "Transaction count",
+}
+
+_MONTH_STEPS = {"month": 1, "monthly": 1, "quarter": 3, "quarterly": 3, "year": 12, "yearly": 12, "annual": 12}
+_FIXED_STEPS = {
+    "minute": timedelta(minutes=1),
+    "hour": timedelta(hours=1),
+    "hourly": timedelta(hours=1),
+    "day": timedelta(days=1),
+    "daily": timedelta(days=1),
+    "week": timedelta(weeks=1),
+    "weekly": timedelta(weeks=1),
+}
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line (or set of bars): a numeric field, for one combination of dimension values or for all."""
+
+    field: str
+    label: str
+    values: list[Decimal | None]
+    """Aligned with `MetricSeries.periods`; None where the server sent nothing."""
+    combination: tuple[str, ...] | None = None
+    """The dimension values; None without breakdowns and for "other"."""
+    folded: int = 0
+    """For "other": how many combinations it adds up."""
+
+    @property
+    def total(self) -> Decimal:
+        return sum((v for v in self.values if v is not None), Decimal(0))
+
+    @property
+    def present(self) -> int:
+        return sum(1 for v in self.values if v is not None)
+
+
+@dataclass(frozen=True)
+class MetricSeries:
+    periods: list[Period]
+    """Sorted buckets, including the ones the server left out (see `missing`)."""
+    fields: list[str]
+    """The numeric fields, in the order they first appear."""
+    dimensions: list[str]
+    series: list[Series]
+    missing: list[Period] = field(default_factory=list)
+    """Buckets of the grid for which the server sent no row at all."""
+    interval: str | None = None
+    gridded: bool = False
+    """True when `periods` is the full grid of the interval (gaps are visible as None)."""
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.series
+
+    @property
+    def has_time(self) -> bool:
+        return any(isinstance(p, datetime) for p in self.periods)
+
+    def for_field(self, name: str) -> list[Series]:
+        return [s for s in self.series if s.field == name]
+
+
+def sort_key(period: Period) -> datetime:
+    """Dates and date-times on one time line (a date is its midnight UTC)."""
+    if isinstance(period, datetime):
+        return period.astimezone(timezone.utc)
+    return datetime(period.year, period.month, period.day, tzinfo=timezone.utc)
+
+
+def template_name(template: str) -> str:
+    """The template as a person reads it; an unknown one is kept as the server spelled it."""
+    if not template:
+        return "(no template given)"
+    known = KNOWN_TEMPLATES.get(template)
+    return f"{known} ({template})" if known else template
+
+
+def dimensions_of(result: MetricResult) -> list[str]:
+    """The breakdown dimensions: the ones metadata names, then any other text field of the rows."""
+    declared = result.metadata.breakdowns
+    names = [d for d in declared if isinstance(d, str)] if isinstance(declared, list) else []
+    for row in result.data:
+        for key, value in row.fields.items():
+            if isinstance(value, str) and key not in names:
+                names.append(key)
+    return names
+
+
+def numeric_fields_of(result: MetricResult, dimensions: Iterable[str] = ()) -> list[str]:
+    skip = set(dimensions)
+    names: list[str] = []
+    for row in result.data:
+        for key in row.numbers:
+            if key not in skip and key not in names:
+                names.append(key)
+    return names
+
+
+def dimension_value(row: MetricRow, name: str) -> str:
+    value = row.fields.get(name)
+    if value is None:
+        return NO_VALUE
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return str(value)
+
+
+def _add_months(day: date, months: int) -> date | None:
+    y, m = divmod(day.year * 12 + day.month - 1 + months, 12)
+    try:
+        return day.replace(year=y, month=m + 1)
+    except ValueError:
+        return None
+
+
+def _step(period: Period, interval: str) -> Period | None:
+    months = _MONTH_STEPS.get(interval)
+    if months is not None:
+        return _add_months(period, months)
+    step = _FIXED_STEPS.get(interval)
+    if step is None:
+        return None
+    if isinstance(period, datetime):
+        # Step in UTC so a daylight-saving change cannot shift the grid.
+        return (period.astimezone(timezone.utc) + step).astimezone(period.tzinfo)
+    if step < timedelta(days=1):
+        return None
+    return period + step
+
+
+def grid(observed: list[Period], interval: str | None) -> list[Period] | None:
+    """Every bucket from the first observed to the last, or None when the periods sent do not fit one grid."""
+    if not observed or not interval:
+        return None
+    interval = interval.strip().lower()
+    kinds = {isinstance(p, datetime) for p in observed}
+    if len(kinds) != 1:
+        return None
+    last = sort_key(observed[-1])
+    buckets: list[Period] = [observed[0]]
+    while sort_key(buckets[-1]) < last:
+        nxt = _step(buckets[-1], interval)
+        if nxt is None or len(buckets) >= MAX_GRID:
+            return None
+        buckets.append(nxt)
+    on_grid = {sort_key(b) for b in buckets}
+    if any(sort_key(p) not in on_grid for p in observed):
+        return None
+    return buckets
+
+
+def build_series(result: MetricResult, top: int = TOP_SERIES) -> MetricSeries:
+    dimensions = dimensions_of(result)
+    fields = numeric_fields_of(result, dimensions)
+    rows = sorted(result.data, key=lambda r: sort_key(r.period_start))
+    observed: dict[datetime, Period] = {}
+    for row in rows:
+        observed.setdefault(sort_key(row.period_start), row.period_start)
+    sent = list(observed.values())
+    interval = result.metadata.calculation_interval
+    full = grid(sent, interval)
+    periods = full if full is not None else sent
+    index = {sort_key(p): i for i, p in enumerate(periods)}
+    missing = [p for p in periods if sort_key(p) not in observed]
+
+    # cells[field][combination][period index] = sum of the values sent for it
+    cells: dict[str, dict[tuple[str, ...], dict[int, Decimal]]] = {f: {} for f in fields}
+    for row in rows:
+        combo = tuple(dimension_value(row, d) for d in dimensions)
+        at = index[sort_key(row.period_start)]
+        for name, value in row.numbers.items():
+            if name in cells:
+                slot = cells[name].setdefault(combo, {})
+                slot[at] = slot.get(at, Decimal(0)) + value
+
+    series: list[Series] = []
+    for name in fields:
+        series.extend(_series_of_field(name, cells[name], len(periods), bool(dimensions), top))
+    return MetricSeries(
+        periods=periods,
+        fields=fields,
+        dimensions=dimensions,
+        series=series,
+        missing=missing,
+        interval=interval,
+        gridded=full is not None,
+    )
+
+
+def _series_of_field(
+    name: str, combos: dict[tuple[str, ...], dict[int, Decimal]], size: int, broken_down: bool, top: int
+) -> list[Series]:
+    def line(points: dict[int, Decimal]) -> list[Decimal | None]:
+        return [points.get(i) for i in range(size)]
+
+    if not broken_down:
+        return [Series(field=name, label=name, values=line(points)) for points in combos.values()]
+
+    def total(item: tuple[tuple[str, ...], dict[int, Decimal]]) -> Decimal:
+        return sum(item[1].values(), Decimal(0))
+
+    # Largest first; ties broken by the values themselves so the order never depends on the server's.
+    ranked = sorted(combos.items(), key=lambda item: (-total(item), item[0]))
+    kept, folded = ranked[:top], ranked[top:]
+    out = [
+        Series(field=name, label=" · ".join(combo), values=line(points), combination=combo)
+        for combo, points in kept
+    ]
+    if folded:
+        rest: dict[int, Decimal] = {}
+        for _combo, points in folded:
+            for at, value in points.items():
+                rest[at] = rest.get(at, Decimal(0)) + value
+        out.append(Series(field=name, label=OTHER, values=line(rest), folded=len(folded)))
+    return out
+
+
+# --- CSV ------------------------------------------------------------------------
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> str:
+    """Exact text of a value: Decimals in plain notation, nothing rounded, no spreadsheet formulas."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    text = str(value)
+    # A text cell a spreadsheet would run as a formula is quoted with a leading apostrophe.
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def csv_columns(result: MetricResult) -> list[str]:
+    dimensions = dimensions_of(result)
+    numbers = numeric_fields_of(result, dimensions)
+    others: list[str] = []
+    for row in result.data:
+        for key in row.fields:
+            if key not in dimensions and key not in numbers and key not in others:
+                others.append(key)
+    return ["periodStart", *dimensions, *numbers, *others]
+
+
+def sorted_rows(result: MetricResult) -> list[MetricRow]:
+    """The rows by time, then by their dimension values (a stable order for tables and files)."""
+    dimensions = dimensions_of(result)
+    return sorted(
+        result.data,
+        key=lambda r: (sort_key(r.period_start), tuple(dimension_value(r, d) for d in dimensions)),
+    )
+
+
+def to_csv(result: MetricResult) -> str:
+    """The dataset as CSV: one line per row sent, sorted by time; a field a row lacks is left empty."""
+    columns = csv_columns(result)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in sorted_rows(result):
+        values = row.fields
+        writer.writerow(
+            [csv_cell(row.period_start), *(csv_cell(values.get(c)) for c in columns[1:])]
+        )
+    return out.getvalue()
+
+
+# --- Labels ---------------------------------------------------------------------
+
+
+def period_label(period: Period, interval: str | None = None) -> str:
+    """A short label for an axis tick: `22 Oct`, `Mar 2026`, `19 Nov 01:00`."""
+    kind = (interval or "").strip().lower()
+    if isinstance(period, datetime):
+        text = period.strftime("%d %b %H:%M")
+        return text if period.utcoffset() in (None, timedelta(0)) else text + period.strftime(" %z")
+    if kind in ("year", "yearly", "annual"):
+        return period.strftime("%Y")
+    if kind in _MONTH_STEPS:
+        return period.strftime("%b %Y")
+    return period.strftime("%d %b")
+
+
+def period_text(period: Period) -> str:
+    """The full period for a table cell: `2026-10-22` or `2026-11-19 01:00 UTC`."""
+    if isinstance(period, datetime):
+        if period.utcoffset() in (None, timedelta(0)):
+            return period.strftime("%Y-%m-%d %H:%M UTC")
+        return period.isoformat(timespec="minutes")
+    return period.isoformat()
