@@ -1,13 +1,246 @@
-"""Placeholder until issue #4 builds this screen."""
+"""Quote refresh: what rate will this onramp's user get now, and how did it move?"""
 
 from __future__ import annotations
 
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 from textual.widgets import Static
 
+from stablepay_console.api import APIError, StatusError
+from stablepay_console.api.models import OPEN_QUOTE, OnrampTransfer, QuoteInformation
+from stablepay_console.prefs import Prefs
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.text import clean, plain, when
+from stablepay_console.tui.widgets.batch_fields import FieldTable
+from stablepay_console.tui.widgets.batch_id_entry import IdEntry
+from stablepay_console.tui.widgets.confirm import ConfirmScreen
+from stablepay_console.tui.widgets.quote_parties import destination_rows, source_rows
+from stablepay_console.tui.widgets.quote_table import QuoteTable, expiry_text
+
+RECENT_KEY = "recent_onramps"
+READY = "Type an onramp ID and press Enter to refresh its quote, or pick one of your recent onramps."
+ONLY_OPEN = f"Only an onramp in status {OPEN_QUOTE} has a quote that can be refreshed."
 
 
 class QuoteScreen(ConsoleScreen):
+    CSS_PATH = "../styles/quote.tcss"
+
+    HELP = f"""\
+## Quote refresh
+
+Refresh the conversion-rate quote of a quote-based onramp and read it: what is
+sent, the rail fee, what is received, the rate and when the quote expires.
+
+- Type or paste the **onramp ID** and press **Enter** to refresh. A malformed
+  ID is explained under the input and nothing is sent.
+- **r** refreshes the shown onramp again. From the second refresh on, the
+  rate and the receive amounts show how they moved (▲ up, ▼ down).
+- On a **production** profile every refresh asks for confirmation first.
+- A refresh is never retried automatically; if one fails, the last good quote
+  stays on screen. {ONLY_OPEN}
+- **c** copies the selected value (amount, user ID, wallet address); **/**
+  goes back to the ID input.
+"""
+
+    BINDINGS = [
+        Binding("slash", "edit_id", "Edit ID", id="quote.edit", tooltip="Type another onramp ID"),
+        Binding("r", "refresh_quote", "Refresh", id="quote.refresh", tooltip="Ask for a new quote (POST)"),
+        Binding("c", "copy", "Copy", id="quote.copy", tooltip="Copy the selected value"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.onramp: OnrampTransfer | None = None
+        self.previous: QuoteInformation | None = None
+        self.refreshes = 0
+        self.refreshing = False
+        self._ticker: Timer | None = None
+
     def compose_body(self) -> ComposeResult:
-        yield Static("This screen is not built yet (issue #4).", classes="hint")
+        yield IdEntry("onramp ID", id="quote-entry")
+        yield Static(plain(READY), id="quote-message", classes="hint")
+        with Vertical(id="quote-result"):
+            yield Static("", id="quote-heading")
+            yield QuoteTable(id="quote-table")
+            yield Static("", id="quote-expiry")
+            with Horizontal(id="quote-parties"):
+                yield FieldTable(label_width=9, id="quote-source")
+                yield FieldTable(label_width=9, id="quote-destination")
+
+    def on_mount(self) -> None:
+        self.query_one("#quote-result").display = False
+        self.query_one("#quote-source").border_title = "Source"
+        self.query_one("#quote-destination").border_title = "Destination"
+        self.load_recent()
+        self.entry.input.focus()
+        self._ticker = self.set_interval(1.0, self.tick)
+
+    @property
+    def entry(self) -> IdEntry:
+        return self.query_one("#quote-entry", IdEntry)
+
+    def prefs(self) -> Prefs | None:
+        profile = self.console.profile
+        return Prefs(profile.name) if profile is not None else None
+
+    def load_recent(self) -> None:
+        prefs = self.prefs()
+        self.entry.set_recent(prefs.recent(RECENT_KEY) if prefs is not None else [])
+
+    def on_profile_changed(self) -> None:
+        # A quote of another environment means nothing here; the typed ID stays.
+        self.onramp = None
+        self.previous = None
+        self.refreshes = 0
+        self.query_one("#quote-result").display = False
+        self.set_message(plain(READY))
+        self.load_recent()
+        self.refresh_bindings()
+
+    def set_message(self, text: Text) -> None:
+        self.query_one("#quote-message", Static).update(text)
+
+    # --- asking ------------------------------------------------------------------
+
+    @on(IdEntry.Requested, "#quote-entry")
+    def _requested(self, event: IdEntry.Requested) -> None:
+        self.request_refresh(event.value)
+
+    def action_refresh_quote(self) -> None:
+        if self.onramp is not None:
+            self.request_refresh(self.onramp.details.id)
+        else:
+            self.entry.submit()
+
+    def request_refresh(self, onramp_id: str) -> None:
+        """Refresh now, or after a yes on a production profile."""
+        if self.refreshing:
+            self.notify("A refresh is already under way.", severity="warning", timeout=3)
+            return
+        profile = self.console.profile
+        if profile is None or not profile.is_production:
+            self.start_refresh(onramp_id)
+            return
+        question = Text.assemble(
+            "Refresh the quote of onramp ",
+            (onramp_id, "bold"),
+            " on the ",
+            ("PRODUCTION", "bold red"),
+            " profile ",
+            (clean(profile.name, 40), "bold"),
+            "?\n\nThis asks the live service for a new quote for a real customer's onramp.",
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.start_refresh(onramp_id)
+            else:
+                self.set_message(plain("Refresh cancelled; nothing was sent."))
+
+        confirm = ConfirmScreen(
+            question, title="Refresh a production quote?", yes_label="Refresh", no_label="Cancel", danger=True
+        )
+        self.app.push_screen(confirm, answered)
+
+    def start_refresh(self, onramp_id: str) -> None:
+        if self.refreshing:
+            self.notify("A refresh is already under way.", severity="warning", timeout=3)
+            return
+        self.refreshing = True
+        self.refresh_quote(onramp_id)
+
+    @work(group="quote-refresh")
+    async def refresh_quote(self, onramp_id: str) -> None:
+        # Not exclusive: cancelling a POST in flight would leave its outcome unknown.
+        self.set_message(plain(f"Refreshing the quote of {onramp_id}…"))
+        try:
+            onramp = await self.console.client.refresh_onramp_quote(onramp_id)
+        except APIError as exc:
+            self.show_error(exc)
+            return
+        finally:
+            self.refreshing = False
+        self.show(onramp)
+        prefs = self.prefs()
+        if prefs is not None:
+            self.entry.set_recent(prefs.remember(RECENT_KEY, onramp.details.id))
+
+    # --- showing -----------------------------------------------------------------
+
+    def show_error(self, exc: APIError) -> None:
+        """The server's message, why if we can tell, and the last good quote left in place."""
+        message = Text.assemble((f"{exc.kind}: ", "bold red"), (clean(str(exc), 300), "red"))
+        if isinstance(exc, StatusError) and exc.status != 404:
+            message.append(f"\n{ONLY_OPEN}", style="yellow")
+        if self.onramp is not None:
+            message.append(f"\nStill showing the last good quote of {self.onramp.details.id}.", style="italic")
+        self.set_message(message)
+
+    def show(self, onramp: OnrampTransfer) -> None:
+        same = self.onramp is not None and self.onramp.details.id == onramp.details.id
+        self.previous = self.onramp.quote if same and self.onramp is not None else None
+        self.refreshes = self.refreshes + 1 if same else 1
+        self.onramp = onramp
+        now = self.console.now()
+        d = onramp.details
+        self.query_one("#quote-result").display = True
+        self.query_one("#quote-heading", Static).update(
+            Text.assemble(
+                "Onramp ",
+                (clean(d.id), "bold"),
+                " · status ",
+                (clean(d.status, 40), "bold green" if d.status == OPEN_QUOTE else "bold yellow"),
+                f" · updated {when(d.updated_at)}",
+            )
+        )
+        table = self.query_one(QuoteTable)
+        if onramp.quote is not None:
+            table.display = True
+            table.show(onramp.quote, self.previous)
+        else:
+            table.display = False
+        self.query_one("#quote-source", FieldTable).show(source_rows(onramp))
+        self.query_one("#quote-destination", FieldTable).show(destination_rows(onramp))
+        self.tick()
+        times = "once" if self.refreshes == 1 else f"{self.refreshes} times"
+        note = "" if self.previous is None else "; changes are against the previous quote"
+        self.set_message(plain(f"Quote refreshed {times} at {when(now)}{note}."))
+        self.refresh_bindings()
+        if onramp.quote is not None:
+            table.focus()
+        else:
+            self.query_one("#quote-source").focus()
+
+    def tick(self) -> None:
+        """Repaint the expiry countdown against the app clock."""
+        expiry = self.query_one("#quote-expiry", Static)
+        if self.onramp is None:
+            return
+        quote = self.onramp.quote
+        if quote is None:
+            expiry.update(Text("The server sent no quote information for this onramp.", style="yellow"))
+            return
+        expiry.update(expiry_text(quote, self.console.now()))
+
+    # --- keys --------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "copy" and self.onramp is None:
+            return None
+        return True
+
+    def action_edit_id(self) -> None:
+        self.entry.input.focus()
+
+    def action_copy(self) -> None:
+        provider = getattr(self.focused, "copy_target", None)
+        target = provider() if callable(provider) else None
+        if target is None:
+            self.notify("Select a row with a value first.", severity="warning", timeout=3)
+            return
+        value, what = target
+        self.console.copy_with_notice(value, what)

@@ -1,0 +1,110 @@
+"""Typing or picking an ID: an input checked inline, a list of recent lookups, an error line.
+
+Shared by batch lookup and quote refresh. Nothing leaves this widget unless it is a
+valid UUID: a bad one gets its message under the input and no request is made.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Input, Select, Static
+
+from stablepay_console.api.validation import parse_uuid
+from stablepay_console.tui.text import plain
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        return parse_uuid(value) == value
+    except ValueError:
+        return False
+
+
+class IdEntry(Vertical):
+    """An ID input with inline validation and a "recent lookups" picker."""
+
+    DEFAULT_CSS = """
+    IdEntry { height: auto; }
+    IdEntry > #id-row { height: auto; }
+    IdEntry #id-input { width: 1fr; }
+    IdEntry #id-recent { width: 46; }
+    IdEntry #id-error { height: auto; min-height: 1; padding: 0 1; }
+    """
+
+    class Requested(Message):
+        """A valid ID was entered (Enter in the input, or a pick from the recent list)."""
+
+        def __init__(self, entry: IdEntry, value: str) -> None:
+            super().__init__()
+            self.entry = entry
+            self.value = value
+            """The canonical lower-case UUID."""
+
+        @property
+        def control(self) -> IdEntry:
+            return self.entry
+
+    def __init__(self, what: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="id-row"):
+            yield Input(placeholder=f"{self.what[0].upper()}{self.what[1:]} (UUID), then Enter", id="id-input")
+            yield Select[str]([], prompt="Recent lookups (none yet)", id="id-recent", disabled=True)
+        yield Static("", id="id-error")
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#id-input", Input)
+
+    @property
+    def value(self) -> str:
+        return self.input.value
+
+    def set_recent(self, ids: list[str]) -> None:
+        # The prefs file is the user's to edit: anything in it that is not a UUID is left out.
+        ids = [value for value in ids if _is_uuid(value)]
+        select: Select[str] = self.query_one("#id-recent", Select)
+        select.set_options((Text(value), value) for value in ids)
+        select.prompt = "Recent lookups" if ids else "Recent lookups (none yet)"
+        select.disabled = not ids
+
+    def show_error(self, message: str) -> None:
+        self.query_one("#id-error", Static).update(plain(message, style="bold red"))
+
+    def clear_error(self) -> None:
+        self.query_one("#id-error", Static).update("")
+
+    def submit(self) -> None:
+        """Check what is typed; ask for it if it is a UUID, say what is wrong if not."""
+        try:
+            value = parse_uuid(self.value, self.what)
+        except ValueError as exc:
+            self.show_error(str(exc))
+            return
+        self.clear_error()
+        self.post_message(self.Requested(self, value))
+
+    @on(Input.Submitted, "#id-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.submit()
+
+    @on(Input.Changed, "#id-input")
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.clear_error()
+
+    @on(Select.Changed, "#id-recent")
+    def _picked(self, event: Select.Changed) -> None:
+        event.stop()
+        if not isinstance(event.value, str):
+            return
+        self.input.value = event.value
+        event.select.clear()
+        self.submit()
