@@ -71,7 +71,29 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--error-rate", type=_rate, default=0.0, help="share of requests answered 500")
     serve.add_argument("--rate-limit-rate", type=_rate, default=0.0, help="share of requests answered 429")
     serve.add_argument("--malformed-rate", type=_rate, default=0.0, help="share of requests given a broken body")
+    add_profile_commands(sub)
     return parser
+
+
+def add_profile_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    profile = sub.add_parser("profile", help="profiles and their keys (keys go to the OS keyring)")
+    profile_sub = profile.add_subparsers(dest="profile_command", required=True)
+    profile_sub.add_parser("list", help="list profiles, their keys (masked) and key ages")
+    add = profile_sub.add_parser(
+        "add",
+        help="add a profile; the key is read from a hidden prompt, or from standard input when it is not a terminal",
+        description="Add a profile. No option takes the key (command lines are visible to other users): "
+        "it is typed into a hidden prompt, or read from standard input when that is not a terminal.",
+    )
+    add.add_argument("name", help="profile name (letters, digits, '_', '.', '-')")
+    add.add_argument("--environment", required=True, choices=["sandbox", "production"])
+    add.add_argument("--base-url", required=True, help="the environment's base URL (https://…)")
+    add.add_argument("--default", action="store_true", help="start the console on this profile")
+    add.add_argument("--no-key", action="store_true", help="keep no key (use STABLEPAY_API_KEY instead)")
+    remove = profile_sub.add_parser("remove", help="remove a profile and forget its keys")
+    remove.add_argument("name")
+    use = profile_sub.add_parser("use", help="make a profile the default one")
+    use.add_argument("name")
 
 
 def setup_logging() -> None:
@@ -90,14 +112,32 @@ def setup_logging() -> None:
 
 def run_console(args: argparse.Namespace) -> int:
     from stablepay_console.connect import Connector
-    from stablepay_console.profiles.model import EMBEDDED_PROFILE
+    from stablepay_console.profiles.book import ProfileBook
+    from stablepay_console.profiles.keys import KeyStoreError
+    from stablepay_console.profiles.store import ProfileStoreError
     from stablepay_console.tui.app import ConsoleApp
 
     setup_logging()
     connector = Connector(sandbox_rfis=args.sandbox_rfis, sandbox_seed=args.sandbox_seed)
-    app = ConsoleApp(EMBEDDED_PROFILE, connector)
+    book = ProfileBook(embedded=connector.embedded_profiles, embedded_vault=connector.embedded_vault)
+    connector.key_for = book.key_for
+    try:
+        profile = book.start_profile()
+        status = book.key_status(profile)
+        if not status.usable:
+            raise KeyStoreError(f"Profile {profile.name!r} has no usable key. {status.note}")
+    except (ProfileStoreError, KeyStoreError) as exc:
+        print(f"stablepay-console: {exc}", file=sys.stderr)
+        return 2
+    app = ConsoleApp(profile, connector)
     app.run()
     return app.return_code or 0
+
+
+def run_profile(args: argparse.Namespace) -> int:
+    from stablepay_console.profiles.commands import run
+
+    return run(args)
 
 
 def run_sandbox(args: argparse.Namespace) -> int:
@@ -117,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "sandbox":
         return run_sandbox(args)
+    if args.command == "profile":
+        return run_profile(args)
     return run_console(args)
 
 

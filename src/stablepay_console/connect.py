@@ -1,14 +1,18 @@
-"""Wiring: which client a profile gets. The one place the embedded sandbox is plugged in."""
+"""Wiring: which client a profile gets. The one place the embedded sandboxes are plugged in."""
 
 from __future__ import annotations
 
+import gc
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import httpx
 
 from stablepay_console.api import ApiKey, StablePayClient
-from stablepay_console.profiles.model import Profile
+from stablepay_console.profiles.dashboard import SandboxDashboard
+from stablepay_console.profiles.keys import MemoryVault
+from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, EMBEDDED_PROFILES, Profile
 
 if TYPE_CHECKING:
     from stablepay_console.sandbox import Sandbox
@@ -17,8 +21,9 @@ if TYPE_CHECKING:
 class Connector:
     """Builds a client for a profile.
 
-    The embedded profile talks to one in-process sandbox, kept for the whole run so its
-    state survives profile switches; other profiles get their key from `key_for`.
+    The built-in profiles talk to in-process sandboxes (a sandbox, and a simulated production that only
+    accepts keys it created), kept for the whole run so their state survives profile switches; their
+    keys live in `embedded_vault` for this run only. Other profiles get their key from `key_for`.
     """
 
     def __init__(
@@ -28,11 +33,24 @@ class Connector:
         sandbox_rfis: int = 240,
         sandbox_seed: int = 7,
         key_for: Callable[[Profile], ApiKey] | None = None,
+        production_sandbox: Sandbox | None = None,
+        transport_for: Callable[[Profile], httpx.AsyncBaseTransport | None] | None = None,
     ) -> None:
         self._sandbox = sandbox
+        self._production = production_sandbox
         self.sandbox_rfis = sandbox_rfis
         self.sandbox_seed = sandbox_seed
         self.key_for = key_for
+        self.transport_for = transport_for
+        """Tests route configured profiles to an in-process sandbox with this; None means the network."""
+        self.embedded_vault = MemoryVault()
+        self.embedded_profiles = list(EMBEDDED_PROFILES)
+        from stablepay_console.sandbox import SANDBOX_KEY
+
+        self.embedded_vault.set(EMBEDDED_PROFILE.name, ApiKey(SANDBOX_KEY))
+        self.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(f"sk_production_{secrets.token_hex(16)}"))
+        if production_sandbox is not None:
+            self._accept_production_key(production_sandbox)
 
     @property
     def sandbox(self) -> Sandbox:
@@ -40,14 +58,56 @@ class Connector:
             from stablepay_console.sandbox import Sandbox
 
             self._sandbox = Sandbox(seed=self.sandbox_seed, rfis=self.sandbox_rfis)
+            # Its data lives as long as the process: keep the cyclic GC from rescanning it, which
+            # takes over half a second with a large sandbox and freezes the UI when it happens.
+            gc.freeze()
         return self._sandbox
 
-    def __call__(self, profile: Profile) -> StablePayClient:
-        if profile.embedded:
-            from stablepay_console.sandbox import SANDBOX_KEY
+    @property
+    def production_sandbox(self) -> Sandbox:
+        """The simulated production: it accepts only the key made for it at start-up (and those its dashboard makes)."""
+        if self._production is None:
+            from stablepay_console.sandbox import Sandbox
 
-            transport = httpx.ASGITransport(app=self.sandbox.app)
-            return StablePayClient(profile.base_url, ApiKey(SANDBOX_KEY), transport=transport)
+            self._production = Sandbox(
+                seed=self.sandbox_seed, rfis=self.sandbox_rfis, now=self.sandbox.data.now, environment="production"
+            )
+            self._accept_production_key(self._production)
+        return self._production
+
+    def _accept_production_key(self, sandbox: Sandbox) -> None:
+        key = self.embedded_vault.get(EMBEDDED_PRODUCTION_PROFILE.name)
+        if key is not None:
+            sandbox.add_key(key.reveal(), "console demo key")
+
+    def sandbox_for(self, profile: Profile) -> Sandbox:
+        return self.production_sandbox if profile.is_production else self.sandbox
+
+    def _transport(self, profile: Profile) -> httpx.AsyncBaseTransport | None:
+        if profile.embedded:
+            return httpx.ASGITransport(app=self.sandbox_for(profile).app)
+        return self.transport_for(profile) if self.transport_for is not None else None
+
+    def key(self, profile: Profile) -> ApiKey:
+        if profile.embedded:
+            self.sandbox_for(profile)  # the simulated production makes its key on first use
+            key = self.embedded_vault.get(profile.name)
+            if key is None:
+                raise LookupError(f"The built-in profile {profile.name!r} has no key.")
+            return key
         if self.key_for is None:
             raise LookupError(f"No key is available for profile {profile.name!r}.")
-        return StablePayClient(profile.base_url, self.key_for(profile))
+        return self.key_for(profile)
+
+    def client_with(self, profile: Profile, key: ApiKey) -> StablePayClient:
+        """A client for `profile`'s base URL with a given key (the rotation wizard's checks)."""
+        return StablePayClient(profile.base_url, key, transport=self._transport(profile))
+
+    def dashboard(self, profile: Profile) -> SandboxDashboard | None:
+        """The simulated dashboard of a built-in profile's sandbox; None for real environments."""
+        if not profile.embedded:
+            return None
+        return SandboxDashboard(profile.base_url, transport=self._transport(profile))
+
+    def __call__(self, profile: Profile) -> StablePayClient:
+        return self.client_with(profile, self.key(profile))

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import httpx
 from httpx_retries import Retry, RetryTransport
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from stablepay_console.api.errors import (
     APIError,
@@ -113,7 +113,7 @@ class StablePayClient:
         transport: httpx.AsyncBaseTransport | None = None,
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         retry: Retry | None = None,
-        export_concurrency: int = 4,
+        export_concurrency: int = 8,
     ) -> None:
         url = check_base_url(base_url)
         self.base_url = str(url).rstrip("/")
@@ -229,6 +229,11 @@ class StablePayClient:
             failure = f"{method} {path}: could not connect to {self.base_url} ({type(exc).__name__})."
         except httpx.HTTPError as exc:
             failure = f"{method} {path}: the connection failed ({type(exc).__name__}: {exc})."
+        except Exception as exc:
+            # Anything else (a broken transport, the in-process sandbox failing) would carry frames whose
+            # locals hold the request headers, key included, into a crash traceback: re-raise it bare.
+            failure = f"{method} {path}: the request failed ({type(exc).__name__}: {exc})."
+            log.warning("%s %s failed inside the transport: %s", method, path, type(exc).__name__)
         if failure is not None:
             # Raised outside the except block so no httpx frame (or its locals) rides along.
             raise TransportError(failure)
@@ -245,9 +250,19 @@ def _load_json(response: httpx.Response, exact: bool) -> Any:
 def decode(response: httpx.Response, model: type[M]) -> M:
     """The model of a successful response, or the typed error the response stands for."""
     status = response.status_code
+    exact = getattr(model, "exact_numbers", False)
+    if 200 <= status < 300 and not exact:
+        # Fast path: pydantic parses and validates in one pass (a 100-RFI page in about half the time).
+        try:
+            parsed = model.model_validate_json(response.content)
+        except (ValidationError, ValueError):
+            parsed = None  # not JSON or not this shape: the full path below says which
+        if parsed is not None and not _is_error_body(_top_level(parsed)):
+            return parsed
     try:
-        body = _load_json(response, getattr(model, "exact_numbers", False))
-    except (ValueError, UnicodeDecodeError):
+        body = _load_json(response, exact)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        # RecursionError: a body nested thousands deep (hostile or broken proxy) is just unreadable.
         body = _NOT_JSON
     if not 200 <= status < 300 or _is_error_body(body):
         raise error_from(response, body)
@@ -269,6 +284,13 @@ def decode(response: httpx.Response, model: type[M]) -> M:
 _NOT_JSON = object()
 
 
+def _top_level(parsed: WireModel) -> dict[str, Any]:
+    """The top-level keys the body carried, with their values: enough for `_is_error_body`."""
+    fields = type(parsed).model_fields
+    sent = {fields[name].alias or name: getattr(parsed, name) for name in parsed.model_fields_set if name in fields}
+    return {**sent, **(parsed.model_extra or {})}
+
+
 def _not_json_message(response: httpx.Response) -> str:
     ctype = response.headers.get("content-type", "no content type").split(";")[0]
     if not response.content:
@@ -281,6 +303,9 @@ def _is_error_body(body: Any) -> bool:
         return False
     if body.get("status") == "error" and "error" in body:
         return True
+    # The RFI error shape sent with a 2xx status still carries the server's own message.
+    if isinstance(body.get("type"), str) and isinstance(body.get("message"), str):
+        return not any(key in body for key in ("data", "pagination", "transferDetails"))
     # The ping endpoint's refusal: {"error": "Not authorized"} with no payload fields.
     return isinstance(body.get("error"), str) and "message" not in body and "data" not in body
 
@@ -309,7 +334,7 @@ def error_from(response: httpx.Response, body: Any) -> APIError:
                     message=_text(f.get("message", "")),
                     code=_text(f.get("code", "")),
                 )
-                for f in body.get("fields") or []
+                for f in (body["fields"] if isinstance(body.get("fields"), list) else [])
                 if isinstance(f, dict)
             ]
             return ValidationFailed(message, fields=fields, code=code, **kw)

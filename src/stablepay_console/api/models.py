@@ -46,12 +46,23 @@ def _no_expiry(value: Any) -> Any:
     return value
 
 
+def _date_or_time(value: Any) -> Any:
+    # Left to pydantic, "2026-11-20T00:00:00+02:00" would become the date 2026-11-20: a
+    # midnight date-time bucket must stay a date-time (with its offset).
+    if isinstance(value, str) and len(value.strip()) > 10:
+        return datetime.fromisoformat(value.strip())
+    return value
+
+
 def _as_list(value: Any) -> Any:
     return [value] if isinstance(value, (str, int, float, Decimal)) else value
 
 
 Timestamp = Annotated[datetime, AfterValidator(_assume_utc)]
 """A timezone-aware instant; accepts `Z` and `+00:00`."""
+
+DateOrTime = Annotated[date | Timestamp, BeforeValidator(_date_or_time)]
+"""A date (`YYYY-MM-DD`) or a timezone-aware date-time, whichever the server sent."""
 
 Expiry = Annotated[Timestamp | None, BeforeValidator(_no_expiry)]
 """A quote expiry: `None` means "no expiry" (the wire's `N/A`)."""
@@ -299,7 +310,7 @@ class MetricRow(WireModel):
     model_config = ConfigDict(alias_generator=None, extra="allow", frozen=True)
     __pydantic_extra__: dict[str, MetricValue]  # type: ignore[assignment]
 
-    period_start: Annotated[date | Timestamp, Field(alias="periodStart")]
+    period_start: Annotated[DateOrTime, Field(alias="periodStart")]
 
     @property
     def fields(self) -> dict[str, MetricValue]:
@@ -324,8 +335,8 @@ class MetricFilter(WireModel):
 
 
 class DateRange(WireModel):
-    start: date | Timestamp | None = None
-    end: date | Timestamp | None = None
+    start: DateOrTime | None = None
+    end: DateOrTime | None = None
 
 
 class MetricMetadata(WireModel):

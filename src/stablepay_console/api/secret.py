@@ -27,6 +27,9 @@ class ApiKey:
             raise ValueError("The API key is empty.")
         if any(ch.isspace() or not ch.isprintable() for ch in value):
             raise ValueError("The API key contains spaces or control characters.")
+        if not value.isascii():
+            # httpx would fail to encode the header, with the plain value in the failing frame's locals.
+            raise ValueError("The API key contains characters that are not ASCII.")
         self.masked = mask(value)
         self._reveal = lambda: value
 

@@ -191,6 +191,9 @@ def build_app(state: SandboxState) -> Starlette:
         # The spec sends source.amount as a JSON number.
         amount = refreshed.details.source.amount
         wire["transferDetails"]["source"]["amount"] = float(amount) if amount is not None else None
+        quote = wire["transferDetails"].get("quoteInformation")
+        if quote is not None and quote.get("expiresAt") is None:
+            quote["expiresAt"] = "N/A"  # the spec's literal for "no expiry"
         return JSONResponse(wire)
 
     async def run_metric(request: Request) -> Response:
@@ -273,7 +276,7 @@ class Sandbox:
         if now is None:
             data = SandboxData(seed=seed, rfi_count=rfis)
         else:
-            data = SandboxData(seed=seed, rfi_count=rfis, now=now)
+            data = SandboxData(seed=seed, rfi_count=rfis, now=now, frozen=True)
         default_keys = {SANDBOX_KEY: "default sandbox key"} if environment == "sandbox" else {}
         self.state = SandboxState(
             data=data,

@@ -35,6 +35,9 @@ METRIC_EMPTY_ID = "9a0e7c55-1d2b-4e3f-8a6b-0000000000f5"
 SANDBOX_KEY = "sk_sandbox_7f3a9c2e5d1b4a6f8e0c2d4b6a8f0e1c"
 """The key the embedded sandbox accepts out of the box (sandbox only: it moves no money)."""
 
+REFRESHED_QUOTE_VALIDITY = timedelta(minutes=15)
+"""A refreshed quote outlives the 10 minutes left on the first one, so a refresh always moves the expiry."""
+
 UNKNOWN_DOC_TYPE = "utility_bill_scan"
 """A docType the spec does not list: clients must show it as an untyped document request."""
 
@@ -67,6 +70,8 @@ class SandboxData:
     seed: int = 7
     rfi_count: int = 240
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    frozen: bool = False
+    """True when `now` was given (tests): refreshes then happen at `now`, not at the wall clock."""
     rfis: list[Rfi] = field(default_factory=list)
     batches: dict[str, BatchTransfer] = field(default_factory=dict)
     onramps: dict[str, OnrampTransfer] = field(default_factory=dict)
@@ -118,6 +123,7 @@ class SandboxData:
         submitted = None
         if status in ("submitted", "resolved"):
             submitted = min(issued_at + timedelta(hours=rng.randint(2, 60)), self.now - timedelta(minutes=2))
+            submitted = max(submitted, issued_at)  # a round issued a minute ago cannot be answered before it
         link = f"https://sandbox.stablepay.example/rfi/respond/{_uuid(rng)}" if status == "issued" else None
         if status == "resolved" and rng.random() < 0.4:
             round_ = None  # closed with no open round
@@ -256,7 +262,7 @@ class SandboxData:
         old_rate = old.rate if old is not None else Decimal("0.9987")
         drift = Decimal(rng.choice((-1, 1)) * rng.randint(3, 25)) / Decimal(10000)
         rate = max(Decimal("0.9000"), min(Decimal("1.1000"), old_rate + drift)).quantize(Decimal("0.0001"))
-        expires = None if old is not None and old.expires_at is None else self.now_moving() + timedelta(minutes=10)
+        expires = None if old is not None and old.expires_at is None else self.now_moving() + REFRESHED_QUOTE_VALIDITY
         send = old.send_gross.amount if old is not None else Decimal("1000.00")
         wire = current.to_wire()
         wire["transferDetails"]["quoteInformation"] = quote_for(send, rate, expires)
@@ -266,6 +272,8 @@ class SandboxData:
         return refreshed
 
     def now_moving(self) -> datetime:
+        if self.frozen:
+            return self.now
         return datetime.now(timezone.utc).replace(microsecond=0)
 
     # --- Metrics ----------------------------------------------------------------

@@ -13,7 +13,7 @@ from textual.reactive import reactive
 
 from stablepay_console.api import APIError, StablePayClient
 from stablepay_console.profiles.model import Profile
-from stablepay_console.tui.commands import ScreensProvider
+from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider
 from stablepay_console.tui.screens import TOP_LEVEL
 from stablepay_console.tui.text import clean
 
@@ -32,12 +32,13 @@ class ConsoleApp(App[None]):
 
     TITLE = "stablepay-console"
     CSS_PATH = "styles/app.tcss"
-    COMMANDS = App.COMMANDS | {ScreensProvider}
+    COMMANDS = App.COMMANDS | {ScreensProvider, ProfilesProvider}
     BINDINGS = [
         *(
             Binding(e.key, f"switch_mode('{e.mode}')", e.title, id=f"screen.{e.mode}", tooltip=e.description)
             for e in TOP_LEVEL
         ),
+        Binding("f2", "switch_profile", "Profile", id="profile.switch", tooltip="Switch to another profile"),
         Binding("f1,question_mark", "toggle_help", "Help", id="help", tooltip="Keys and help for this screen"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave the console"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit.ctrl_c"),
@@ -97,6 +98,11 @@ class ConsoleApp(App[None]):
                 handler = getattr(screen, "on_profile_changed", None)
                 if handler is not None:
                     handler()
+
+    def action_switch_profile(self) -> None:
+        from stablepay_console.tui.widgets.profile_switcher import open_switcher
+
+        open_switcher(self)
 
     def action_toggle_help(self) -> None:
         if self.screen.query("HelpPanel"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -32,3 +33,36 @@ class ScreensProvider(Provider):
                     partial(self.app.switch_mode, entry.mode),
                     help=f"{entry.description} (key {entry.key})",
                 )
+
+
+class ProfilesProvider(Provider):
+    """Switch to a profile by typing its name."""
+
+    def _entries(self) -> list[tuple[str, Callable[[], None], str]]:
+        from stablepay_console.profiles.store import ProfileStoreError
+        from stablepay_console.tui.widgets.profile_switcher import profile_book, request_switch
+
+        book = profile_book(self.app)
+        try:
+            profiles = book.profiles()
+        except ProfileStoreError:
+            profiles = list(book.embedded)
+        return [
+            (
+                f"Switch to profile {p.name}",
+                partial(request_switch, self.app, p),
+                f"{'PRODUCTION: real money' if p.is_production else 'sandbox'} · {p.where} (or F2)",
+            )
+            for p in profiles
+        ]
+
+    async def discover(self) -> Hits:
+        for text, action, help_text in self._entries():
+            yield DiscoveryHit(text, action, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, action, help_text in self._entries():
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), action, help=help_text)

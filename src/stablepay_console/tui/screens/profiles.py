@@ -1,13 +1,263 @@
-"""Placeholder until issue #6 builds this screen."""
+"""Profiles & keys: every profile, its key (masked) and age; add, edit, remove, default, switch, rotate."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Static
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
 
+from stablepay_console.api import ApiKey
+from stablepay_console.profiles.book import ProfileBook
+from stablepay_console.profiles.keys import KeyStoreError
+from stablepay_console.profiles.model import Profile
+from stablepay_console.profiles.rotation import STEP_TITLES, RotationError, Step
+from stablepay_console.profiles.store import ProfileStoreError
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.text import clean, when
+from stablepay_console.tui.widgets.profile_form import ProfileForm
+from stablepay_console.tui.widgets.profile_switcher import environment_label, profile_book, switch_to
+
+AGE_STYLES = {"ok": "", "due": "bold yellow", "overdue": "bold red", "unknown": "dim"}
 
 
 class ProfilesScreen(ConsoleScreen):
+    CSS_PATH = "../styles/profiles.tcss"
+
+    BINDINGS = [
+        Binding("enter", "use", "Use", id="profiles.use", tooltip="Switch the console to this profile"),
+        Binding("a", "add", "Add", id="profiles.add", tooltip="Add a profile and its key"),
+        Binding("e", "edit", "Edit", id="profiles.edit", tooltip="Change the environment, base URL or key"),
+        Binding("x", "remove", "Remove", id="profiles.remove", tooltip="Remove the profile and forget its key"),
+        Binding("d", "make_default", "Default", id="profiles.default", tooltip="Start the console on this profile"),
+        Binding("r", "rotate", "Rotate key", id="profiles.rotate", tooltip="Start or resume the key-rotation wizard"),
+    ]
+
+    HELP = """\
+## Profiles & keys
+
+Each profile is a name, an environment (sandbox or production) and a base URL. Keys live in the OS
+keyring (one entry per profile), or come from `STABLEPAY_API_KEY` for the profile named by
+`STABLEPAY_PROFILE`. A key is only ever shown masked.
+
+- **Enter** switch the console to the highlighted profile (the key is checked with `/ping`); **F2** anywhere
+- **a** add a profile, **e** edit it, **x** remove it, **d** make it the default
+- **r** rotate its key: the wizard follows the spec's order and resumes where it stopped
+
+Keys must be rotated at least every 12 months: the console warns from 11 months and marks 12 as overdue.
+The built-in profiles are in-process simulations (no network, no real money).
+"""
+
     def compose_body(self) -> ComposeResult:
-        yield Static("This screen is not built yet (issue #6).", classes="hint")
+        yield Static(Text("Profiles & keys"), classes="title")
+        yield Static("", id="profiles-keyring")
+        table: DataTable[Text | str] = DataTable(id="profiles-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="profiles-detail")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("", "Profile", "Env", "Where", "Key", "Key age", "Rotating")
+        self.refresh_profiles()
+        table.focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_profiles()
+
+    def on_profile_changed(self) -> None:
+        self.refresh_profiles()
+
+    # --- data ----------------------------------------------------------------------
+
+    @property
+    def book(self) -> ProfileBook:
+        return profile_book(self.app)
+
+    def _profiles(self, book: ProfileBook) -> list[Profile]:
+        try:
+            return book.profiles()
+        except ProfileStoreError as exc:
+            self.notify(str(exc), title="Profiles file", severity="error", timeout=10, markup=False)
+            return list(book.embedded)
+
+    def refresh_profiles(self) -> None:
+        book = self.book
+        self.profiles = self._profiles(book)
+        problem = book.keys.problem
+        self.query_one("#profiles-keyring", Static).update(Text(f"⚠ {problem}") if problem else "")
+        self.query_one("#profiles-keyring", Static).display = bool(problem)
+        table = self.query_one(DataTable)
+        keep = table.cursor_row
+        table.clear()
+        default = self._default(book)
+        active = self.console.profile
+        for profile in self.profiles:
+            marks = ("▶" if active is not None and active.name == profile.name else " ") + (
+                "★" if profile.name == default else " "
+            )
+            status = book.key_status(profile)
+            age = book.age(profile)
+            step = book.rotation_step(profile)
+            table.add_row(
+                marks,
+                Text(clean(profile.name, 30), style="bold"),
+                environment_label(profile),
+                Text(clean(profile.where, 30)),
+                Text(status.label, style="" if status.usable else "red"),
+                Text(age.short, style=AGE_STYLES[age.level]),
+                Text(f"step {step}/6" if step and step < Step.DONE else "—", style="yellow" if step else "dim"),
+                key=profile.name,
+            )
+        if self.profiles:
+            table.move_cursor(row=min(max(keep, 0), len(self.profiles) - 1))
+        self.show_detail()
+
+    def _default(self, book: ProfileBook) -> str | None:
+        try:
+            return book.default_name()
+        except ProfileStoreError:
+            return None
+
+    def selected(self) -> Profile | None:
+        table = self.query_one(DataTable)
+        if not self.profiles or table.cursor_row < 0:
+            return None
+        return self.profiles[min(table.cursor_row, len(self.profiles) - 1)]
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail()
+
+    def show_detail(self) -> None:
+        profile = self.selected()
+        detail = self.query_one("#profiles-detail", Static)
+        if profile is None:
+            detail.update("")
+            return
+        book = self.book
+        status = book.key_status(profile)
+        age = book.age(profile, self.console.now())
+        lines = Text()
+        lines.append(f"{clean(profile.name)}: ", style="bold")
+        label = environment_label(profile)
+        lines.append(label.plain.strip(), style=label.style)
+        lines.append(f" at {clean(profile.where)}\n")
+        lines.append(f"Key: {status.label}" + (f" — {status.note}" if status.note else "") + "\n")
+        lines.append(age.sentence, style=AGE_STYLES[age.level])
+        rotations = book.rotations(profile)
+        if rotations:
+            lines.append("\nRotated: " + ", ".join(when(r) for r in rotations[-3:]))
+        step = book.rotation_step(profile)
+        if step and step < Step.DONE:
+            lines.append(f"\nA rotation stopped at step {step} ({STEP_TITLES[Step(step)]}): press r to resume.",
+                         style="yellow")
+        if profile.embedded:
+            lines.append("\nBuilt-in: an in-process simulation for trying the console; it cannot be edited or removed.",
+                         style="dim")
+        detail.update(lines)
+
+    # --- actions -------------------------------------------------------------------
+
+    def _configured(self, verb: str) -> Profile | None:
+        profile = self.selected()
+        if profile is not None and profile.embedded:
+            self.notify(f"The built-in profile {profile.name} cannot be {verb}.", severity="warning", markup=False)
+            return None
+        return profile
+
+    async def action_use(self) -> None:
+        profile = self.selected()
+        if profile is not None:
+            await switch_to(self.app, profile)
+            self.refresh_profiles()
+
+    def action_add(self) -> None:
+        book = self.book
+
+        def save(profile: Profile, key: ApiKey | None, make_default: bool) -> None:
+            book.add(profile, key, make_default=make_default)
+
+        self.app.push_screen(ProfileForm(save, keyring_problem=book.keys.problem), self._saved)
+
+    def action_edit(self) -> None:
+        profile = self._configured("edited")
+        if profile is None:
+            return
+        book = self.book
+
+        def save(changed: Profile, key: ApiKey | None, make_default: bool) -> None:
+            book.edit(changed, key)
+            if make_default:
+                book.set_default(changed.name)
+
+        form = ProfileForm(save, profile=profile, keyring_problem=book.keys.problem,
+                           is_default=self._default(book) == profile.name)
+        self.app.push_screen(form, self._saved)
+
+    async def _saved(self, profile: Profile | None) -> None:
+        if profile is None:
+            return
+        self.notify(f"Saved profile {clean(profile.name)}.", title="Profiles", markup=False)
+        self.refresh_profiles()
+        active = self.console.profile
+        if active is not None and active.name == profile.name:
+            await switch_to(self.app, profile)  # a changed URL or key takes effect at once
+
+    def action_remove(self) -> None:
+        from stablepay_console.tui.widgets.confirm import ConfirmScreen
+
+        profile = self._configured("removed")
+        if profile is None:
+            return
+        active = self.console.profile
+        if active is not None and active.name == profile.name:
+            self.notify("Switch to another profile before removing this one.", severity="warning", markup=False)
+            return
+        question = Text(
+            f"Remove profile {clean(profile.name)} and forget its key from the keyring? The key stays valid "
+            "until it is deleted in the dashboard (Developer, then API Keys)."
+        )
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                self.book.remove(profile)
+            except (ProfileStoreError, KeyStoreError) as exc:
+                self.notify(str(exc), severity="error", timeout=10, markup=False)
+                return
+            self.notify(f"Removed profile {clean(profile.name)}.", title="Profiles", markup=False)
+            self.refresh_profiles()
+
+        self.app.push_screen(ConfirmScreen(question, title="Remove profile", yes_label="Remove", danger=True), answered)
+
+    def action_make_default(self) -> None:
+        profile = self._configured("the default (the console starts on it only when nothing is configured)")
+        if profile is None:
+            return
+        try:
+            self.book.set_default(profile.name)
+        except ProfileStoreError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.notify(f"The console now starts on {clean(profile.name)}.", title="Default profile", markup=False)
+        self.refresh_profiles()
+
+    def action_rotate(self) -> None:
+        from stablepay_console.tui.screens.rotation import RotationScreen
+
+        profile = self.selected()
+        if profile is None:
+            return
+        connector = self.console.connector
+        client_with = getattr(connector, "client_with", None)
+        if client_with is None:
+            self.notify("This console cannot check keys (no connector).", severity="error", markup=False)
+            return
+        try:
+            rotation = self.book.rotation(profile, client_with, clock=self.console.now)
+            rotation.start()
+        except (RotationError, KeyStoreError) as exc:
+            self.notify(str(exc), title="Cannot rotate", severity="error", timeout=10, markup=False)
+            return
+        dashboard = getattr(connector, "dashboard", lambda p: None)(profile)
+        self.app.push_screen(RotationScreen(rotation, dashboard))

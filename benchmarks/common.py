@@ -1,0 +1,86 @@
+"""What every benchmark shares: a result row, percentiles and the printed table."""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository root (benchmarks/ lives directly under it)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table. `ratio` is measured / baseline where a baseline exists."""
+
+    figure: str
+    measured: str
+    baseline: str
+    ratio: str
+    target: str
+    met: bool | None
+    note: str = ""
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    """The pct-th percentile (nearest rank on the sorted values)."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("no values")
+    rank = max(0, min(len(ordered) - 1, round(pct / 100 * len(ordered) + 0.5) - 1))
+    return ordered[rank]
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def secs(seconds: float) -> str:
+    return f"{seconds:.2f} s"
+
+
+def times(ratio: float) -> str:
+    return f"{ratio:.2f}x"
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set (VmHWM), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("VmHWM not found in /proc/self/status")
+
+
+def bench_env(**extra: str) -> dict[str, str]:
+    """The environment for child processes: this interpreter's env, a throwaway config dir."""
+    env = dict(os.environ)
+    env.pop("STABLEPAY_API_KEY", None)
+    env.pop("STABLEPAY_PROFILE", None)
+    env.update(extra)
+    return env
+
+
+def render(rows: Sequence[Row]) -> str:
+    """The table, as fixed-width text."""
+    header = ("figure", "measured", "baseline", "ratio", "target", "met?")
+    lines = [
+        (r.figure, r.measured, r.baseline, r.ratio, r.target, "-" if r.met is None else ("yes" if r.met else "NO"))
+        for r in rows
+    ]
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+    out.append("  ".join("-" * w for w in widths))
+    out.extend("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) for line in lines)
+    notes = [f"  {r.figure}: {r.note}" for r in rows if r.note]
+    if notes:
+        out.append("")
+        out.append("notes:")
+        out.extend(notes)
+    return "\n".join(out)

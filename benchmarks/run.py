@@ -1,0 +1,65 @@
+"""Run every benchmark and print one table: `python benchmarks/run.py [--quick] [--only NAME ...]`.
+
+Each figure is a ratio against a baseline measured in the same run where one exists. The targets
+are for reading this output; nothing here is a timed assertion in the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import Row, render
+
+FIGURES = ("startup", "page", "parse", "export", "memory")
+"""`page` covers page switch and responsiveness (one in-process session each)."""
+
+
+def plan(quick: bool) -> dict[str, Callable[[], list[Row]]]:
+    import cold_start
+    import export_speed
+    import in_process
+    import memory
+    import parse
+
+    rfis = 600 if quick else 50000
+    return {
+        "startup": lambda: cold_start.measure(runs=1 if quick else 9),
+        "page": lambda: in_process.measure(rfis, presses=3 if quick else 60, reloads=1 if quick else 5),
+        "parse": lambda: parse.measure(repeat=2 if quick else 7, number=5 if quick else 200),
+        "export": lambda: export_speed.measure(rfis),
+        "memory": lambda: memory.measure(rfis),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, few repetitions (a smoke run, not figures)")
+    parser.add_argument("--only", nargs="+", choices=FIGURES, metavar="NAME", help=f"run only these: {FIGURES}")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="stablepay-bench-") as config:
+        os.environ["STABLEPAY_CONFIG_DIR"] = config  # never the user's own profiles or logs
+        for name, run in plan(args.quick).items():
+            if args.only and name not in args.only:
+                continue
+            print(f"running {name}…", file=sys.stderr, flush=True)
+            started = time.perf_counter()
+            rows.extend(run())
+            print(f"  done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+    if args.quick:
+        print("QUICK RUN: small sizes and few repetitions; the figures are not meaningful.")
+    print(render(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

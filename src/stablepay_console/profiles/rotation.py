@@ -1,0 +1,334 @@
+"""The key-rotation wizard, without a user interface: the spec's order, one step at a time, resumable.
+
+Progress is saved after every step with no secret in it (masked keys only). The new key waits in the
+key vault as "<profile>:pending" between pasting and switching; the old key waits as "<profile>:previous"
+until it has been verified dead (401), then it is forgotten.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from stablepay_console import locations
+from stablepay_console.api import APIError, ApiKey, StablePayClient, Unauthorized
+from stablepay_console.profiles.keys import PENDING, PREVIOUS, KeyVault, entry_name
+from stablepay_console.profiles.model import Profile
+
+
+class Step(enum.IntEnum):
+    GENERATE = 1
+    PASTE = 2
+    VERIFY_NEW = 3
+    SWITCH = 4
+    DELETE_OLD = 5
+    VERIFY_OLD = 6
+    DONE = 7
+
+
+STEP_TITLES = {
+    Step.GENERATE: "Generate the new key in the dashboard",
+    Step.PASTE: "Paste the new key",
+    Step.VERIFY_NEW: "Verify the new key with /ping",
+    Step.SWITCH: "Switch the profile to the new key",
+    Step.DELETE_OLD: "Delete the old key in the dashboard",
+    Step.VERIFY_OLD: "Check the old key is refused; forget it",
+    Step.DONE: "Done",
+}
+
+
+class RotationError(Exception):
+    """A step cannot be taken now; the message says why (and never holds a key)."""
+
+
+ClientFor = Callable[[Profile, ApiKey], StablePayClient]
+
+
+class Progress(Protocol):
+    def load(self) -> dict[str, Any] | None: ...
+
+    def save(self, data: dict[str, Any]) -> None: ...
+
+    def clear(self) -> None: ...
+
+
+def progress_path(profile: str) -> Path:
+    return locations.state_file("rotation-" + re.sub(r"[^A-Za-z0-9_.-]", "_", profile))
+
+
+class FileProgress:
+    """Progress in a small JSON file of the data directory (masked keys, steps and dates only)."""
+
+    def __init__(self, profile: str) -> None:
+        self.path = progress_path(profile)
+
+    def load(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def save(self, data: dict[str, Any]) -> None:
+        locations.ensure(self.path)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False), encoding="utf-8")
+        tmp.chmod(0o600)
+        tmp.replace(self.path)
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+class MemoryProgress:
+    """Progress kept for this run only (the built-in profiles, whose sandboxes also live only this long)."""
+
+    def __init__(self, store: dict[str, dict[str, Any]], profile: str) -> None:
+        self.store = store
+        self.profile = profile
+
+    def load(self) -> dict[str, Any] | None:
+        return self.store.get(self.profile)
+
+    def save(self, data: dict[str, Any]) -> None:
+        self.store[self.profile] = dict(data)
+
+    def clear(self) -> None:
+        self.store.pop(self.profile, None)
+
+
+@dataclass
+class RotationState:
+    step: int = Step.GENERATE
+    profile: str = ""
+    environment: str = ""
+    base_url: str = ""
+    started_at: str = ""
+    old_key: str = ""
+    """The old key, masked."""
+    new_key: str = ""
+    """The new key, masked (empty until pasted)."""
+    switched_at: str = ""
+    finished_at: str = ""
+    error: str = ""
+    """Why the last attempt failed, shown again on resume."""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RotationState:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        state = cls(**known)
+        if state.step not in {s.value for s in Step}:
+            state.step = Step.GENERATE
+        return state
+
+
+class Rotation:
+    """One profile's rotation. Create it, then `start()`; each method takes one step."""
+
+    def __init__(
+        self,
+        profile: Profile,
+        vault: KeyVault,
+        progress: Progress,
+        client_for: ClientFor,
+        clock: Callable[[], datetime],
+        on_switched: Callable[[datetime], None] = lambda when: None,
+    ) -> None:
+        self.profile = profile
+        self.vault = vault
+        self.progress = progress
+        self.client_for = client_for
+        self.clock = clock
+        self.on_switched = on_switched
+        saved = progress.load()
+        self.state = RotationState.from_dict(saved) if saved else RotationState()
+        self.resumed = saved is not None
+
+    # --- reading -----------------------------------------------------------------
+
+    @property
+    def step(self) -> Step:
+        return Step(self.state.step)
+
+    @property
+    def in_progress(self) -> bool:
+        return self.resumed or self.state.started_at != ""
+
+    @property
+    def error(self) -> str:
+        return self.state.error
+
+    def _key(self, role: str = "") -> ApiKey | None:
+        return self.vault.get(entry_name(self.profile.name, role))
+
+    # --- the steps -----------------------------------------------------------------
+
+    def start(self) -> Step:
+        """Begin (or resume, putting right what an interruption left behind)."""
+        if self.resumed:
+            self._reconcile()
+            return self.step
+        current = self._key()
+        if current is None:
+            raise RotationError(f"Profile {self.profile.name!r} has no key in the key store to rotate.")
+        self.state = RotationState(
+            step=Step.GENERATE,
+            profile=self.profile.name,
+            environment=self.profile.environment,
+            base_url=self.profile.base_url,
+            started_at=self.clock().isoformat(),
+            old_key=current.masked,
+        )
+        self._save()
+        return self.step
+
+    def confirm_generated(self) -> None:
+        self._expect(Step.GENERATE)
+        self._go(Step.PASTE)
+
+    def paste(self, key: ApiKey) -> None:
+        self._expect(Step.PASTE)
+        current = self._key()
+        if current is not None and key == current:
+            self._fail("This is the key the profile already uses. Create a new key in the dashboard and paste that.")
+        self.vault.set(entry_name(self.profile.name, PENDING), key)
+        self.state.new_key = key.masked
+        self._go(Step.VERIFY_NEW)
+
+    async def verify_new(self) -> bool:
+        """Ping with the new key against this profile's base URL. A refused key goes back to pasting."""
+        self._expect(Step.VERIFY_NEW)
+        pending = self._key(PENDING)
+        if pending is None:
+            self._back_to_paste("The pasted key is no longer in the key store; paste it again.")
+            return False
+        problem = await self._ping(pending)
+        if problem is None:
+            self._go(Step.SWITCH)
+            return True
+        if isinstance(problem, Unauthorized):
+            self.vault.delete(entry_name(self.profile.name, PENDING))
+            self._back_to_paste(
+                f"The new key was refused by {self.profile.base_url} ({problem.kind}: {problem.message}). "
+                f"Nothing was switched. Is it a key of the {self.profile.environment} environment, copied whole? "
+                "Paste it again."
+            )
+        else:
+            self._go(Step.VERIFY_NEW, f"The new key could not be checked ({problem.kind}: {problem.message}).")
+        return False
+
+    def switch(self) -> None:
+        """The profile now uses the new key; the old one is kept aside until it is verified dead."""
+        self._expect(Step.SWITCH)
+        name = self.profile.name
+        pending, current, previous = self._key(PENDING), self._key(), self._key(PREVIOUS)
+        if pending is None:
+            if current is not None and previous is not None and current != previous:
+                self._go(Step.DELETE_OLD)  # the switch itself was done before an interruption
+                return
+            self._back_to_paste("The pasted key is no longer in the key store; paste it again.")
+            raise RotationError(self.state.error)
+        if current is not None and current != pending:
+            self.vault.set(entry_name(name, PREVIOUS), current)
+        self.vault.set(entry_name(name), pending)
+        self.vault.delete(entry_name(name, PENDING))
+        when = self.clock()
+        self.state.switched_at = when.isoformat()
+        self.on_switched(when)
+        self._go(Step.DELETE_OLD)
+
+    def confirm_deleted(self) -> None:
+        self._expect(Step.DELETE_OLD)
+        self._go(Step.VERIFY_OLD)
+
+    async def verify_old(self) -> bool:
+        """The old key must now get 401; only then is it forgotten."""
+        self._expect(Step.VERIFY_OLD)
+        previous = self._key(PREVIOUS)
+        if previous is None:
+            self._finish()
+            return True
+        problem = await self._ping(previous)
+        if isinstance(problem, Unauthorized):
+            self.vault.delete(entry_name(self.profile.name, PREVIOUS))
+            self._finish()
+            return True
+        if problem is None:
+            message = (
+                f"The old key {previous.masked} still works. Delete it in the dashboard "
+                "(Developer, then API Keys), then check again. It is kept until it is refused."
+            )
+            self._go(Step.DELETE_OLD, message)
+        else:
+            self._go(Step.VERIFY_OLD, f"The old key could not be checked ({problem.kind}: {problem.message}).")
+        return False
+
+    def kept_old_key(self) -> ApiKey | None:
+        """The old key while it waits to be verified dead (the simulated dashboard deletes it)."""
+        return self._key(PREVIOUS)
+
+    @property
+    def can_abandon(self) -> bool:
+        return self.step < Step.SWITCH
+
+    def abandon(self) -> None:
+        """Give up before the switch: the pasted key is forgotten, the profile keeps its key."""
+        if not self.can_abandon:
+            raise RotationError("The profile already uses the new key: finish by deleting and checking the old one.")
+        self.vault.delete(entry_name(self.profile.name, PENDING))
+        self.progress.clear()
+        self.state = RotationState()
+        self.resumed = False
+
+    def close(self) -> None:
+        """Forget a finished rotation's progress."""
+        if self.step == Step.DONE:
+            self.progress.clear()
+
+    # --- plumbing ------------------------------------------------------------------
+
+    async def _ping(self, key: ApiKey) -> APIError | None:
+        client = self.client_for(self.profile, key)
+        try:
+            await client.ping()
+        except APIError as exc:
+            return exc
+        finally:
+            await client.aclose()
+        return None
+
+    def _reconcile(self) -> None:
+        pending_needed = self.step in (Step.VERIFY_NEW, Step.SWITCH)
+        if pending_needed and self._key(PENDING) is None and self._key(PREVIOUS) is None:
+            self._back_to_paste("The pasted key was not kept (it lives only in the key store); paste it again.")
+
+    def _finish(self) -> None:
+        self.state.finished_at = self.clock().isoformat()
+        self._go(Step.DONE)
+
+    def _back_to_paste(self, message: str) -> None:
+        self.state.new_key = ""
+        self._go(Step.PASTE, message)
+
+    def _fail(self, message: str) -> None:
+        self.state.error = message
+        self._save()
+        raise RotationError(message)
+
+    def _expect(self, step: Step) -> None:
+        if self.step != step:
+            raise RotationError(f"The wizard is at step {self.step.value} ({STEP_TITLES[self.step]}), not {step}.")
+
+    def _go(self, step: Step, error: str = "") -> None:
+        self.state.step = step
+        self.state.error = error
+        self._save()
+
+    def _save(self) -> None:
+        self.progress.save(asdict(self.state))

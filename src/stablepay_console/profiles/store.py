@@ -1,0 +1,171 @@
+"""The profiles file: names, environments, base URLs, the default and key dates. Never a key.
+
+Written as TOML with tomli_w, atomically (temporary file, fsync, rename), readable by the user only.
+Only the fields below are ever written, so nothing else (least of all a key) can end up in the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from stablepay_console import locations
+from stablepay_console.api.client import check_base_url
+from stablepay_console.profiles.model import Profile, check_environment, check_name
+
+
+class ProfileStoreError(Exception):
+    """The profiles file cannot be read or written, or a change is not allowed."""
+
+
+@dataclass(frozen=True)
+class StoredProfile:
+    profile: Profile
+    key_since: datetime | None = None
+    """When the current key was set (added or rotated in); drives the rotation reminders."""
+    rotations: tuple[datetime, ...] = ()
+    """When each completed rotation switched to a new key, oldest first."""
+
+
+@dataclass
+class ProfilesFile:
+    default: str | None = None
+    entries: dict[str, StoredProfile] = field(default_factory=dict)
+
+
+def make_profile(name: str, environment: str, base_url: str) -> Profile:
+    """A checked profile: a valid name, a known environment, an HTTPS (or loopback) base URL."""
+    url = str(check_base_url(base_url)).rstrip("/")
+    return Profile(check_name(name), check_environment(environment), url)
+
+
+def _utc(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return None
+
+
+class ProfileStore:
+    """Read-modify-write access to the profiles file (each change re-reads the file first)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or locations.profiles_file()
+
+    # --- reading ---------------------------------------------------------------
+
+    def load(self) -> ProfilesFile:
+        try:
+            raw = tomllib.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return ProfilesFile()
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ProfileStoreError(f"The profiles file {self.path} cannot be read: {exc}") from None
+        result = ProfilesFile()
+        tables = raw.get("profiles", {})
+        if not isinstance(tables, dict):
+            raise ProfileStoreError(f"The profiles file {self.path} has no [profiles.NAME] tables.")
+        for name, table in tables.items():
+            if not isinstance(table, dict):
+                continue
+            try:
+                profile = make_profile(name, str(table.get("environment", "")), str(table.get("base_url", "")))
+            except ValueError as exc:
+                raise ProfileStoreError(f"Profile {name!r} in {self.path} is not valid: {exc}") from None
+            rotations = tuple(d for d in (_utc(v) for v in table.get("rotations", [])) if d is not None)
+            result.entries[name] = StoredProfile(profile, _utc(table.get("key_since")), rotations)
+        default = raw.get("default")
+        result.default = default if isinstance(default, str) and default in result.entries else None
+        return result
+
+    def profiles(self) -> list[Profile]:
+        return [entry.profile for entry in self.load().entries.values()]
+
+    def get(self, name: str) -> StoredProfile | None:
+        return self.load().entries.get(name)
+
+    def default(self) -> Profile | None:
+        data = self.load()
+        return data.entries[data.default].profile if data.default else None
+
+    # --- changing --------------------------------------------------------------
+
+    def add(self, profile: Profile, *, key_since: datetime | None, make_default: bool = False) -> None:
+        data = self.load()
+        if profile.name in data.entries:
+            raise ProfileStoreError(f"A profile named {profile.name!r} already exists.")
+        data.entries[profile.name] = StoredProfile(profile, key_since)
+        if make_default or data.default is None:
+            data.default = profile.name
+        self.save(data)
+
+    def update(self, profile: Profile, *, key_since: datetime | None = None) -> None:
+        """Change a profile's environment or base URL (and the key date when a key was replaced)."""
+        data = self.load()
+        entry = self._entry(data, profile.name)
+        data.entries[profile.name] = replace(entry, profile=profile, key_since=key_since or entry.key_since)
+        self.save(data)
+
+    def remove(self, name: str) -> None:
+        data = self.load()
+        self._entry(data, name)
+        del data.entries[name]
+        if data.default == name:
+            data.default = next(iter(data.entries), None)
+        self.save(data)
+
+    def set_default(self, name: str) -> None:
+        data = self.load()
+        self._entry(data, name)
+        data.default = name
+        self.save(data)
+
+    def record_rotation(self, name: str, when: datetime) -> None:
+        """The profile switched to a new key at `when`: its key date restarts and the rotation is listed."""
+        data = self.load()
+        entry = self._entry(data, name)
+        data.entries[name] = replace(entry, key_since=when, rotations=(*entry.rotations, when))
+        self.save(data)
+
+    def _entry(self, data: ProfilesFile, name: str) -> StoredProfile:
+        entry = data.entries.get(name)
+        if entry is None:
+            raise ProfileStoreError(f"There is no profile named {name!r}.")
+        return entry
+
+    # --- writing ---------------------------------------------------------------
+
+    def save(self, data: ProfilesFile) -> None:
+        doc: dict[str, Any] = {}
+        if data.default:
+            doc["default"] = data.default
+        tables: dict[str, Any] = {}
+        for name, entry in data.entries.items():
+            table: dict[str, Any] = {"environment": entry.profile.environment, "base_url": entry.profile.base_url}
+            if entry.key_since is not None:
+                table["key_since"] = entry.key_since.astimezone(timezone.utc).replace(microsecond=0)
+            if entry.rotations:
+                table["rotations"] = [d.astimezone(timezone.utc).replace(microsecond=0) for d in entry.rotations]
+            tables[name] = table
+        doc["profiles"] = tables
+        self._write_atomically(tomli_w.dumps(doc))
+
+    def _write_atomically(self, text: str) -> None:
+        locations.ensure(self.path)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise ProfileStoreError(f"The profiles file {self.path} cannot be written: {exc}") from None

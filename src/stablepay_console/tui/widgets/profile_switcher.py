@@ -1,0 +1,142 @@
+"""Switching profile: the switcher modal (global key F2), and the helpers the palette and screens share."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from stablepay_console.profiles.book import ProfileBook
+from stablepay_console.profiles.keys import KeyStoreError
+from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
+from stablepay_console.profiles.store import ProfileStoreError
+from stablepay_console.tui.text import clean
+
+if TYPE_CHECKING:
+    from stablepay_console.tui.app import ConsoleApp
+
+
+def profile_book(app: App[Any]) -> ProfileBook:
+    """The profiles the console knows: its connector's built-in ones, then the configured ones."""
+    console = cast("ConsoleApp", app)
+    connector = console.connector
+    embedded = getattr(connector, "embedded_profiles", [EMBEDDED_PROFILE])
+    vault = getattr(connector, "embedded_vault", None)
+    return ProfileBook(embedded=embedded, embedded_vault=vault, clock=console.now)
+
+
+def environment_label(profile: Profile) -> Text:
+    if profile.is_production:
+        return Text("PRODUCTION ", style="bold red")
+    return Text("sandbox    ", style="green")
+
+
+async def switch_to(app: App[Any], profile: Profile) -> bool:
+    """Make `profile` the active one (new client, ping, screens reload); say plainly why not when it can't."""
+    console = cast("ConsoleApp", app)
+    try:
+        status = profile_book(app).key_status(profile)
+    except (KeyStoreError, ProfileStoreError) as exc:
+        app.notify(str(exc), title="Cannot switch", severity="error", markup=False)
+        return False
+    if not status.usable:
+        message = f"Profile {clean(profile.name)} has no usable key: {status.note}"
+        app.notify(message, title="Cannot switch", severity="error", timeout=10, markup=False)
+        return False
+    try:
+        await console.use_profile(profile)
+    except (KeyStoreError, LookupError, ValueError) as exc:
+        app.notify(str(exc), title="Cannot switch", severity="error", timeout=10, markup=False)
+        return False
+    where = "PRODUCTION: real money" if profile.is_production else "sandbox"
+    app.notify(f"Now on {clean(profile.name)} ({where}). Checking the key with /ping…", title="Profile", markup=False)
+    return True
+
+
+def request_switch(app: App[Any], profile: Profile) -> None:
+    """Switch from a synchronous callback (the command palette)."""
+    app.run_worker(switch_to(app, profile), group="switch-profile", exclusive=True)
+
+
+def profile_prompt(profile: Profile, active: Profile | None, book: ProfileBook) -> Text:
+    marker = "▶ " if active is not None and profile.name == active.name else "  "
+    status = book.key_status(profile)
+    return Text.assemble(
+        marker,
+        (clean(profile.name, 30).ljust(22), "bold"),
+        environment_label(profile),
+        "  ",
+        clean(profile.where, 36).ljust(37),
+        "  ",
+        (status.label, "" if status.usable else "red"),
+    )
+
+
+class ProfileSwitcher(ModalScreen[Profile | None]):
+    """Pick a profile; Enter switches to it, Escape leaves everything as it was."""
+
+    DEFAULT_CSS = """
+    ProfileSwitcher { align: center middle; background: $background 60%; }
+    ProfileSwitcher > #switcher-box {
+        width: 110; height: auto; max-height: 80%; padding: 1 2; border: thick $primary; background: $surface;
+    }
+    ProfileSwitcher #switcher-title { text-style: bold; margin-bottom: 1; }
+    ProfileSwitcher OptionList { height: auto; max-height: 20; }
+    """
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="switcher.cancel", tooltip="Keep the current profile")]
+
+    HELP = (
+        "## Switch profile\n\nUp/Down to choose, Enter to switch. The banner turns red on production, "
+        "and the new profile's key is checked with `/ping`. Escape keeps the current profile."
+    )
+
+    def __init__(self, profiles: list[Profile], active: Profile | None, book: ProfileBook) -> None:
+        super().__init__()
+        self.profiles = profiles
+        self.active = active
+        self.book = book
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="switcher-box"):
+            yield Static(Text("Switch profile"), id="switcher-title")
+            yield OptionList(
+                *(Option(profile_prompt(p, self.active, self.book), id=p.name) for p in self.profiles),
+                id="switcher-list",
+            )
+            yield Static(Text("Enter switches · Escape cancels"), classes="hint")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        names = [p.name for p in self.profiles]
+        if self.active is not None and self.active.name in names:
+            options.highlighted = names.index(self.active.name)
+        options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        chosen = next((p for p in self.profiles if p.name == event.option_id), None)
+        self.dismiss(chosen)
+
+
+def open_switcher(app: App[Any]) -> None:
+    """Show the switcher; switch when a profile other than the active one is chosen."""
+    console = cast("ConsoleApp", app)
+    book = profile_book(app)
+    try:
+        profiles = book.profiles()
+    except ProfileStoreError as exc:
+        app.notify(str(exc), title="Profiles", severity="error", timeout=10, markup=False)
+        profiles = list(book.embedded)
+
+    async def chosen(profile: Profile | None) -> None:
+        if profile is not None and profile != console.profile:
+            await switch_to(app, profile)
+
+    app.push_screen(ProfileSwitcher(profiles, console.profile, book), chosen)

@@ -1,0 +1,151 @@
+"""Keys in the OS keyring: unusable backends are named plainly, the environment overrides, nothing leaks."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends import chainer, fail, null
+from rich.console import Console
+from rich.traceback import Traceback
+
+from stablepay_console.api import ApiKey
+from stablepay_console.profiles.book import ProfileBook
+from stablepay_console.profiles.keys import (
+    ENV_KEY,
+    ENV_PROFILE,
+    KeyMissing,
+    KeyStore,
+    KeyStoreError,
+    KeyStoreUnavailable,
+    env_key,
+    insecure_reason,
+)
+from stablepay_console.profiles.model import Profile
+from stablepay_console.profiles.store import ProfileStore
+from tests.conftest import CANARY_KEY, no_canary_in
+
+PROD = Profile("prod", "production", "https://api.stablepay.example")
+
+
+class PlaintextKeyring(KeyringBackend):
+    """Stands in for keyrings.alt's plaintext file backend."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise AssertionError("a plaintext backend must never be written to")
+
+    def delete_password(self, service: str, username: str) -> None:
+        return None
+
+
+class ExplodingKeyring(PlaintextKeyring):
+    """A secret store that fails the way a locked or broken one does."""
+
+    __module__ = "tests.exploding"
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise RuntimeError(f"could not store {password}")
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise RuntimeError("bus closed")
+
+
+ExplodingKeyring.__name__ = "ExplodingKeyring"
+
+
+class EmptyChainer(chainer.ChainerBackend):
+    backends = ()  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    ("backend", "words"),
+    [(fail.Keyring(), "'fail' backend"), (null.Keyring(), "'null' backend"), (PlaintextKeyring(), "ordinary file"),
+     (EmptyChainer(), "No system keyring")],
+)
+def test_unusable_backends_are_named_and_the_env_route_explained(backend: KeyringBackend, words: str) -> None:
+    reason = insecure_reason(backend)
+    assert reason is not None and words in reason
+    store = KeyStore(backend)
+    assert store.problem is not None and ENV_KEY in store.problem and ENV_PROFILE in store.problem
+    with pytest.raises(KeyStoreUnavailable, match=ENV_KEY):
+        store.set("prod", ApiKey(CANARY_KEY))
+
+
+def test_memory_backend_is_a_usable_store(memory_keyring) -> None:  # type: ignore[no-untyped-def]
+    store = KeyStore()
+    assert store.problem is None
+    store.set("prod", ApiKey(CANARY_KEY))
+    assert store.get("prod") == ApiKey(CANARY_KEY)
+    assert store.delete("prod") is True
+    assert store.delete("prod") is False
+    assert store.get("prod") is None
+
+
+def test_without_a_keyring_the_profile_is_not_saved_and_no_file_gets_the_key(isolated_config) -> None:  # type: ignore[no-untyped-def]
+    book = ProfileBook(keys=KeyStore(fail.Keyring()))
+    with pytest.raises(KeyStoreUnavailable):
+        book.add(PROD, ApiKey(CANARY_KEY))
+    assert ProfileStore().profiles() == []
+    for path in isolated_config.rglob("*"):
+        if path.is_file():
+            assert no_canary_in(path.read_text(encoding="utf-8"))
+    book.add(PROD, None)
+    status = book.key_status(PROD)
+    assert status.source == "unavailable" and ENV_KEY in status.note
+
+
+def test_environment_key_applies_to_its_profile_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_KEY, CANARY_KEY)
+    assert env_key("prod", default="prod") == ApiKey(CANARY_KEY), "no STABLEPAY_PROFILE: the default profile"
+    assert env_key("staging", default="prod") is None
+    monkeypatch.setenv(ENV_PROFILE, "staging")
+    assert env_key("staging", default="prod") == ApiKey(CANARY_KEY)
+    assert env_key("prod", default="prod") is None, "never sent to another profile's base URL"
+
+
+def test_environment_key_wins_over_keyring_and_works_without_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    book = ProfileBook(keys=KeyStore(fail.Keyring()))
+    book.add(PROD, None)
+    with pytest.raises(KeyStoreUnavailable):
+        book.key_for(PROD)
+    monkeypatch.setenv(ENV_PROFILE, "prod")
+    monkeypatch.setenv(ENV_KEY, CANARY_KEY)
+    assert book.key_for(PROD) == ApiKey(CANARY_KEY)
+    status = book.key_status(PROD)
+    assert status.source == "environment" and status.masked == ApiKey(CANARY_KEY).masked
+
+
+def test_invalid_environment_key_is_reported_without_its_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_PROFILE, "prod")
+    monkeypatch.setenv(ENV_KEY, CANARY_KEY + " trailing words")
+    with pytest.raises(KeyStoreError) as caught:
+        env_key("prod", None)
+    assert no_canary_in(str(caught.value)) and caught.value.__context__ is None
+
+
+def test_missing_key_says_how_to_add_one() -> None:
+    book = ProfileBook()
+    book.add(PROD, None)
+    with pytest.raises(KeyMissing, match="Profiles & keys"):
+        book.key_for(PROD)
+    assert book.key_status(PROD).label == "no key"
+
+
+def test_backend_failures_carry_no_key_even_in_a_traceback_with_locals() -> None:
+    store = KeyStore(ExplodingKeyring())
+    assert store.problem is None
+    with pytest.raises(KeyStoreError) as caught:
+        store.set("prod", ApiKey(CANARY_KEY))
+    assert "RuntimeError" in str(caught.value) and no_canary_in(str(caught.value))
+    assert caught.value.__context__ is None and caught.value.__cause__ is None
+    console = Console(record=True, width=200, file=io.StringIO())
+    console.print(Traceback.from_exception(type(caught.value), caught.value, caught.tb, show_locals=True))
+    assert no_canary_in(console.export_text())
+    with pytest.raises(KeyStoreError, match="could not read"):
+        store.get("prod")

@@ -1,0 +1,54 @@
+"""The layers hold: the API client and the sandbox load without Textual or keyring."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def modules_after(statement: str) -> list[str]:
+    """Every name in sys.modules after running `statement` in a fresh interpreter."""
+    code = f"import json, sys\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    return list(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def top_level(modules: list[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import stablepay_console.api",
+        "from stablepay_console.api import StablePayClient, RfiPage, APIError, ApiKey",
+        "import stablepay_console.api.client, stablepay_console.api.models, stablepay_console.api.validation",
+    ],
+)
+def test_api_pulls_in_neither_textual_nor_keyring(statement: str) -> None:
+    loaded = top_level(modules_after(statement))
+    assert {"stablepay_console", "httpx", "pydantic"} <= loaded  # the check looks at a real import
+    assert not [m for m in loaded if m.startswith(("textual", "keyring"))]
+    assert "platformdirs" not in loaded  # no files either
+
+
+def test_api_imports_nothing_of_the_layers_above_it() -> None:
+    ours = [m for m in modules_after("import stablepay_console.api") if m.startswith("stablepay_console")]
+    assert "stablepay_console.api.client" in ours
+    assert all(m == "stablepay_console" or m.startswith("stablepay_console.api") for m in ours), ours
+
+
+def test_sandbox_pulls_in_no_textual() -> None:
+    modules = modules_after("import stablepay_console.sandbox, stablepay_console.sandbox.serve")
+    loaded = top_level(modules)
+    assert {"starlette", "uvicorn"} <= loaded
+    assert not [m for m in loaded if m.startswith(("textual", "keyring"))]
+    ours = [m for m in modules if m.startswith("stablepay_console.")]
+    assert all(m.startswith(("stablepay_console.api", "stablepay_console.sandbox")) for m in ours), ours

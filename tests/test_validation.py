@@ -1,0 +1,202 @@
+"""Invalid arguments are refused with a clear ValueError before any request is sent."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from stablepay_console.api import ApiKey, StablePayClient, check_base_url
+from stablepay_console.api.validation import (
+    check_kind,
+    check_limit,
+    check_offset,
+    check_status,
+    parse_limit,
+    parse_uuid,
+)
+from stablepay_console.sandbox import Sandbox
+
+GOOD = "6f1c2a10-5b7e-4c1d-9a33-000000000050"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (GOOD, GOOD),
+        (GOOD.upper(), GOOD),
+        (f"  {GOOD}\n", GOOD),
+        ("00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000000"),
+    ],
+)
+def test_parse_uuid_accepts_and_canonicalises(raw: str, expected: str) -> None:
+    assert parse_uuid(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [
+        ("", "is empty"),
+        ("   ", "is empty"),
+        (GOOD[:-1], "36 characters"),
+        (GOOD + "0", "36 characters"),
+        (GOOD[:8] + " " + GOOD[9:], "contains spaces"),
+        (GOOD[:-1] + "g", "'g', which is not a hexadecimal digit"),
+        (GOOD.replace("-", "") + "----", "not a UUID"),
+        ("{" + GOOD[1:-1] + "}", "contains '{'"),
+        (GOOD[:-5] + "\x1b[31m", "contains '\\x1b'"),
+    ],
+)
+def test_parse_uuid_says_what_is_wrong(raw: str, fragment: str) -> None:
+    with pytest.raises(ValueError, match="transfer ID") as caught:
+        parse_uuid(raw, "transfer ID")
+    assert fragment in str(caught.value)
+    assert "\x1b" not in str(caught.value)  # control characters are shown escaped, never raw
+
+
+def test_parse_uuid_refuses_non_text() -> None:
+    with pytest.raises(ValueError, match="must be text"):
+        parse_uuid(123)  # type: ignore[arg-type]
+
+
+def test_parse_uuid_cuts_very_long_input() -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_uuid("a" * 5000)
+    assert len(str(caught.value)) < 200
+
+
+@pytest.mark.parametrize("value", [1, 20, 100])
+def test_limit_bounds_accept(value: int) -> None:
+    assert check_limit(value) == value
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [(0, "between 1 and 100; got 0"), (101, "between 1 and 100; got 101"), (-5, "got -5"),
+     (True, "whole number"), (2.5, "whole number"), ("20", "whole number")],
+)
+def test_limit_bounds_refuse(value: Any, fragment: str) -> None:
+    with pytest.raises(ValueError, match="page size") as caught:
+        check_limit(value)
+    assert fragment in str(caught.value)
+
+
+def test_offset_bounds() -> None:
+    assert check_offset(0) == 0
+    assert check_offset(10_000) == 10_000
+    with pytest.raises(ValueError, match="cannot be negative; got -1"):
+        check_offset(-1)
+    with pytest.raises(ValueError, match="whole number"):
+        check_offset(1.0)  # type: ignore[arg-type]
+
+
+def test_status_and_kind_sets() -> None:
+    for status in ("issued", "submitted", "resolved", "expired", None):
+        assert check_status(status) == status
+    for kind in ("onboarding", "transaction", None):
+        assert check_kind(kind) == kind
+    with pytest.raises(ValueError, match="Unknown status 'open'; choose one of: issued, submitted, resolved, expired"):
+        check_status("open")
+    with pytest.raises(ValueError, match="Unknown kind 'Onboarding'; choose one of: onboarding, transaction"):
+        check_kind("Onboarding")
+
+
+def test_parse_limit_from_typed_text() -> None:
+    assert parse_limit(" 50 ") == 50
+    with pytest.raises(ValueError, match="is empty"):
+        parse_limit("")
+    with pytest.raises(ValueError, match="whole number; got 'ten'"):
+        parse_limit("ten")
+    with pytest.raises(ValueError, match="between 1 and 100"):
+        parse_limit("500")
+
+
+Call = Callable[[StablePayClient], Awaitable[object]]
+
+REFUSED_CALLS: list[tuple[str, Call, str]] = [
+    ("limit 0", lambda c: c.list_rfis(limit=0), "page size"),
+    ("limit 101", lambda c: c.list_rfis(limit=101), "page size"),
+    ("negative offset", lambda c: c.list_rfis(offset=-1), "offset"),
+    ("unknown status", lambda c: c.list_rfis(status="open"), "Unknown status"),
+    ("unknown kind", lambda c: c.list_rfis(kind="wallet"), "Unknown kind"),
+    ("bad user id", lambda c: c.list_rfis(user_id="user-42"), "user ID"),
+    ("bad batch id", lambda c: c.get_batch_transfer("6f1c2a10-5b7e-4c1d-9a33-00000000005"), "transfer ID"),
+    ("batch id with space", lambda c: c.get_batch_transfer("6f1c2a10 5b7e-4c1d-9a33-000000000050"), "spaces"),
+    ("bad onramp id", lambda c: c.refresh_onramp_quote("not-a-uuid"), "onramp ID"),
+    ("bad metric id", lambda c: c.run_metric(""), "metric ID"),
+    ("iter with bad page size", lambda c: _drain(c, page_size=0), "page size"),
+]
+
+
+async def _drain(client: StablePayClient, **kw: Any) -> None:
+    async for _ in client.iter_rfis(**kw):
+        pass
+
+
+@pytest.mark.parametrize(("name", "call", "fragment"), REFUSED_CALLS, ids=[c[0] for c in REFUSED_CALLS])
+async def test_client_refuses_before_sending(
+    client: StablePayClient, sandbox: Sandbox, name: str, call: Call, fragment: str
+) -> None:
+    with pytest.raises(ValueError) as caught:
+        await call(client)
+    assert fragment in str(caught.value)
+    assert sandbox.api_calls() == []
+    # The same client still works afterwards, and that request is the only one the sandbox saw.
+    await client.ping()
+    assert sandbox.api_calls() == [("GET", "/ping")]
+
+
+async def test_client_sends_canonical_ids(client: StablePayClient, sandbox: Sandbox) -> None:
+    await client.get_batch_transfer(f"  {GOOD.upper()} ")
+    assert sandbox.api_calls() == [("GET", f"/v2/wallets/transfers/batches/{GOOD}")]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.stablepay.example",
+        "https://api.stablepay.example/base/",
+        "http://localhost",
+        "http://localhost:8787",
+        "http://127.0.0.1:8787",
+        "http://127.8.9.10",
+        "http://[::1]:8787",
+        "http://sandbox.localhost",
+    ],
+)
+def test_base_url_https_or_loopback(url: str) -> None:
+    assert check_base_url(url).scheme in ("http", "https")
+
+
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("http://api.stablepay.example", "must use https://"),
+        ("http://10.0.0.5:8787", "must use https://"),
+        ("http://localhost.evil.example", "must use https://"),
+        ("ftp://api.stablepay.example", "must start with https://"),
+        ("api.stablepay.example", "must start with https://"),
+        ("https://", "must start with https://"),
+        ("https://api.stablepay.example/?key=abc", "must not carry a query"),
+        ("https://user:pw@api.stablepay.example", "must not carry"),
+        ("https://api.stablepay.example/#frag", "must not carry"),
+    ],
+)
+def test_base_url_refused(url: str, fragment: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        check_base_url(url)
+    assert fragment in str(caught.value)
+    with pytest.raises(ValueError):
+        StablePayClient(url, "sk_test_0123456789abcdef")
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [("", "empty"), ("   ", "empty"), ("sk live", "spaces"), ("sk_\x00abc", "control"), ("sk_é_0123456789", "ASCII")],
+)
+def test_api_key_refuses_unusable_values(value: str, fragment: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        ApiKey(value)
+    assert fragment in str(caught.value)
+    assert value.strip() == "" or value not in str(caught.value)
