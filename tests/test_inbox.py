@@ -78,7 +78,9 @@ async def test_deadline_column_expired_far_and_blank(make_app, sandbox: Sandbox)
         table = app.screen.query_one(InboxTable)
         for rfi in sandbox.data.rfis[:20]:
             cell = table.get_cell(rfi.id, "deadline")
-            if rfi.deadline is None:
+            if rfi.round is not None and rfi.round.submitted_at is not None:
+                assert str(cell) == "answered"  # a reply is in: no countdown, no alarm
+            elif rfi.deadline is None:
                 assert str(cell) == ""
             elif rfi.deadline <= FIXED_NOW:
                 assert str(cell) == "expired"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import secrets
 import uuid
@@ -15,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from stablepay_console.api.models import OPEN_QUOTE, RFI_KINDS, RFI_STATUSES, Rfi
+from stablepay_console.api.models import OPEN_QUOTE, RFI_KINDS, RFI_STATUSES
 from stablepay_console.sandbox.data import SANDBOX_KEY, SandboxData
 from stablepay_console.sandbox.faults import Faults
 
@@ -34,25 +35,23 @@ class SandboxState:
     rng: random.Random = field(default_factory=lambda: random.Random(99))
     calls: list[tuple[str, str]] = field(default_factory=list)
     """(method, path) of every API request received, for tests that count requests."""
-    _wire: dict[str, dict[str, Any]] = field(default_factory=dict)
-    _index: dict[tuple[str | None, str | None, str | None], list[Rfi]] = field(default_factory=dict)
+    _index: dict[tuple[str | None, str | None, str | None], list[bytes]] = field(default_factory=dict)
+    _index_version: int = -1
 
-    def rfi_wire(self, rfi: Rfi) -> dict[str, Any]:
-        cached = self._wire.get(rfi.id)
-        if cached is None:
-            cached = self._wire[rfi.id] = rfi.to_wire()
-        return cached
-
-    def matching(self, status: str | None, kind: str | None, user_id: str | None) -> list[Rfi]:
+    def matching(self, status: str | None, kind: str | None, user_id: str | None) -> list[bytes]:
+        """The wire JSON of every RFI matching the filters, newest first (cached until the data changes)."""
+        if self._index_version != self.data.rfis.version:
+            self._index.clear()
+            self._index_version = self.data.rfis.version
         key = (status, kind, user_id)
         found = self._index.get(key)
         if found is None:
             found = [
-                r
-                for r in self.data.rfis
-                if (status is None or r.status == status)
-                and (kind is None or r.kind == kind)
-                and (user_id is None or r.user_id == user_id)
+                row.wire
+                for row in self.data.rfis.rows
+                if (status is None or row.status == status)
+                and (kind is None or row.kind == kind)
+                and (user_id is None or row.user_id == user_id)
             ]
             self._index[key] = found
         return found
@@ -159,10 +158,10 @@ def build_app(state: SandboxState) -> Starlette:
                 status_code=400,
             )
         found = state.matching(status, kind, user_id)
-        page = [state.rfi_wire(r) for r in found[offset : offset + limit]]
-        return JSONResponse(
-            {"data": page, "pagination": {"limit": limit, "offset": offset, "total": len(found)}}
-        )
+        # The stored wire JSON goes out as it is: no model is built or re-serialised per request.
+        pagination = json.dumps({"limit": limit, "offset": offset, "total": len(found)}).encode()
+        body = b'{"data":[' + b",".join(found[offset : offset + limit]) + b'],"pagination":' + pagination + b"}"
+        return Response(body, media_type="application/json")
 
     async def get_batch(request: Request) -> Response:
         if (refused := await guard(request)) is not None:

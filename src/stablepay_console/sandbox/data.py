@@ -18,6 +18,7 @@ from stablepay_console.api.models import (
     RfiItem,
     RfiRound,
 )
+from stablepay_console.sandbox.rfi_store import RfiStore
 
 # Well-known IDs, so the README, the screenshots and the tests can name them.
 BATCH_50_ID = "6f1c2a10-5b7e-4c1d-9a33-000000000050"
@@ -72,7 +73,7 @@ class SandboxData:
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     frozen: bool = False
     """True when `now` was given (tests): refreshes then happen at `now`, not at the wall clock."""
-    rfis: list[Rfi] = field(default_factory=list)
+    rfis: RfiStore = field(default_factory=RfiStore)
     batches: dict[str, BatchTransfer] = field(default_factory=dict)
     onramps: dict[str, OnrampTransfer] = field(default_factory=dict)
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -82,7 +83,9 @@ class SandboxData:
         self.now = self.now.replace(microsecond=0)
         rng = random.Random(self.seed)
         self.users = [_uuid(rng) for _ in range(40)]
-        self.rfis = [self._make_rfi(rng, i) for i in range(self.rfi_count)]
+        # Each RFI is built as a model (so the sandbox only ever sends what the client reads),
+        # then kept as its wire JSON: a large sandbox stays small in memory.
+        self.rfis = RfiStore(self._make_rfi(rng, i) for i in range(self.rfi_count))
         self._make_batches(rng)
         self._make_onramps(rng)
         self._make_metrics(rng)

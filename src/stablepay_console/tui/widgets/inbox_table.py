@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from rich.text import Text
 from textual.widgets import DataTable
 
 from stablepay_console.api.models import Rfi
@@ -23,12 +24,21 @@ COLUMNS = (
 )
 
 
+def deadline_cell(rfi: Rfi, now: datetime) -> Text:
+    """The countdown to the open round's deadline; a round already answered owes no reply."""
+    if rfi.round is not None and rfi.round.submitted_at is not None:
+        return Text("answered", style="dim")
+    return countdown(rfi.deadline, now)
+
+
 class InboxTable(DataTable[object]):
     """Rows keyed by RFI ID; `tick` re-renders only the deadline cells."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
         self.rfis: dict[str, Rfi] = {}
+        self._deadlines: dict[str, str] = {}
+        """The deadline text each row shows now, so a tick repaints only cells whose text changed."""
 
     def on_mount(self) -> None:
         for key, label in COLUMNS:
@@ -39,7 +49,10 @@ class InboxTable(DataTable[object]):
         keep = self.highlighted_id
         self.clear()
         self.rfis = {rfi.id: rfi for rfi in rfis}
+        self._deadlines = {}
         for rfi in rfis:
+            deadline = deadline_cell(rfi, now)
+            self._deadlines[rfi.id] = deadline.plain
             self.add_row(
                 plain(ago(rfi.created_at, now)),
                 plain(when(rfi.created_at).removesuffix(" UTC")),
@@ -49,7 +62,7 @@ class InboxTable(DataTable[object]):
                 plain(short_id(rfi.user_id)),
                 held_short(rfi),
                 plain(rfi.current_round if rfi.current_round is not None else ""),
-                countdown(rfi.deadline, now),
+                deadline,
                 key=rfi.id,
             )
         if keep is not None and keep in self.rfis:
@@ -57,8 +70,12 @@ class InboxTable(DataTable[object]):
 
     def tick(self, now: datetime) -> None:
         for rfi_id, rfi in self.rfis.items():
-            if rfi.deadline is not None:
-                self.update_cell(rfi_id, "deadline", countdown(rfi.deadline, now))
+            if rfi.deadline is None:
+                continue
+            deadline = deadline_cell(rfi, now)
+            if self._deadlines.get(rfi_id) != deadline.plain:
+                self._deadlines[rfi_id] = deadline.plain
+                self.update_cell(rfi_id, "deadline", deadline)
 
     @property
     def highlighted_id(self) -> str | None:
