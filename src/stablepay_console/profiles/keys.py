@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import os
 from datetime import datetime
-from typing import Any, Protocol
-
-import keyring
-from keyring.backend import KeyringBackend
-from keyring.backends import chainer, fail, null
+from typing import TYPE_CHECKING, Any, Protocol
 
 from stablepay_console.api.secret import ApiKey
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
+
+# `keyring` is imported where it is used: loading it (and its entry-point scan) costs start-up
+# time that a console started on the built-in sandbox, which keeps no key in it, need not pay.
 
 SERVICE = "stablepay-console"
 ENV_KEY = "STABLEPAY_API_KEY"
@@ -55,6 +57,8 @@ def backend_name(backend: KeyringBackend) -> str:
 
 def insecure_reason(backend: KeyringBackend) -> str | None:
     """Why `backend` is no secret store, or None when it is one."""
+    from keyring.backends import chainer, fail, null
+
     if isinstance(backend, chainer.ChainerBackend):
         chained = list(backend.backends)
         if not chained:
@@ -118,7 +122,11 @@ class KeyStore:
 
     @property
     def backend(self) -> KeyringBackend:
-        return self._backend if self._backend is not None else keyring.get_keyring()
+        if self._backend is not None:
+            return self._backend
+        import keyring
+
+        return keyring.get_keyring()
 
     @property
     def problem(self) -> str | None:
