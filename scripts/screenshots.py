@@ -1,8 +1,10 @@
 """Regenerate screenshots/: one SVG per screen and state, from the seeded sandbox at a fixed instant.
 
-    .venv/bin/python scripts/screenshots.py
+    .venv/bin/python scripts/screenshots.py            # every picture
+    .venv/bin/python scripts/screenshots.py inbox      # just the named ones
 
-Every shot runs the real app headless with `run_test(size=...)` and `save_screenshot`.
+Every shot runs the real app headless with `run_test(size=...)` and `save_screenshot`, with its own
+throwaway config directory, so no user profile, preference or key can appear in a picture.
 """
 
 from __future__ import annotations
@@ -15,17 +17,25 @@ from datetime import datetime, timezone
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+import keyring
+from keyring.backend import KeyringBackend
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
+from stablepay_console.api import ApiKey
 from stablepay_console.connect import Connector
-from stablepay_console.profiles.model import EMBEDDED_PROFILE
-from stablepay_console.sandbox import Sandbox
+from stablepay_console.profiles.book import ProfileBook
+from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE
+from stablepay_console.sandbox import SANDBOX_KEY, Sandbox, data
 from stablepay_console.tui.app import ConsoleApp
 
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
 SIZE = (120, 40)
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
+
+# Demo keys of the simulated production dashboard: they open nothing real and only ever show masked.
+OLD_PRODUCTION_KEY = "sk_production_demo_old_0000000000000001"
+NEW_PRODUCTION_KEY = "sk_production_demo_new_0000000000000002"
 
 Steps = Callable[[Pilot[None]], Awaitable[None]]
 
@@ -45,33 +55,215 @@ async def keys(pilot: Pilot[None], *pressed: str) -> None:
         await settle(pilot)
 
 
-def shots() -> dict[str, Steps]:
-    async def inbox(pilot: Pilot[None]) -> None:
+async def in_input(pilot: Pilot[None], selector: str, value: str) -> None:
+    """Type `value` into the input `selector` and press Enter."""
+    field = pilot.app.screen.query_one(selector, Input)
+    field.value = value
+    field.focus()
+    await keys(pilot, "enter")
+
+
+async def click(pilot: Pilot[None], *selectors: str) -> None:
+    for selector in selectors:
+        await pilot.click(selector)
         await settle(pilot)
 
-    return {"inbox": inbox}
+
+async def goto_profile(pilot: Pilot[None], name: str) -> None:
+    table = pilot.app.screen.query_one(DataTable)
+    names = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+    table.move_cursor(row=names.index(name))
+    await settle(pilot)
+
+
+async def start_rotation(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, ConsoleApp)
+    await app.use_profile(EMBEDDED_PRODUCTION_PROFILE)
+    await keys(pilot, "5")
+    await goto_profile(pilot, EMBEDDED_PRODUCTION_PROFILE.name)
+    await keys(pilot, "r")
+
+
+async def paste_key(pilot: Pilot[None], key: str) -> None:
+    pilot.app.screen.query_one("#new-key", Input).value = key
+    await settle(pilot)
+
+
+async def inbox(pilot: Pilot[None]) -> None:
+    pass
+
+
+async def inbox_issued_page_2(pilot: Pilot[None]) -> None:
+    await keys(pilot, "s", "n")
+
+
+async def inbox_needs_action(pilot: Pilot[None]) -> None:
+    await keys(pilot, "a")
+
+
+async def rfi_detail(pilot: Pilot[None]) -> None:
+    # The first issued transaction request: a held transfer, a live link, a ticking deadline.
+    table = pilot.app.screen.query_one(DataTable)
+    for row in range(table.row_count):
+        cells = [str(c) for c in table.get_row_at(row)]
+        if "issued" in cells and "transaction" in cells:
+            table.move_cursor(row=row)
+            break
+    await keys(pilot, "enter")
+
+
+async def batch_lookup(pilot: Pilot[None]) -> None:
+    await keys(pilot, "2")
+    await in_input(pilot, "#id-input", data.BATCH_50_ID)
+
+
+async def quote_refresh(pilot: Pilot[None]) -> None:
+    await keys(pilot, "3")
+    await in_input(pilot, "#id-input", data.ONRAMP_OPEN_ID)
+    await keys(pilot, "r")  # a second refresh shows how the quote moved
+
+
+async def metrics_chart(pilot: Pilot[None]) -> None:
+    await keys(pilot, "4")
+    await in_input(pilot, "#metric-id", data.METRIC_DAILY_VOLUME_ID)
+
+
+async def metrics_breakdown(pilot: Pilot[None]) -> None:
+    await keys(pilot, "4")
+    await in_input(pilot, "#metric-id", data.METRIC_TX_COUNT_ID)
+
+
+async def metrics_table(pilot: Pilot[None]) -> None:
+    await metrics_chart(pilot)
+    await keys(pilot, "t")
+
+
+async def profiles(pilot: Pilot[None]) -> None:
+    await keys(pilot, "5")
+
+
+async def profile_switcher(pilot: Pilot[None]) -> None:
+    await keys(pilot, "5", "f2")
+
+
+async def production_banner(pilot: Pilot[None]) -> None:
+    # Switched from the profile switcher (F2): the banner turns red and pings the new environment.
+    await keys(pilot, "f2")
+    await keys(pilot, "down", "enter")
+
+
+async def rotation_paste(pilot: Pilot[None]) -> None:
+    await start_rotation(pilot)
+    await click(pilot, "#generated")
+    await paste_key(pilot, NEW_PRODUCTION_KEY)
+
+
+async def rotation_verify_failed(pilot: Pilot[None]) -> None:
+    await start_rotation(pilot)
+    await click(pilot, "#generated")
+    await paste_key(pilot, SANDBOX_KEY)  # a key of the other environment
+    await click(pilot, "#paste")
+
+
+async def rotation_switch(pilot: Pilot[None]) -> None:
+    await rotation_paste(pilot)
+    await click(pilot, "#paste")
+
+
+async def rotation_delete_old(pilot: Pilot[None]) -> None:
+    await rotation_switch(pilot)
+    await click(pilot, "#switch")
+
+
+async def rotation_old_still_works(pilot: Pilot[None]) -> None:
+    await rotation_delete_old(pilot)
+    await click(pilot, "#deleted")  # not deleted yet: the wizard keeps the old key
+
+
+async def rotation_done(pilot: Pilot[None]) -> None:
+    await rotation_delete_old(pilot)
+    await click(pilot, "#simulate-delete")
+
+
+SHOTS: dict[str, Steps] = {
+    "inbox": inbox,
+    "inbox-issued-page-2": inbox_issued_page_2,
+    "inbox-needs-action": inbox_needs_action,
+    "rfi-detail": rfi_detail,
+    "batch-lookup": batch_lookup,
+    "quote-refresh": quote_refresh,
+    "metrics-chart": metrics_chart,
+    "metrics-breakdown": metrics_breakdown,
+    "metrics-table": metrics_table,
+    "profiles": profiles,
+    "profile-switcher": profile_switcher,
+    "production-banner": production_banner,
+    "rotation-1-generate": start_rotation,
+    "rotation-2-paste": rotation_paste,
+    "rotation-3-verify-failed": rotation_verify_failed,
+    "rotation-4-switch": rotation_switch,
+    "rotation-5-delete-old": rotation_delete_old,
+    "rotation-6-old-still-works": rotation_old_still_works,
+    "rotation-7-done": rotation_done,
+}
+
+
+class PictureKeyring(KeyringBackend):
+    """An in-memory keyring, so the pictures show a working secret store and touch no real one."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.entries.pop((service, username), None)
+
+
+def build_app() -> ConsoleApp:
+    """The console on fixed data, a fixed clock and fixed demo keys, so pictures change only with the UI."""
+    production = Sandbox(
+        now=NOW, environment="production", keys={OLD_PRODUCTION_KEY: "demo", NEW_PRODUCTION_KEY: "new"}
+    )
+    connector = Connector(sandbox=Sandbox(now=NOW), production_sandbox=production)
+    connector.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(OLD_PRODUCTION_KEY))
+    book = ProfileBook(embedded=connector.embedded_profiles, embedded_vault=connector.embedded_vault, clock=lambda: NOW)
+    connector.key_for = book.key_for
+    return ConsoleApp(EMBEDDED_PROFILE, connector, clock=lambda: NOW)
 
 
 async def take(name: str, steps: Steps) -> None:
-    app = ConsoleApp(EMBEDDED_PROFILE, Connector(sandbox=Sandbox(now=NOW)), clock=lambda: NOW)
+    app = build_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await steps(pilot)
+        await settle(pilot)
+        app.clear_notifications()
         await settle(pilot)
         app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
     print(f"screenshots/{name}.svg")
 
 
 async def main(only: list[str]) -> None:
+    unknown = [name for name in only if name not in SHOTS]
+    if unknown:
+        raise SystemExit(f"unknown screenshot(s): {', '.join(unknown)}; choose from {', '.join(SHOTS)}")
     OUT.mkdir(exist_ok=True)
-    for name, steps in shots().items():
+    for name, steps in SHOTS.items():
         if not only or name in only:
             await take(name, steps)
 
 
 if __name__ == "__main__":
     with TemporaryDirectory() as tmp:
-        # No user profile, prefs or keyring entry leaks into the pictures.
         os.environ["STABLEPAY_CONFIG_DIR"] = tmp
-        os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+        keyring.set_keyring(PictureKeyring())
         asyncio.run(main(sys.argv[1:]))

@@ -27,6 +27,7 @@ class EnvironmentBanner(Static):
 
     def _set_profile(self, profile: Profile | None) -> None:
         self.profile = profile
+        self.set_class(profile is not None and profile.is_production, "-production")
 
     def _set_ping(self, state: str) -> None:
         self.ping = state
@@ -35,17 +36,19 @@ class EnvironmentBanner(Static):
         profile = self.profile
         if profile is None:
             return Text("no profile")
-        self.set_class(profile.is_production, "-production")
         if profile.is_production:
             env = Text(" PRODUCTION: real money ", style="bold reverse")
         else:
             env = Text(" SANDBOX: simulated, no real money ", style="bold")
+        # The ping comes before the address: on a narrow terminal the address is what gets cut.
         return Text.assemble(
             env,
             "  profile ",
             (clean(profile.name, 30), "bold"),
-            " · ",
-            clean(profile.where, 60),
-            " · ping: ",
+            " · ping ",
             clean(self.ping, 60),
+            " · ",
+            clean(profile.where, 80),
+            no_wrap=True,
+            overflow="ellipsis",
         )
