@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Input
 
 from stablepay_console.tui.widgets.banner import EnvironmentBanner
 
@@ -16,6 +17,17 @@ if TYPE_CHECKING:
 
 class ConsoleScreen(Screen[None]):
     """Subclasses implement `compose_body`; banner and footer come from here."""
+
+    BINDINGS = [
+        Binding(
+            "escape",
+            "leave_input",
+            "Leave field",
+            show=False,
+            id="screen.leave_input",
+            tooltip="Leave the text field, so 1-5 and the screen's keys work again",
+        )
+    ]
 
     @property
     def console(self) -> ConsoleApp:
@@ -28,6 +40,11 @@ class ConsoleScreen(Screen[None]):
 
     def compose_body(self) -> ComposeResult:
         yield from ()
+
+    def action_leave_input(self) -> None:
+        """Escape in a text field gives the keys back to the screen (what is typed stays)."""
+        if isinstance(self.focused, Input):
+            self.set_focus(None)
 
     def on_profile_changed(self) -> None:
         """Called by the app after the active profile (and client) changed; reload here."""
