@@ -6,8 +6,14 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from stablepay_console import __version__
+from stablepay_console.api.models import RFI_KINDS, RFI_STATUSES
+
+if TYPE_CHECKING:
+    from stablepay_console.connect import Connector
+    from stablepay_console.profiles.model import Profile
 
 
 def _positive(text: str) -> int:
@@ -72,7 +78,28 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--rate-limit-rate", type=_rate, default=0.0, help="share of requests answered 429")
     serve.add_argument("--malformed-rate", type=_rate, default=0.0, help="share of requests given a broken body")
     add_profile_commands(sub)
+
+    export = sub.add_parser(
+        "export",
+        help="export every RFI matching the filters to CSV or JSON (all pages), without the console",
+    )
+    export.add_argument("--status", choices=RFI_STATUSES, help="only requests in this status")
+    export.add_argument("--kind", choices=RFI_KINDS, help="only requests of this kind")
+    export.add_argument("--user-id", type=_uuid_arg, metavar="UUID", help="only requests of this user")
+    export.add_argument("--format", choices=("csv", "json"), default="csv", help="file format (default csv)")
+    export.add_argument("--output", "-o", default="", metavar="PATH",
+                        help="file or folder to write (default: a dated name in the current folder); "
+                        "an existing file is never overwritten")
     return parser
+
+
+def _uuid_arg(text: str) -> str:
+    from stablepay_console.api.validation import parse_uuid
+
+    try:
+        return parse_uuid(text, "user ID")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_profile_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -97,27 +124,34 @@ def add_profile_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def setup_logging() -> None:
+    """Log to the console's log file (never a key: the client logs method, path and status only)."""
     from stablepay_console import locations
 
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, "stablepay_console", False)]:
+        root.removeHandler(old)
+        old.close()
     try:
         path = locations.ensure(locations.log_file())
         handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
+    handler.stablepay_console = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(logging.INFO)
 
 
-def run_console(args: argparse.Namespace) -> int:
+def start_profile(args: argparse.Namespace) -> tuple[Profile, Connector] | None:
+    """The profile to start on (STABLEPAY_PROFILE, the default one, or the built-in sandbox) and its wiring.
+
+    None, after a plain message on stderr, when that profile has no usable key.
+    """
     from stablepay_console.connect import Connector
     from stablepay_console.profiles.book import ProfileBook
     from stablepay_console.profiles.keys import KeyStoreError
     from stablepay_console.profiles.store import ProfileStoreError
-    from stablepay_console.tui.app import ConsoleApp
 
-    setup_logging()
     connector = Connector(sandbox_rfis=args.sandbox_rfis, sandbox_seed=args.sandbox_seed)
     book = ProfileBook(embedded=connector.embedded_profiles, embedded_vault=connector.embedded_vault)
     connector.key_for = book.key_for
@@ -128,10 +162,65 @@ def run_console(args: argparse.Namespace) -> int:
             raise KeyStoreError(f"Profile {profile.name!r} has no usable key. {status.note}")
     except (ProfileStoreError, KeyStoreError) as exc:
         print(f"stablepay-console: {exc}", file=sys.stderr)
+        return None
+    return profile, connector
+
+
+def run_console(args: argparse.Namespace) -> int:
+    from stablepay_console.tui.app import ConsoleApp
+
+    setup_logging()
+    started = start_profile(args)
+    if started is None:
         return 2
-    app = ConsoleApp(profile, connector)
+    app = ConsoleApp(*started)
     app.run()
     return app.return_code or 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    import asyncio
+    from datetime import datetime, timezone
+
+    from stablepay_console.api import APIError
+    from stablepay_console.export import RfiFilters, default_export_name, export_rfis, resolve_export_path
+
+    setup_logging()
+    started = start_profile(args)
+    if started is None:
+        return 2
+    profile, connector = started
+    filters = RfiFilters(status=args.status, kind=args.kind, user_id=args.user_id)
+    name = default_export_name(filters, args.format, datetime.now(timezone.utc))
+    try:
+        path = resolve_export_path(args.output, args.format, name)
+    except ValueError as exc:
+        print(f"stablepay-console: {exc}", file=sys.stderr)
+        return 2
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            print(f"\rExported {done} of {total}", end="", file=sys.stderr, flush=True)
+
+    async def export() -> int:
+        async with connector(profile) as client:
+            result = await export_rfis(client, path, args.format, filters, progress)
+        return result.count
+
+    print(f"Exporting RFIs ({filters.describe()}) from profile {profile.name} ({profile.environment})…",
+          file=sys.stderr)
+    try:
+        count = asyncio.run(export())
+    except APIError as exc:
+        print(f"\nstablepay-console: export failed, nothing was written. {exc.kind}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nstablepay-console: export cancelled, nothing was written.", file=sys.stderr)
+        return 130
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    print(f"Exported {count} requests to {path}")
+    return 0
 
 
 def run_profile(args: argparse.Namespace) -> int:
@@ -157,6 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "sandbox":
         return run_sandbox(args)
+    if args.command == "export":
+        return run_export(args)
     if args.command == "profile":
         return run_profile(args)
     return run_console(args)
