@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from stablepay_console import __version__
 from stablepay_console.api.models import RFI_KINDS, RFI_STATUSES
@@ -16,20 +16,47 @@ if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
 
 
+def printable(message: str) -> str:
+    """A message safe for the terminal: control characters (escape sequences start with one) shown escaped."""
+    return "".join(
+        ch if ch.isprintable() or ch == "\n" else ch.encode("unicode_escape").decode("ascii") for ch in message
+    )
+
+
+def _q(text: str) -> str:
+    """An argument quoted for a message: escaped, and cut when long."""
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse echoes what it could not parse: keep the user's escape sequences off the terminal."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(printable(message))
+
+
+def _host(text: str) -> str:
+    from stablepay_console.api.client import is_loopback
+
+    if not is_loopback(text):
+        raise argparse.ArgumentTypeError(f"{_q(text)}: loopback addresses only (127.0.0.1, ::1, localhost)")
+    return text
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{_q(text)} is not a whole number") from None
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
+        raise argparse.ArgumentTypeError(f"{_q(text)} must not be negative")
     return value
 
 
 def _port(text: str) -> int:
     value = _positive(text)
     if not 0 < value < 65536:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
+        raise argparse.ArgumentTypeError(f"{_q(text)} is not a port (1-65535)")
     return value
 
 
@@ -37,9 +64,9 @@ def _rate(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{_q(text)} is not a number") from None
     if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 1")
+        raise argparse.ArgumentTypeError(f"{_q(text)} must be between 0 and 1")
     return value
 
 
@@ -47,14 +74,14 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        raise argparse.ArgumentTypeError(f"{_q(text)} is not a number of seconds") from None
     if not 0.0 <= value <= 60.0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 60 seconds")
+        raise argparse.ArgumentTypeError(f"{_q(text)} must be between 0 and 60 seconds")
     return value
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="stablepay-console",
         description="A terminal console for a stablecoin payments integration. "
         "With no arguments it opens on the embedded sandbox.",
@@ -69,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox = sub.add_parser("sandbox", help="the local API simulator")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
     serve = sandbox_sub.add_parser("serve", help="serve the sandbox over HTTP on loopback")
-    serve.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
+    serve.add_argument("--host", type=_host, default="127.0.0.1", help="loopback address (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8787, help="port (default 8787)")
     serve.add_argument("--seed", type=_positive, default=7, help="data seed (default 7)")
     serve.add_argument("--rfis", type=_positive, default=240, help="number of RFIs (default 240)")
@@ -102,7 +129,7 @@ def _uuid_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_profile_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_profile_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
     profile = sub.add_parser("profile", help="profiles and their keys (keys go to the OS keyring)")
     profile_sub = profile.add_subparsers(dest="profile_command", required=True)
     profile_sub.add_parser("list", help="list profiles, their keys (masked) and key ages")
@@ -193,9 +220,14 @@ def run_export(args: argparse.Namespace) -> int:
     filters = RfiFilters(status=args.status, kind=args.kind, user_id=args.user_id)
     name = default_export_name(filters, args.format, datetime.now(timezone.utc))
     try:
+        if args.output != printable(args.output):
+            raise ValueError(f"The output path holds control characters or escape sequences: {_q(args.output)}.")
         path = resolve_export_path(args.output, args.format, name)
     except ValueError as exc:
-        print(f"stablepay-console: {exc}", file=sys.stderr)
+        print(f"stablepay-console: {printable(str(exc))}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a name too long for the file system, say
+        print(f"stablepay-console: the output path cannot be used: {exc.strerror or exc}.", file=sys.stderr)
         return 2
 
     def progress(done: int, total: int) -> None:

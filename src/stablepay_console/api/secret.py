@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+MAX_KEY_LENGTH = 4096
+"""Far above any real key (a JWT included); a longer paste is something else."""
+
 
 def mask(value: str) -> str:
     """A key as it may be shown: a short prefix and the last four characters."""
@@ -25,6 +28,10 @@ class ApiKey:
         value = value.strip()
         if not value:
             raise ValueError("The API key is empty.")
+        if len(value) > MAX_KEY_LENGTH:
+            raise ValueError(
+                f"The API key is {len(value):,} characters long, far longer than a key: was something else pasted?"
+            )
         if any(ch.isspace() or not ch.isprintable() for ch in value):
             raise ValueError("The API key contains spaces or control characters.")
         if not value.isascii():

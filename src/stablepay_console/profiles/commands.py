@@ -74,7 +74,8 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | Non
             return add_profile(book, args, stdin, out)
         profile = next((p for p in book.configured() if p.name == args.name), None)
         if profile is None:
-            raise ProfileStoreError(f"There is no profile named {args.name!r}.")
+            name = args.name if len(args.name) <= 60 else args.name[:57] + "..."
+            raise ProfileStoreError(f"There is no profile named {name!r}.")
         if args.profile_command == "remove":
             book.remove(profile)
             print(f"Removed profile {profile.name} and forgot its keys. Delete the key in the dashboard "

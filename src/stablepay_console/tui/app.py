@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timezone
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -15,7 +15,7 @@ from stablepay_console.api import APIError, StablePayClient
 from stablepay_console.profiles.model import Profile
 from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider
 from stablepay_console.tui.screens import TOP_LEVEL
-from stablepay_console.tui.text import clean
+from stablepay_console.tui.text import clean, has_control
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,18 @@ class ConsoleApp(App[None]):
 
     def now(self) -> datetime:
         return self.clock()
+
+    async def on_event(self, event: events.Event) -> None:
+        # A text field would draw pasted escape sequences raw, and the terminal would run them.
+        if isinstance(event, events.Paste) and not event.is_forwarded and has_control(event.text, allow="\t\r\n"):
+            self.notify(
+                f"Nothing was pasted: the text holds control characters or escape sequences ({clean(event.text, 60)}).",
+                title="Paste refused",
+                severity="warning",
+                markup=False,
+            )
+            return
+        await super().on_event(event)
 
     @work(exclusive=True, group="ping")
     async def check_ping(self) -> None:

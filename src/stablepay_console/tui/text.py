@@ -21,7 +21,7 @@ def clean(value: object, max_len: int | None = None) -> str:
     text = "" if value is None else str(value)
     out = []
     for ch in text:
-        if ch in _BIDI or (unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co") and ch not in "\u200d"):
+        if _unsafe(ch):
             out.append(ch.encode("unicode_escape").decode("ascii"))
         else:
             out.append(ch)
@@ -29,6 +29,28 @@ def clean(value: object, max_len: int | None = None) -> str:
     if max_len is not None and len(result) > max_len:
         result = result[: max(1, max_len - 1)] + "…"
     return result
+
+
+def _unsafe(ch: str) -> bool:
+    return ch in _BIDI or (unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co") and ch != "\u200d")
+
+
+def has_control(text: str, allow: str = "") -> bool:
+    """Whether `text` holds a control, format or bidi-override character (an escape sequence starts with one)."""
+    return any(_unsafe(ch) for ch in text if ch not in allow)
+
+
+MAX_TYPED_PATH = 4096
+
+
+def typed_path(text: str) -> str:
+    """A file path typed by a person, stripped; ValueError if it cannot be a sensible file name."""
+    value = text.strip()
+    if has_control(value):
+        raise ValueError(f"The file name holds control characters or escape sequences: {clean(value, 60)}")
+    if len(value) > MAX_TYPED_PATH:
+        raise ValueError(f"The path is {len(value):,} characters long; keep it under {MAX_TYPED_PATH:,}.")
+    return value
 
 
 def plain(value: object, style: str = "", max_len: int | None = None) -> Text:

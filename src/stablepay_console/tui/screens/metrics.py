@@ -16,7 +16,7 @@ from stablepay_console.api import APIError, MetricResult
 from stablepay_console.api.validation import parse_uuid
 from stablepay_console.metric_series import MetricSeries, build_series, period_label, template_name, to_csv
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.text import clean, plain, short_id
+from stablepay_console.tui.text import clean, plain, short_id, typed_path
 from stablepay_console.tui.widgets.metric_bookmarks import BookmarkList, BookmarkStore, bookmark_name
 from stablepay_console.tui.widgets.metric_chart import ChartStyle, MetricChart, MetricLegend
 from stablepay_console.tui.widgets.metric_info import MetricInfo
@@ -40,14 +40,17 @@ With breakdowns there is one series per combination of values: the ten largest, 
 
 
 def check_export_path(text: str) -> str:
-    value = text.strip()
+    value = typed_path(text)
     if not value:
         raise ValueError("Give a file name.")
     path = Path(value).expanduser()
-    if path.is_dir():
-        raise ValueError(f"{path} is a folder; give a file name.")
-    if path.exists():
-        raise ValueError(f"{path} already exists; choose another name.")
+    try:
+        if path.is_dir():
+            raise ValueError(f"{clean(path, 200)} is a folder; give a file name.")
+        if path.exists():
+            raise ValueError(f"{clean(path, 200)} already exists; choose another name.")
+    except OSError as exc:  # a name too long for the file system, say
+        raise ValueError(f"This path cannot be used: {exc.strerror or exc}.") from None
     return str(path)
 
 

@@ -127,6 +127,11 @@ The built-in profiles are in-process simulations (no network, no real money).
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_detail()
 
+    async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        # The focused table takes Enter for its own row selection before the screen's binding sees it.
+        event.stop()
+        await self.action_use()
+
     def show_detail(self) -> None:
         profile = self.selected()
         detail = self.query_one("#profiles-detail", Static)

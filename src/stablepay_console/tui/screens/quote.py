@@ -26,6 +26,11 @@ READY = "Type an onramp ID and press Enter to refresh its quote, or pick one of 
 ONLY_OPEN = f"Only an onramp in status {OPEN_QUOTE} has a quote that can be refreshed."
 
 
+def refused_for_state(status: int) -> bool:
+    """A 4xx that may be the onramp's state; not a missing onramp, a timeout or a rate limit."""
+    return 400 <= status < 500 and status not in (404, 408, 429)
+
+
 class QuoteScreen(ConsoleScreen):
     CSS_PATH = "../styles/quote.tcss"
 
@@ -174,7 +179,7 @@ sent, the rail fee, what is received, the rate and when the quote expires.
     def show_error(self, exc: APIError) -> None:
         """The server's message, why if we can tell, and the last good quote left in place."""
         message = Text.assemble((f"{exc.kind}: ", "bold red"), (clean(str(exc), 300), "red"))
-        if isinstance(exc, StatusError) and exc.status != 404:
+        if isinstance(exc, StatusError) and exc.status is not None and refused_for_state(exc.status):
             message.append(f"\n{ONLY_OPEN}", style="yellow")
         if self.onramp is not None:
             message.append(f"\nStill showing the last good quote of {self.onramp.details.id}.", style="italic")

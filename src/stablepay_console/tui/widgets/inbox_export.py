@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, ProgressBar, Select, Static
 
 from stablepay_console.export import FORMATS, RfiFilters, default_export_name, resolve_export_path
-from stablepay_console.tui.text import clean
+from stablepay_console.tui.text import clean, typed_path
 
 ExportChoice = tuple[str, Path]
 
@@ -71,9 +71,12 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
     def _go(self) -> None:
         text = self.query_one("#export-path", Input).value
         try:
-            path = resolve_export_path(text, self.fmt, self._default(), self.cwd)
+            path = resolve_export_path(typed_path(text), self.fmt, self._default(), self.cwd)
         except ValueError as exc:
-            self.query_one("#export-error", Static).update(Text(clean(str(exc))))
+            self.query_one("#export-error", Static).update(Text(clean(str(exc), 300)))
+            return
+        except OSError as exc:  # a name too long for the file system, say
+            self.query_one("#export-error", Static).update(Text(f"This path cannot be used: {exc.strerror or exc}."))
             return
         self.dismiss((self.fmt, path))
 

@@ -13,7 +13,7 @@ from textual.widgets.option_list import Option
 from stablepay_console.api.validation import parse_uuid
 from stablepay_console.prefs import Prefs
 from stablepay_console.profiles.model import Profile
-from stablepay_console.tui.text import clean, short_id
+from stablepay_console.tui.text import clean, has_control, short_id
 
 PREFS_KEY = "metric_bookmarks"
 MAX_NAME = 60
@@ -88,6 +88,8 @@ class BookmarkStore:
 def bookmark_name(text: str) -> str:
     """A name typed by a person, or ValueError."""
     name = " ".join(text.split())
+    if has_control(name):
+        raise ValueError(f"A bookmark name cannot hold control characters or escape sequences: {clean(name, 40)}")
     if not name:
         raise ValueError("A bookmark needs a name.")
     if len(name) > MAX_NAME:

@@ -15,6 +15,7 @@ from stablepay_console.api import ApiKey
 from stablepay_console.profiles.keys import KeyStoreError
 from stablepay_console.profiles.model import ENVIRONMENTS, Profile
 from stablepay_console.profiles.store import ProfileStoreError, make_profile
+from stablepay_console.tui.text import clean
 
 SaveProfile = Callable[[Profile, ApiKey | None, bool], None]
 
@@ -97,12 +98,12 @@ class ProfileForm(ModalScreen[Profile | None]):
             )
             key = ApiKey(key_input.value) if key_input.value.strip() else None
         except ValueError as exc:
-            error.update(Text(str(exc)))
+            error.update(Text(clean(str(exc), 300)))
             return
         try:
             self.save(profile, key, self.query_one("#form-default", Checkbox).value)
         except (KeyStoreError, ProfileStoreError) as exc:
-            error.update(Text(str(exc)))
+            error.update(Text(clean(str(exc), 300)))
             return
         key_input.value = ""
         self.dismiss(profile)

@@ -1,0 +1,583 @@
+"""The fault matrix: every screen that calls the API, against each fault in turn.
+
+For each (screen, fault): something good is on screen and the user has typed something; the fault is switched
+on and the screen's request is made; the screen names what failed, keeps what it showed and what was typed,
+answers a key press, and the same request succeeds once the fault is gone. GETs are retried within the
+client's bound (without the waits, so the matrix stays fast); the POST quote refresh is sent exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+import pytest
+from textual import events
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, Static
+from textual.worker import WorkerState
+
+from stablepay_console.api import ApiKey, StablePayClient, default_retry
+from stablepay_console.connect import Connector
+from stablepay_console.profiles.book import ProfileBook
+from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
+from stablepay_console.profiles.rotation import Step
+from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
+from stablepay_console.sandbox import app as sandbox_app
+from stablepay_console.sandbox.data import (
+    BATCH_50_ID,
+    BATCH_SMALL_ID,
+    METRIC_DAILY_VOLUME_ID,
+    METRIC_TX_COUNT_ID,
+    ONRAMP_OPEN_ID,
+    ONRAMP_OPEN_NO_EXPIRY_ID,
+)
+from stablepay_console.tui.app import ConsoleApp
+from tests.conftest import FIXED_NOW, wait_for_workers
+
+SIZE = (120, 40)
+TEAM_URL = "https://api.sandbox.stablepay.test"
+NEW_KEY = "sk_sandbox_fault_matrix_new_key_00000000ab"
+LATENCY = 3.0
+
+FAST_RETRY = default_retry().copy_with(backoff_factor=0.0, max_backoff_wait=0.001)
+"""The console's own retry bound (attempts, methods, statuses), without the waits between attempts."""
+RETRY_BOUND = 1 + FAST_RETRY.total
+"""Attempts a retryable GET makes before the screen hears of the failure."""
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Every worker done and the screen repainted."""
+    await wait_for_workers(pilot, rounds=1)
+
+
+class Latency:
+    """The sandbox's added latency, which the test ends early once it has seen the screen answer a key.
+
+    Patched in for the sandbox's `asyncio.sleep`: a request waits `faults.latency` seconds, or until `end()`.
+    """
+
+    def __init__(self) -> None:
+        self.over = asyncio.Event()
+
+    async def sleep(self, seconds: float) -> None:
+        try:
+            await asyncio.wait_for(self.over.wait(), timeout=seconds)
+        except TimeoutError:
+            pass
+
+    def end(self) -> None:
+        self.over.set()
+
+
+class Outage(httpx.AsyncBaseTransport):
+    """Passes requests to the in-process sandbox; while `failure` is set, raises it instead (no response)."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.inner = httpx.ASGITransport(app=sandbox.app)
+        self.failure: type[httpx.TransportError] | None = None
+        self.sent: list[tuple[str, str]] = []
+        """(method, path) of every attempt, answered or not."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append((request.method, request.url.path))
+        if self.failure is not None:
+            raise self.failure("simulated network failure", request=request)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        """Shared by every client of the run: closing one client must not close it."""
+
+
+class FaultConnector(Connector):
+    """Every profile's client goes through the outage transport, with the fast retry policy."""
+
+    def __init__(self, sandbox: Sandbox, outage: Outage, book: ProfileBook) -> None:
+        super().__init__(sandbox=sandbox, key_for=book.key_for)
+        self.outage = outage
+
+    def client_with(self, profile: Profile, key: ApiKey) -> StablePayClient:
+        return StablePayClient(profile.base_url, key, transport=self.outage, retry=FAST_RETRY)
+
+
+@dataclass
+class World:
+    app: MatrixApp
+    sandbox: Sandbox
+    outage: Outage
+
+
+# --- the faults --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str
+    says: tuple[str, ...]
+    """What the message must contain (the kind of failure and the server's or the client's words)."""
+    retried: bool
+    """Whether a GET is retried on it (up to the bound)."""
+    key: str = SANDBOX_KEY
+
+    def start(self, world: World, key: str) -> None:
+        faults = world.sandbox.faults
+        if self.name == "latency":
+            faults.latency = LATENCY
+        elif self.name == "connect_refused":
+            world.outage.failure = httpx.ConnectError
+        elif self.name == "read_timeout":
+            world.outage.failure = httpx.ReadTimeout
+        elif self.name == "key_deleted":
+            world.sandbox.state.keys.pop(key)
+        else:
+            faults.force = self.name
+
+    def stop(self, world: World, key: str) -> None:
+        world.sandbox.faults.clear()
+        world.outage.failure = None
+        if self.name == "key_deleted":
+            world.sandbox.add_key(key, "restored")
+
+    @property
+    def is_failure(self) -> bool:
+        return self.name != "latency"
+
+
+FAULTS = [
+    Fault("latency", (), retried=False),
+    Fault("500", ("Server error", "Simulated internal failure"), retried=False),
+    Fault("429", ("Too many requests", "Rate limit reached"), retried=True),
+    Fault("502_html", ("Unreadable response", "HTTP 502", "not valid JSON (text/html)"), retried=True),
+    Fault("invalid_json", ("Unreadable response", "not valid JSON"), retried=False),
+    Fault("truncated", ("Unreadable response", "not valid JSON"), retried=False),
+    Fault("connect_refused", ("Network error", "could not connect"), retried=True),
+    Fault("read_timeout", ("Network error", "did not answer in time"), retried=True),
+    Fault("key_deleted", ("Not authorized",), retried=False),
+]
+
+
+# --- the screens ---------------------------------------------------------------------------------------------------
+
+
+def static_text(app: App[Any], selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+def input_value(app: App[Any], selector: str) -> str:
+    return app.screen.query_one(selector, Input).value
+
+
+def table_rows(app: App[Any], selector: str) -> list[list[str]]:
+    table: DataTable[Any] = app.screen.query_one(selector, DataTable)
+    return [[str(c).strip() for c in table.get_row_at(n)] for n in range(table.row_count)]
+
+
+def row_keys(app: App[Any], selector: str) -> list[str]:
+    table: DataTable[Any] = app.screen.query_one(selector, DataTable)
+    return [str(row.key.value) for row in table.ordered_rows]
+
+
+def columns(app: App[Any], selector: str) -> list[str]:
+    table: DataTable[Any] = app.screen.query_one(selector, DataTable)
+    return [str(column.label) for column in table.columns.values()]
+
+
+def fields(app: App[Any], selector: str) -> dict[str, str]:
+    return {row[0]: row[1] for row in table_rows(app, selector)}
+
+
+def banner(app: App[Any]) -> str:
+    return str(app.screen.query_one("EnvironmentBanner").render())
+
+
+async def enter_in(pilot: Pilot[Any], selector: str, value: str | None = None) -> None:
+    field = pilot.app.screen.query_one(selector, Input)
+    field.cursor_blink = False
+    field.focus()
+    if value is not None:
+        field.value = value
+    await pilot.press("enter")
+
+
+async def probe_input(pilot: Pilot[Any], selector: str) -> None:
+    """Home moves the cursor of the ID field: its keys are handled."""
+    field = pilot.app.screen.query_one(selector, Input)
+    field.focus()
+    await pilot.press("home")
+    assert field.cursor_position == 0, "Home was not handled"
+
+
+class Surface:
+    """One screen's part in the matrix. Subclasses drive it; `method` and `path` name its request."""
+
+    name = ""
+    mode = "inbox"
+    """The screen the console opens on."""
+    method = "GET"
+    path = ""
+    key = SANDBOX_KEY
+    """The key whose deletion the "key deleted" fault simulates."""
+
+    async def prepare(self, pilot: Pilot[Any]) -> None:
+        """Show something good, then type something not yet sent."""
+
+    async def trigger(self, pilot: Pilot[Any]) -> None:
+        """Make the screen's request (without waiting for it)."""
+
+    async def retry(self, pilot: Pilot[Any]) -> None:
+        """The user's next try."""
+        await self.trigger(pilot)
+
+    def message(self, app: ConsoleApp) -> str:
+        return ""
+
+    async def probe(self, pilot: Pilot[Any]) -> None:
+        """Press a key whose effect is visible at once (and harmless to the next try)."""
+        before = pilot.app.focused
+        await pilot.press("tab")
+        assert pilot.app.focused is not before, "Tab was not handled"
+
+    def kept(self, app: ConsoleApp) -> None:
+        """What was shown and what was typed are still there."""
+
+    def recovered(self, app: ConsoleApp) -> None:
+        """The request succeeded and its result is shown."""
+
+    def no_error(self, app: ConsoleApp) -> None:
+        assert not any(word in self.message(app) for word in ("error", "Not authorized", "Unreadable")), self.message(
+            app
+        )
+
+
+class InboxSurface(Surface):
+    name = "inbox"
+    path = "/v2/rfis"
+
+    async def prepare(self, pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        self.page_one = row_keys(app, "#inbox-table")
+        assert len(self.page_one) == 20
+        app.screen.query_one("#filter-user", Input).value = "6f1c2a10-5b7e"  # half-typed, not applied
+        app.screen.query_one("#inbox-table").focus()
+
+    async def trigger(self, pilot: Pilot[Any]) -> None:
+        await pilot.press("n")
+
+    def message(self, app: ConsoleApp) -> str:
+        return static_text(app, "#inbox-error") if app.screen.query_one("#inbox-error").display else ""
+
+    async def probe(self, pilot: Pilot[Any]) -> None:
+        table: DataTable[Any] = pilot.app.screen.query_one("#inbox-table", DataTable)
+        await pilot.press("down")
+        assert table.cursor_row == 1, "Down was not handled"
+
+    def kept(self, app: ConsoleApp) -> None:
+        assert row_keys(app, "#inbox-table") == self.page_one
+        assert "Page 1 of" in static_text(app, "#inbox-status")
+        assert input_value(app, "#filter-user") == "6f1c2a10-5b7e"
+        assert "still shown" in self.message(app)
+
+    def recovered(self, app: ConsoleApp) -> None:
+        assert "Page 2 of" in static_text(app, "#inbox-status")
+        assert row_keys(app, "#inbox-table") != self.page_one
+        assert input_value(app, "#filter-user") == "6f1c2a10-5b7e"
+        assert not app.screen.query_one("#inbox-error").display
+
+
+class BatchSurface(Surface):
+    name = "batch"
+    mode = "batch"
+    path = f"/v2/wallets/transfers/batches/{BATCH_50_ID}"
+
+    async def prepare(self, pilot: Pilot[Any]) -> None:
+        await enter_in(pilot, "#id-input", BATCH_SMALL_ID)
+        await settle(pilot)
+        assert fields(pilot.app, "#batch-fields")["Transfer ID"] == BATCH_SMALL_ID
+        pilot.app.screen.query_one("#id-input", Input).value = BATCH_50_ID
+
+    async def trigger(self, pilot: Pilot[Any]) -> None:
+        await enter_in(pilot, "#id-input")
+
+    def message(self, app: ConsoleApp) -> str:
+        return static_text(app, "#batch-status")
+
+    async def probe(self, pilot: Pilot[Any]) -> None:
+        await probe_input(pilot, "#id-input")
+
+    def kept(self, app: ConsoleApp) -> None:
+        assert fields(app, "#batch-fields")["Transfer ID"] == BATCH_SMALL_ID
+        assert len(table_rows(app, "#batch-recipients")) == 3
+        assert input_value(app, "#id-input") == BATCH_50_ID
+        assert f"still showing {BATCH_SMALL_ID}" in self.message(app)
+
+    def recovered(self, app: ConsoleApp) -> None:
+        assert fields(app, "#batch-fields")["Transfer ID"] == BATCH_50_ID
+        assert len(table_rows(app, "#batch-recipients")) == 50
+        assert self.message(app).startswith(f"Batch transfer {BATCH_50_ID}")
+
+
+class QuoteSurface(Surface):
+    name = "quote"
+    mode = "quote"
+    method = "POST"
+    path = f"/v2/onramps/{ONRAMP_OPEN_NO_EXPIRY_ID}/quote/refresh"
+
+    async def prepare(self, pilot: Pilot[Any]) -> None:
+        await enter_in(pilot, "#id-input", ONRAMP_OPEN_ID)
+        await settle(pilot)
+        assert ONRAMP_OPEN_ID in static_text(pilot.app, "#quote-heading")
+        self.quote = table_rows(pilot.app, "#quote-table")
+        pilot.app.screen.query_one("#id-input", Input).value = ONRAMP_OPEN_NO_EXPIRY_ID
+
+    async def trigger(self, pilot: Pilot[Any]) -> None:
+        await enter_in(pilot, "#id-input")
+
+    def message(self, app: ConsoleApp) -> str:
+        return static_text(app, "#quote-message")
+
+    async def probe(self, pilot: Pilot[Any]) -> None:
+        await probe_input(pilot, "#id-input")
+
+    def kept(self, app: ConsoleApp) -> None:
+        assert ONRAMP_OPEN_ID in static_text(app, "#quote-heading")
+        assert table_rows(app, "#quote-table") == self.quote
+        assert input_value(app, "#id-input") == ONRAMP_OPEN_NO_EXPIRY_ID
+        assert f"last good quote of {ONRAMP_OPEN_ID}" in self.message(app)
+        # Only a refusal of the onramp's state explains itself with the OPEN_QUOTE rule.
+        assert "Only an onramp in status" not in self.message(app)
+
+    def recovered(self, app: ConsoleApp) -> None:
+        assert ONRAMP_OPEN_NO_EXPIRY_ID in static_text(app, "#quote-heading")
+        assert "No expiry" in static_text(app, "#quote-expiry")
+        assert self.message(app).startswith("Quote refreshed once")
+
+
+class MetricsSurface(Surface):
+    name = "metrics"
+    mode = "metrics"
+    path = f"/v2/reporting/metrics/{METRIC_TX_COUNT_ID}/results"
+
+    async def prepare(self, pilot: Pilot[Any]) -> None:
+        await enter_in(pilot, "#metric-id", METRIC_DAILY_VOLUME_ID)
+        await settle(pilot)
+        self.columns = columns(pilot.app, "#metric-table")
+        assert "grossVolume" in self.columns
+        self.rows = len(table_rows(pilot.app, "#metric-table"))
+        pilot.app.screen.query_one("#metric-id", Input).value = METRIC_TX_COUNT_ID
+
+    async def trigger(self, pilot: Pilot[Any]) -> None:
+        await enter_in(pilot, "#metric-id")
+
+    def message(self, app: ConsoleApp) -> str:
+        return static_text(app, "#metric-status")
+
+    async def probe(self, pilot: Pilot[Any]) -> None:
+        await probe_input(pilot, "#metric-id")
+
+    def kept(self, app: ConsoleApp) -> None:
+        assert columns(app, "#metric-table") == self.columns
+        assert len(table_rows(app, "#metric-table")) == self.rows
+        assert app.screen.query_one("#metric-chart").display
+        assert input_value(app, "#metric-id") == METRIC_TX_COUNT_ID
+        assert "still showing 9a0e7c55" in self.message(app)
+
+    def recovered(self, app: ConsoleApp) -> None:
+        assert "transactionType" in columns(app, "#metric-table")
+        assert self.message(app).startswith("TRANSACTION_COUNT")
+
+
+class ProfilesSurface(Surface):
+    """Switching profile checks the new key with /ping; the banner says how that went."""
+
+    name = "profiles"
+    mode = "profiles"
+    path = "/ping"
+
+    async def prepare(self, pilot: Pilot[Any]) -> None:
+        table: DataTable[Any] = pilot.app.screen.query_one("#profiles-table", DataTable)
+        names = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+        table.move_cursor(row=names.index("team"))
+        table.focus()
+        self.listed = table_rows(pilot.app, "#profiles-table")
+
+    async def trigger(self, pilot: Pilot[Any]) -> None:
+        await pilot.press("enter")
+
+    def message(self, app: ConsoleApp) -> str:
+        return app.ping_state
+
+    async def probe(self, pilot: Pilot[Any]) -> None:
+        table: DataTable[Any] = pilot.app.screen.query_one("#profiles-table", DataTable)
+        row = table.cursor_row
+        await pilot.press("up")
+        assert table.cursor_row == row - 1, "Up was not handled"
+        await pilot.press("down")
+        assert table.cursor_row == row
+
+    def kept(self, app: ConsoleApp) -> None:
+        assert [row[1:] for row in table_rows(app, "#profiles-table")] == [row[1:] for row in self.listed]
+        assert self.message(app).startswith("✗")
+        assert self.message(app)[:40] in banner(app)
+
+    def recovered(self, app: ConsoleApp) -> None:
+        assert app.profile is not None and app.profile.name == "team"
+        assert self.message(app) == "✓ pong" and "✓ pong" in banner(app)
+
+
+class RotationSurface(Surface):
+    """The wizard checks a pasted key with /ping before anything changes."""
+
+    name = "rotation"
+    mode = "profiles"
+    path = "/ping"
+    key = NEW_KEY
+
+    async def prepare(self, pilot: Pilot[Any]) -> None:
+        await ProfilesSurface().prepare(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.click("#generated")
+        await settle(pilot)
+
+    async def trigger(self, pilot: Pilot[Any]) -> None:
+        await enter_in(pilot, "#new-key", NEW_KEY)
+
+    async def retry(self, pilot: Pilot[Any]) -> None:
+        if self.step(pilot.app) is Step.PASTE:  # the refused key was dropped: the user pastes it again
+            await self.trigger(pilot)
+        else:
+            await pilot.click("#verify-new")
+
+    def step(self, app: App[Any]) -> Step:
+        return app.screen.rotation.step  # type: ignore[attr-defined,no-any-return]
+
+    def message(self, app: ConsoleApp) -> str:
+        return static_text(app, "#rotation-error")
+
+    def kept(self, app: ConsoleApp) -> None:
+        if "refused" in self.message(app):
+            # A 401 means the pasted key is not valid: the wizard drops it and asks for it again.
+            assert self.step(app) is Step.PASTE and "Paste it again" in self.message(app)
+        else:
+            # Any other failure keeps the pasted key and offers to check again.
+            assert self.step(app) is Step.VERIFY_NEW and "could not be checked" in self.message(app)
+            assert app.screen.query_one("#verify-new")
+        assert app.profile is not None and app.profile.name == EMBEDDED_PROFILE.name, "nothing was switched"
+
+    def recovered(self, app: ConsoleApp) -> None:
+        assert self.step(app) is Step.SWITCH
+        assert self.message(app) == ""
+
+
+SURFACES: list[Callable[[], Surface]] = [
+    InboxSurface,
+    BatchSurface,
+    QuoteSurface,
+    MetricsSurface,
+    ProfilesSurface,
+    RotationSurface,
+]
+
+
+# --- the matrix ----------------------------------------------------------------------------------------------------
+
+
+class MatrixApp(ConsoleApp):
+    """The console opened straight on one screen: the matrix skips loading the inbox it does not test."""
+
+    CSS_PATH = str(Path(inspect.getfile(ConsoleApp)).parent / str(ConsoleApp.CSS_PATH))
+
+    def __init__(self, mode: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.start_mode = mode
+
+    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]
+        event.prevent_default()
+        self.switch_mode(self.start_mode)
+
+
+def build(sandbox: Sandbox, mode: str) -> World:
+    book = ProfileBook(clock=lambda: FIXED_NOW)
+    book.add(Profile("team", "sandbox", TEAM_URL), ApiKey(SANDBOX_KEY))
+    sandbox.add_key(NEW_KEY, "the key being rotated in")
+    outage = Outage(sandbox)
+    connector = FaultConnector(sandbox, outage, book)
+    app = MatrixApp(mode, EMBEDDED_PROFILE, connector, clock=lambda: FIXED_NOW, ping_on_start=False)
+    return World(app, sandbox, outage)
+
+
+def attempts(world: World, surface: Surface, since: int) -> int:
+    return sum(1 for call in world.outage.sent[since:] if call == (surface.method, surface.path))
+
+
+def running(app: ConsoleApp) -> bool:
+    return any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers)
+
+
+async def answers_f1(pilot: Pilot[Any], check: Callable[[], Awaitable[None]]) -> None:
+    """F1 opens the help panel and F1 closes it again, whatever the screen is waiting for."""
+    await pilot.press("f1")
+    assert pilot.app.screen.query("HelpPanel"), "F1 was not handled"
+    await check()
+    await pilot.press("f1")
+    assert not pilot.app.screen.query("HelpPanel")
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
+@pytest.mark.parametrize("make_surface", SURFACES, ids=[s.name for s in SURFACES])  # type: ignore[attr-defined]
+async def test_fault(make_surface: Callable[[], Surface], fault: Fault, monkeypatch: pytest.MonkeyPatch) -> None:
+    surface = make_surface()
+    latency = Latency()
+    monkeypatch.setattr(sandbox_app, "asyncio", SimpleNamespace(sleep=latency.sleep))
+    world = build(Sandbox(now=FIXED_NOW, rfis=60), surface.mode)
+    app = world.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await surface.prepare(pilot)
+
+        fault.start(world, surface.key)
+        before = len(world.outage.sent)
+        await surface.trigger(pilot)
+        if not fault.is_failure:
+            # The request is still in flight (the sandbox is sleeping on it) while a key is handled.
+            for _ in range(500):
+                if attempts(world, surface, before):
+                    break
+                await pilot.pause(0.01)
+            assert attempts(world, surface, before) == 1, "the request never left"
+
+            async def still_loading() -> None:
+                assert running(app), "the load finished before the key was handled"
+
+            await answers_f1(pilot, still_loading)
+            latency.end()
+            await settle(pilot)
+            fault.stop(world, surface.key)
+            surface.recovered(app)
+            assert attempts(world, surface, before) == 1
+            return
+
+        await settle(pilot)
+        message = surface.message(app)
+        for words in fault.says:
+            assert words in message, f"{words!r} not in {message!r}"
+        surface.kept(app)
+        sent = attempts(world, surface, before)
+        if surface.method == "POST" or not fault.retried:
+            assert sent == 1, f"{surface.method} was sent {sent} times"
+        else:
+            assert sent == RETRY_BOUND, f"a retryable GET was tried {sent} times"
+        await surface.probe(pilot)
+        surface.kept(app)
+
+        fault.stop(world, surface.key)
+        await surface.retry(pilot)
+        await settle(pilot)
+        surface.recovered(app)
