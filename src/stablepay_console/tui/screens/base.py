@@ -33,6 +33,12 @@ class ConsoleScreen(Screen[None]):
     def console(self) -> ConsoleApp:
         return cast("ConsoleApp", self.app)
 
+    @property
+    def profile_name(self) -> str | None:
+        """The active profile's name (what per-profile preferences are kept under)."""
+        profile = self.console.profile
+        return profile.name if profile is not None else None
+
     def compose(self) -> ComposeResult:
         yield EnvironmentBanner()
         yield from self.compose_body()

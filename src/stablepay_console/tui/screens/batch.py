@@ -12,7 +12,6 @@ from textual.widgets import Static
 from stablepay_console.api import APIError
 from stablepay_console.api.models import BatchTransfer
 from stablepay_console.explorers import transaction_url
-from stablepay_console.prefs import Prefs
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.text import clean, plain, when
 from stablepay_console.tui.widgets.batch_details import batch_rows
@@ -20,7 +19,6 @@ from stablepay_console.tui.widgets.batch_fields import FieldTable
 from stablepay_console.tui.widgets.batch_id_entry import IdEntry
 from stablepay_console.tui.widgets.batch_recipients import RecipientsTable, summary
 
-RECENT_KEY = "recent_batches"
 READY = "Paste a transfer ID and press Enter, or pick one of your recent lookups."
 
 
@@ -55,7 +53,7 @@ the receipt's hashes, and every recipient with the count and the exact total.
         self.transfer: BatchTransfer | None = None
 
     def compose_body(self) -> ComposeResult:
-        yield IdEntry("transfer ID", id="batch-entry")
+        yield IdEntry("transfer ID", "recent_batches", id="batch-entry")
         yield Static(plain(READY), id="batch-status", classes="hint")
         with Vertical(id="batch-result"):
             yield FieldTable(id="batch-fields")
@@ -71,13 +69,8 @@ the receipt's hashes, and every recipient with the count and the exact total.
     def entry(self) -> IdEntry:
         return self.query_one("#batch-entry", IdEntry)
 
-    def prefs(self) -> Prefs | None:
-        profile = self.console.profile
-        return Prefs(profile.name) if profile is not None else None
-
     def load_recent(self) -> None:
-        prefs = self.prefs()
-        self.entry.set_recent(prefs.recent(RECENT_KEY) if prefs is not None else [])
+        self.entry.load_recent(self.profile_name)
 
     def on_profile_changed(self) -> None:
         # Another environment: what is shown belongs to the old one. The typed ID stays.
@@ -103,9 +96,7 @@ the receipt's hashes, and every recipient with the count and the exact total.
             self.show_error(exc)
             return
         self.show(batch)
-        prefs = self.prefs()
-        if prefs is not None:
-            self.entry.set_recent(prefs.remember(RECENT_KEY, transfer_id))
+        self.entry.remember(self.profile_name, transfer_id)
 
     def show_error(self, exc: APIError) -> None:
         """The server's message; whatever was shown before stays on screen."""

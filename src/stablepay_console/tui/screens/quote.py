@@ -12,7 +12,6 @@ from textual.widgets import Static
 
 from stablepay_console.api import APIError, StatusError
 from stablepay_console.api.models import OPEN_QUOTE, OnrampTransfer, QuoteInformation
-from stablepay_console.prefs import Prefs
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.text import clean, plain, when
 from stablepay_console.tui.widgets.batch_fields import FieldTable
@@ -21,7 +20,6 @@ from stablepay_console.tui.widgets.confirm import ConfirmScreen
 from stablepay_console.tui.widgets.quote_parties import destination_rows, source_rows
 from stablepay_console.tui.widgets.quote_table import QuoteTable, expiry_text
 
-RECENT_KEY = "recent_onramps"
 READY = "Type an onramp ID and press Enter to refresh its quote, or pick one of your recent onramps."
 ONLY_OPEN = f"Only an onramp in status {OPEN_QUOTE} has a quote that can be refreshed."
 
@@ -66,7 +64,7 @@ sent, the rail fee, what is received, the rate and when the quote expires.
         self._ticker: Timer | None = None
 
     def compose_body(self) -> ComposeResult:
-        yield IdEntry("onramp ID", id="quote-entry")
+        yield IdEntry("onramp ID", "recent_onramps", id="quote-entry")
         yield Static(plain(READY), id="quote-message", classes="hint")
         with Vertical(id="quote-result"):
             yield Static("", id="quote-heading")
@@ -88,13 +86,8 @@ sent, the rail fee, what is received, the rate and when the quote expires.
     def entry(self) -> IdEntry:
         return self.query_one("#quote-entry", IdEntry)
 
-    def prefs(self) -> Prefs | None:
-        profile = self.console.profile
-        return Prefs(profile.name) if profile is not None else None
-
     def load_recent(self) -> None:
-        prefs = self.prefs()
-        self.entry.set_recent(prefs.recent(RECENT_KEY) if prefs is not None else [])
+        self.entry.load_recent(self.profile_name)
 
     def on_profile_changed(self) -> None:
         # A quote of another environment means nothing here; the typed ID stays.
@@ -170,9 +163,7 @@ sent, the rail fee, what is received, the rate and when the quote expires.
         finally:
             self.refreshing = False
         self.show(onramp)
-        prefs = self.prefs()
-        if prefs is not None:
-            self.entry.set_recent(prefs.remember(RECENT_KEY, onramp.details.id))
+        self.entry.remember(self.profile_name, onramp.details.id)
 
     # --- showing -----------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Input, Select, Static
 
 from stablepay_console.api.validation import parse_uuid
+from stablepay_console.prefs import Prefs
 from stablepay_console.tui.text import plain
 
 
@@ -48,9 +49,11 @@ class IdEntry(Vertical):
         def control(self) -> IdEntry:
             return self.entry
 
-    def __init__(self, what: str, *, id: str | None = None) -> None:
+    def __init__(self, what: str, recent_key: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.what = what
+        self.recent_key = recent_key
+        """The per-profile preference that keeps this entry's recent lookups."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="id-row"):
@@ -65,6 +68,15 @@ class IdEntry(Vertical):
     @property
     def value(self) -> str:
         return self.input.value
+
+    def load_recent(self, profile: str | None) -> None:
+        """Show the recent lookups of `profile` (none without a profile)."""
+        self.set_recent(Prefs(profile).recent(self.recent_key) if profile is not None else [])
+
+    def remember(self, profile: str | None, value: str) -> None:
+        """Put `value` first among the recent lookups of `profile`."""
+        if profile is not None:
+            self.set_recent(Prefs(profile).remember(self.recent_key, value))
 
     def set_recent(self, ids: list[str]) -> None:
         # The prefs file is the user's to edit: anything in it that is not a UUID is left out.
