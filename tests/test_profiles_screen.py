@@ -450,3 +450,19 @@ def test_snapshot_wizard_steps(snap_compare, sandbox: Sandbox, state: str) -> No
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+async def test_highlight_follows_the_profile_in_use_so_r_rotates_it(sandbox: Sandbox) -> None:
+    app = build_app(sandbox)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await app.use_profile(EMBEDDED_PRODUCTION_PROFILE)  # switched before the screen was ever opened
+        await open_profiles(pilot)
+        assert app.screen.selected() == EMBEDDED_PRODUCTION_PROFILE  # type: ignore[attr-defined]
+        await pilot.press("f2", "up", "enter")  # back to the sandbox from the switcher
+        await settle(pilot)
+        assert app.profile == EMBEDDED_PROFILE
+        assert app.screen.selected() == EMBEDDED_PROFILE  # type: ignore[attr-defined]
+        await pilot.press("r")
+        await settle(pilot)
+        assert "Rotate the key of embedded (sandbox)" in str(app.screen.query_one("#rotation-title").render())

@@ -58,14 +58,15 @@ The built-in profiles are in-process simulations (no network, no real money).
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("", "Profile", "Env", "Where", "Key", "Key age", "Rotating")
-        self.refresh_profiles()
+        self.refresh_profiles(follow_active=True)
         table.focus()
 
     def on_screen_resume(self) -> None:
         self.refresh_profiles()
 
     def on_profile_changed(self) -> None:
-        self.refresh_profiles()
+        # After a switch the highlighted row follows it, so `r` rotates the profile now in use.
+        self.refresh_profiles(follow_active=True)
 
     # --- data ----------------------------------------------------------------------
 
@@ -80,7 +81,7 @@ The built-in profiles are in-process simulations (no network, no real money).
             self.notify(str(exc), title="Profiles file", severity="error", timeout=10, markup=False)
             return list(book.embedded)
 
-    def refresh_profiles(self) -> None:
+    def refresh_profiles(self, follow_active: bool = False) -> None:
         book = self.book
         self.profiles = self._profiles(book)
         problem = book.keys.problem
@@ -108,6 +109,9 @@ The built-in profiles are in-process simulations (no network, no real money).
                 Text(f"step {step}/6" if step and step < Step.DONE else "—", style="yellow" if step else "dim"),
                 key=profile.name,
             )
+        names = [p.name for p in self.profiles]
+        if follow_active and active is not None and active.name in names:
+            keep = names.index(active.name)
         if self.profiles:
             table.move_cursor(row=min(max(keep, 0), len(self.profiles) - 1))
         self.show_detail()
