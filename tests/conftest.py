@@ -6,6 +6,7 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import httpx
 import keyring
@@ -13,6 +14,8 @@ import pytest
 from keyring.backend import KeyringBackend
 from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import Input
 
 from stablepay_console.api import StablePayClient
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
@@ -88,6 +91,27 @@ async def wait_for_workers(pilot: Pilot[object], rounds: int = 3) -> None:
         await pilot.pause()
         await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def open_mode(pilot: Pilot[Any], mode: str) -> Screen[Any]:
+    """Switch to a top-level screen, let it load, and stop its text cursors blinking (stable snapshots)."""
+    await wait_for_workers(pilot)
+    await pilot.app.switch_mode(mode)
+    await wait_for_workers(pilot)
+    for field in pilot.app.screen.query(Input):
+        field.cursor_blink = False
+    return pilot.app.screen
+
+
+async def submit_id(pilot: Pilot[Any], value: str) -> Screen[Any]:
+    """Type `value` into the screen's ID entry and press Enter, as a person would."""
+    screen = pilot.app.screen
+    entry = screen.entry  # type: ignore[attr-defined]
+    entry.input.focus()
+    entry.input.value = value
+    await pilot.press("enter")
+    await wait_for_workers(pilot)
+    return screen
 
 
 def no_canary_in(text: str) -> bool:

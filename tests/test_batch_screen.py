@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets import DataTable, Select, Static
 
 from stablepay_console.explorers import known_chain, transaction_url
 from stablepay_console.prefs import Prefs
@@ -16,7 +16,7 @@ from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.data import BATCH_50_ID, BATCH_SMALL_ID, BATCH_UNKNOWN_CHAIN_ID, ONRAMP_OPEN_ID
 from stablepay_console.tui.screens.batch import BatchScreen
 from stablepay_console.tui.text import money
-from tests.conftest import wait_for_workers
+from tests.conftest import open_mode, submit_id, wait_for_workers
 
 SIZE = (120, 40)
 MISSING_ID = "0e0e0e0e-1111-4222-8333-444455556666"
@@ -59,23 +59,14 @@ def exact_total(sandbox: Sandbox, transfer_id: str) -> Decimal:
 
 
 async def open_batch(pilot: Pilot[Any]) -> BatchScreen:
-    await wait_for_workers(pilot)
-    await pilot.app.switch_mode("batch")
-    await wait_for_workers(pilot)
-    screen = pilot.app.screen
+    screen = await open_mode(pilot, "batch")
     assert isinstance(screen, BatchScreen)
-    for field in screen.query(Input):
-        field.cursor_blink = False
     return screen
 
 
 async def look_up(pilot: Pilot[Any], value: str) -> BatchScreen:
-    screen = pilot.app.screen
+    screen = await submit_id(pilot, value)
     assert isinstance(screen, BatchScreen)
-    screen.entry.input.focus()
-    screen.entry.input.value = value
-    await pilot.press("enter")
-    await wait_for_workers(pilot)
     return screen
 
 

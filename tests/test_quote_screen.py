@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Static
 
 from stablepay_console.api import StablePayClient
 from stablepay_console.prefs import Prefs
@@ -19,7 +19,7 @@ from stablepay_console.sandbox.data import ONRAMP_COMPLETED_ID, ONRAMP_OPEN_ID, 
 from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.tui.screens.quote import QuoteScreen
 from stablepay_console.tui.widgets.confirm import ConfirmScreen
-from tests.conftest import FIXED_NOW, wait_for_workers
+from tests.conftest import FIXED_NOW, open_mode, submit_id, wait_for_workers
 
 SIZE = (120, 40)
 MISSING_ID = "0e0e0e0e-1111-4222-8333-444455556666"
@@ -52,23 +52,14 @@ def side(screen: QuoteScreen, which: str) -> dict[str, str]:
 
 
 async def open_quote(pilot: Pilot[Any]) -> QuoteScreen:
-    await wait_for_workers(pilot)
-    await pilot.app.switch_mode("quote")
-    await wait_for_workers(pilot)
-    screen = pilot.app.screen
+    screen = await open_mode(pilot, "quote")
     assert isinstance(screen, QuoteScreen)
-    for field in screen.query(Input):
-        field.cursor_blink = False
     return screen
 
 
 async def refresh(pilot: Pilot[Any], value: str) -> QuoteScreen:
-    screen = pilot.app.screen
+    screen = await submit_id(pilot, value)
     assert isinstance(screen, QuoteScreen)
-    screen.entry.input.focus()
-    screen.entry.input.value = value
-    await pilot.press("enter")
-    await wait_for_workers(pilot)
     return screen
 
 
