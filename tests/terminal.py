@@ -30,7 +30,9 @@ class Terminal:
             pytest.fail("tmux is not installed (apt-get install tmux)")
         self.name = f"spc-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={_quote(v)}" for k, v in env.items())
-        shell_cmd = f"env {exports} {' '.join(_quote(c) for c in command)}"
+        # COLUMNS/LINES would override the pane's real size; a tmux server keeps whatever values its
+        # first client had (curses in a test process can export 80x24), so the program never sees them.
+        shell_cmd = f"env -u COLUMNS -u LINES {exports} {' '.join(_quote(c) for c in command)}"
         subprocess.run(
             ["tmux", "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height), shell_cmd],
             check=True,
