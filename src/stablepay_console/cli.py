@@ -226,9 +226,6 @@ def run_export(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"stablepay-console: {printable(str(exc))}", file=sys.stderr)
         return 2
-    except OSError as exc:  # a name too long for the file system, say
-        print(f"stablepay-console: the output path cannot be used: {exc.strerror or exc}.", file=sys.stderr)
-        return 2
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():

@@ -94,7 +94,8 @@ def resolve_export_path(text: str, fmt: str, default_name: str, cwd: Path | None
     """Where to write, from what a person typed (blank: the default name in the current directory).
 
     A directory gets the default name inside it; a name without an extension gets the format's.
-    Refuses an existing file and a missing parent directory (ValueError says which).
+    Refuses an existing file, a missing parent directory and a path the file system cannot take
+    (ValueError says which).
     """
     if fmt not in FORMATS:
         raise ValueError(f"Unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}.")
@@ -103,13 +104,17 @@ def resolve_export_path(text: str, fmt: str, default_name: str, cwd: Path | None
     path = Path(typed).expanduser() if typed else Path(default_name)
     if not path.is_absolute():
         path = base / path
-    if path.is_dir():
-        path = path / default_name
-    if not path.suffix:
-        path = path.with_suffix(f".{fmt}")
-    if path.exists():
+    try:
+        if path.is_dir():
+            path = path / default_name
+        if not path.suffix:
+            path = path.with_suffix(f".{fmt}")
+        exists, parent_ok = path.exists(), path.parent.is_dir()
+    except OSError as exc:  # a name too long for the file system, say
+        raise ValueError(f"This path cannot be used: {exc.strerror or exc}.") from None
+    if exists:
         raise ValueError(f"{path} already exists; choose another name.")
-    if not path.parent.is_dir():
+    if not parent_ok:
         raise ValueError(f"The folder {path.parent} does not exist.")
     return path
 

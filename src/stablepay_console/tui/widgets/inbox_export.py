@@ -75,9 +75,6 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
         except ValueError as exc:
             self.query_one("#export-error", Static).update(Text(clean(str(exc), 300)))
             return
-        except OSError as exc:  # a name too long for the file system, say
-            self.query_one("#export-error", Static).update(Text(f"This path cannot be used: {exc.strerror or exc}."))
-            return
         self.dismiss((self.fmt, path))
 
     def action_cancel(self) -> None:
