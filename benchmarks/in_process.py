@@ -18,9 +18,9 @@ from common import Row, ms, percentile
 from textual import events
 from textual.widgets import DataTable
 
-from stablepay_console.connect import Connector
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.tui.app import ConsoleApp
+from stablepay_console.wiring import Services
 
 TARGET_MS = 50.0
 
@@ -81,11 +81,11 @@ class PaintProbe:
         return end - start
 
 
-def new_app(connector: Connector) -> ConsoleApp:
+def new_app(connector: Services) -> ConsoleApp:
     return ConsoleApp(EMBEDDED_PROFILE, connector)
 
 
-async def page_switch(connector: Connector, presses: int) -> tuple[float, list[float]]:
+async def page_switch(connector: Services, presses: int) -> tuple[float, list[float]]:
     """Seconds from pressing `n` to the next page's first row painted: the first press, then the rest.
 
     The first press after start pays one-off costs (the footer's bindings change, caches warm up),
@@ -106,7 +106,7 @@ async def page_switch(connector: Connector, presses: int) -> tuple[float, list[f
     return samples[0], samples[1:]
 
 
-async def responsiveness(connector: Connector, reloads: int, presses_per_reload: int) -> list[float]:
+async def responsiveness(connector: Services, reloads: int, presses_per_reload: int) -> list[float]:
     """Seconds from a cursor key to the moved cursor painted, while a slow reload is in flight."""
     app = new_app(connector)
     samples: list[float] = []
@@ -140,7 +140,7 @@ async def responsiveness(connector: Connector, reloads: int, presses_per_reload:
 
 def measure(rfis: int, presses: int, reloads: int) -> list[Row]:
     started = time.perf_counter()
-    connector = Connector(sandbox_rfis=rfis)  # the console's own path: it builds the sandbox as the CLI does
+    connector = Services(sandbox_rfis=rfis)  # the console's own path: it builds the sandbox as the CLI does
     connector.sandbox  # noqa: B018 - build it now, outside the timings
     built = time.perf_counter() - started
     first, switch = asyncio.run(page_switch(connector, presses))

@@ -20,11 +20,11 @@ TARGET_MB = 150.0
 async def show_inbox(rfis: int) -> None:
     from textual.widgets import DataTable
 
-    from stablepay_console.connect import Connector
     from stablepay_console.profiles.model import EMBEDDED_PROFILE
     from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.wiring import Services
 
-    app = ConsoleApp(EMBEDDED_PROFILE, Connector(sandbox_rfis=rfis))
+    app = ConsoleApp(EMBEDDED_PROFILE, Services(sandbox_rfis=rfis))
     async with app.run_test(size=(120, 40)) as pilot:
         while not any(t.row_count for t in app.screen.query(DataTable)):
             await pilot.pause(0.01)

@@ -23,11 +23,10 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
 from stablepay_console.api import ApiKey
-from stablepay_console.connect import Connector
-from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox, data
 from stablepay_console.tui.app import ConsoleApp
+from stablepay_console.wiring import Services
 
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
 SIZE = (120, 40)
@@ -233,11 +232,9 @@ def build_app() -> ConsoleApp:
     production = Sandbox(
         now=NOW, environment="production", keys={OLD_PRODUCTION_KEY: "demo", NEW_PRODUCTION_KEY: "new"}
     )
-    connector = Connector(sandbox=Sandbox(now=NOW), production_sandbox=production)
-    connector.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(OLD_PRODUCTION_KEY))
-    book = ProfileBook(embedded=connector.embedded_profiles, embedded_vault=connector.embedded_vault, clock=lambda: NOW)
-    connector.key_for = book.key_for
-    return ConsoleApp(EMBEDDED_PROFILE, connector, clock=lambda: NOW)
+    services = Services(sandbox=Sandbox(now=NOW), production_sandbox=production, clock=lambda: NOW)
+    services.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(OLD_PRODUCTION_KEY))
+    return ConsoleApp(EMBEDDED_PROFILE, services, clock=lambda: NOW)
 
 
 async def take(name: str, steps: Steps) -> None:

@@ -124,12 +124,12 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 @pytest.fixture
 def make_app(sandbox: Sandbox):  # type: ignore[no-untyped-def]
     """Build a ConsoleApp on the embedded profile, backed by the test's sandbox, at FIXED_NOW."""
-    from stablepay_console.connect import Connector
     from stablepay_console.profiles.model import EMBEDDED_PROFILE
     from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.wiring import Services
 
     def build(**kwargs: object) -> ConsoleApp:
         kwargs.setdefault("clock", lambda: FIXED_NOW)
-        return ConsoleApp(EMBEDDED_PROFILE, Connector(sandbox=sandbox), **kwargs)  # type: ignore[arg-type]
+        return ConsoleApp(EMBEDDED_PROFILE, Services(sandbox=sandbox), **kwargs)  # type: ignore[arg-type]
 
     return build

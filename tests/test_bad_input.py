@@ -22,8 +22,8 @@ from stablepay_console import cli
 from stablepay_console.profiles.store import ProfileStore
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.data import BATCH_SMALL_ID, METRIC_DAILY_VOLUME_ID, METRIC_EMPTY_ID
-from stablepay_console.tui.text import has_control
-from stablepay_console.tui.widgets.metric_bookmarks import BookmarkStore
+from stablepay_console.storage.bookmarks import BookmarkStore
+from stablepay_console.tui.formatters.text import has_control
 from tests.conftest import wait_for_workers
 
 SIZE = (120, 40)
@@ -215,7 +215,7 @@ async def test_bookmark_name(make_app, sandbox: Sandbox, value: str) -> None:  #
         assert app.screen.__class__.__name__ == "MetricPrompt"
         unchanged(sandbox, before)
         profile = app.profile
-    assert all(b.id != METRIC_EMPTY_ID for b in BookmarkStore(profile).items)
+    assert all(b.id != METRIC_EMPTY_ID for b in BookmarkStore(profile.name).items)
 
 
 @pytest.mark.parametrize("value", list(BOOKMARK_VALUES.values()), ids=ids(BOOKMARK_VALUES))
@@ -352,12 +352,12 @@ def test_cli_arguments(argv: list[str], capsys: pytest.CaptureFixture[str], monk
         return 0
 
     monkeypatch.setattr("stablepay_console.sandbox.serve.serve", ran)
-    monkeypatch.setattr("stablepay_console.cli.run_console", ran)
+    monkeypatch.setattr("stablepay_console.cli.main.run_console", ran)
 
     def no_network(*args: object, **kwargs: object) -> None:
         raise AssertionError("a request was about to be sent")
 
-    monkeypatch.setattr("stablepay_console.export.export_rfis", no_network)
+    monkeypatch.setattr("stablepay_console.services.export.export_rfis", no_network)
     try:
         code = cli.main(argv)
     except SystemExit as exc:

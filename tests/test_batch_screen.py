@@ -10,12 +10,12 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
 
-from stablepay_console.explorers import known_chain, transaction_url
-from stablepay_console.prefs import Prefs
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.data import BATCH_50_ID, BATCH_SMALL_ID, BATCH_UNKNOWN_CHAIN_ID, ONRAMP_OPEN_ID
+from stablepay_console.services.explorers import known_chain, transaction_url
+from stablepay_console.storage.prefs import Prefs
+from stablepay_console.tui.formatters.text import money
 from stablepay_console.tui.screens.batch import BatchScreen
-from stablepay_console.tui.text import money
 from tests.conftest import open_mode, submit_id, wait_for_workers
 
 SIZE = (120, 40)

@@ -15,14 +15,13 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
-from stablepay_console import locations
 from stablepay_console.api import ApiKey
-from stablepay_console.connect import Connector
-from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
 from stablepay_console.profiles.rotation import Rotation, Step
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
+from stablepay_console.storage import locations
 from stablepay_console.tui.app import ConsoleApp
+from stablepay_console.wiring import Services
 from tests.conftest import CANARY_KEY, FIXED_NOW, no_canary_in, wait_for_workers
 
 
@@ -72,11 +71,10 @@ async def test_canary_key_is_found_only_in_the_keyring(
 ) -> None:  # type: ignore[no-untyped-def]
     caplog.set_level(logging.DEBUG)
     sandbox.add_key(CANARY_KEY, "canary")
-    book = ProfileBook(clock=lambda: FIXED_NOW)
-    book.add(TEAM, ApiKey(SANDBOX_KEY))
-    connector = Connector(
-        sandbox=sandbox, key_for=book.key_for, transport_for=lambda p: httpx.ASGITransport(app=sandbox.app)
+    connector = Services(
+        sandbox=sandbox, clock=lambda: FIXED_NOW, transport_for=lambda p: httpx.ASGITransport(app=sandbox.app)
     )
+    connector.book.add(TEAM, ApiKey(SANDBOX_KEY))
     app = ConsoleApp(EMBEDDED_PROFILE, connector, clock=lambda: FIXED_NOW)
     screens: list[str] = []
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stablepay_console.cli import main
+from stablepay_console.cli.main import main
 from stablepay_console.sandbox import Sandbox
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stablepay_console.cli import build_parser, main
+from stablepay_console.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,7 +11,8 @@ import pytest
 
 from stablepay_console.api import ServerError, StablePayClient
 from stablepay_console.api.models import Rfi
-from stablepay_console.export import (
+from stablepay_console.sandbox import Sandbox
+from stablepay_console.services.export import (
     CSV_COLUMNS,
     RfiFilters,
     csv_row,
@@ -19,7 +20,6 @@ from stablepay_console.export import (
     export_rfis,
     resolve_export_path,
 )
-from stablepay_console.sandbox import Sandbox
 from tests.conftest import FIXED_NOW
 
 

@@ -25,7 +25,6 @@ from textual.widgets import DataTable, Input, Static
 from textual.worker import WorkerState
 
 from stablepay_console.api import ApiKey, StablePayClient, default_retry
-from stablepay_console.connect import Connector
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
 from stablepay_console.profiles.rotation import Step
@@ -40,6 +39,7 @@ from stablepay_console.sandbox.data import (
     ONRAMP_OPEN_NO_EXPIRY_ID,
 )
 from stablepay_console.tui.app import ConsoleApp
+from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, wait_for_workers
 
 SIZE = (120, 40)
@@ -96,11 +96,11 @@ class Outage(httpx.AsyncBaseTransport):
         """Shared by every client of the run: closing one client must not close it."""
 
 
-class FaultConnector(Connector):
+class FaultConnector(Services):
     """Every profile's client goes through the outage transport, with the fast retry policy."""
 
     def __init__(self, sandbox: Sandbox, outage: Outage, book: ProfileBook) -> None:
-        super().__init__(sandbox=sandbox, key_for=book.key_for)
+        super().__init__(sandbox=sandbox, book=book)
         self.outage = outage
 
     def client_with(self, profile: Profile, key: ApiKey) -> StablePayClient:

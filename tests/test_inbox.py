@@ -13,9 +13,9 @@ from textual.widgets import Input, Select, Static
 
 from stablepay_console.api import FieldError, ValidationFailed
 from stablepay_console.sandbox import Sandbox
+from stablepay_console.tui.modals.inbox_export import ExportDialog, ExportProgress
 from stablepay_console.tui.screens.inbox import InboxScreen
 from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
-from stablepay_console.tui.widgets.inbox_export import ExportDialog, ExportProgress
 from stablepay_console.tui.widgets.inbox_table import InboxTable
 from tests.conftest import FIXED_NOW, wait_for_workers
 
@@ -89,12 +89,12 @@ async def test_deadline_column_expired_far_and_blank(make_app, sandbox: Sandbox)
 
 
 async def test_deadline_countdown_ticks_with_the_clock(sandbox: Sandbox) -> None:
-    from stablepay_console.connect import Connector
     from stablepay_console.profiles.model import EMBEDDED_PROFILE
     from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.wiring import Services
 
     now = [FIXED_NOW]
-    app = ConsoleApp(EMBEDDED_PROFILE, Connector(sandbox=sandbox), clock=lambda: now[0])
+    app = ConsoleApp(EMBEDDED_PROFILE, Services(sandbox=sandbox), clock=lambda: now[0])
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
         first = sandbox.data.rfis[0].id

@@ -52,3 +52,11 @@ def test_sandbox_pulls_in_no_textual() -> None:
     assert not [m for m in loaded if m.startswith(("textual", "keyring"))]
     ours = [m for m in modules if m.startswith("stablepay_console.")]
     assert all(m.startswith(("stablepay_console.api", "stablepay_console.sandbox")) for m in ours), ours
+
+
+def test_import_linter_contracts_hold() -> None:
+    """The layer rules of pyproject.toml: api at the bottom, cli on top, the screens never reach the sandbox."""
+    linter = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run([str(linter)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert "Contracts:" in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout[-3000:]

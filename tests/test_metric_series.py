@@ -11,7 +11,6 @@ from typing import Any
 
 from stablepay_console.api import StablePayClient
 from stablepay_console.api.models import MetricResult
-from stablepay_console.metric_series import OTHER, build_series, period_label, template_name, to_csv
 from stablepay_console.sandbox.data import (
     METRIC_DAILY_VOLUME_ID,
     METRIC_EMPTY_ID,
@@ -19,6 +18,7 @@ from stablepay_console.sandbox.data import (
     METRIC_MONTHLY_VOLUME_ID,
     METRIC_TX_COUNT_ID,
 )
+from stablepay_console.services.metric_series import OTHER, build_series, period_label, template_name, to_csv
 
 
 def result_of(rows: list[dict[str, Any]], interval: str | None = "day", breakdowns: Any = None) -> MetricResult:

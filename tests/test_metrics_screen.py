@@ -11,9 +11,6 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
-from stablepay_console import locations
-from stablepay_console.metric_series import OTHER, to_csv
-from stablepay_console.prefs import Prefs
 from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.data import (
@@ -23,11 +20,15 @@ from stablepay_console.sandbox.data import (
     METRIC_MONTHLY_VOLUME_ID,
     METRIC_TX_COUNT_ID,
 )
+from stablepay_console.services.metric_series import OTHER, to_csv
+from stablepay_console.storage import locations
+from stablepay_console.storage.bookmarks import BookmarkStore
+from stablepay_console.storage.prefs import Prefs
+from stablepay_console.tui.modals.metric_prompt import MetricPrompt
 from stablepay_console.tui.screens.metrics import MetricsScreen
-from stablepay_console.tui.widgets.metric_bookmarks import BookmarkList, BookmarkStore
+from stablepay_console.tui.widgets.metric_bookmarks import BookmarkList
 from stablepay_console.tui.widgets.metric_chart import MetricChart, MetricLegend
 from stablepay_console.tui.widgets.metric_info import metadata_rows
-from stablepay_console.tui.widgets.metric_prompt import MetricPrompt
 from tests.conftest import wait_for_workers
 
 SIZE = (120, 40)
@@ -353,7 +354,7 @@ async def test_add_rename_remove_bookmarks_persist_per_profile(make_app, sandbox
         await run_id(pilot, METRIC_MONTHLY_VOLUME_ID)
         await pilot.press("b")
         await pilot.pause()
-        assert "Already bookmarked as 'monthly gross volume'." in [n.message for n in app._notifications]
+        assert "Already bookmarked as 'Monthly gross volume'." in [n.message for n in app._notifications]
 
         mid = serve(sandbox, body_of([{"periodStart": "2026-01-01", "v": 1}]))
         await run_id(pilot, mid)
@@ -387,15 +388,15 @@ async def test_add_rename_remove_bookmarks_persist_per_profile(make_app, sandbox
 
     stored = Prefs(EMBEDDED_PROFILE.name).get("metric_bookmarks")
     assert [b["name"] for b in stored] == [
-        "transaction count by type and status",
-        "monthly gross volume",
-        "hourly gross volume",
+        "Transaction count by type and status",
+        "Monthly gross volume",
+        "Hourly gross volume",
         "renamed",
     ]
     assert stored[-1]["id"] == CUSTOM_ID
     # Another profile has its own, and a non-sandbox profile starts with none.
     production = Profile("prod", "production", "https://api.example.com")
-    assert BookmarkStore(production).items == []
+    assert BookmarkStore(production.name, app.services.bookmark_defaults(production)).items == []
 
 
 async def test_emptied_sandbox_bookmarks_stay_empty(make_app) -> None:  # type: ignore[no-untyped-def]

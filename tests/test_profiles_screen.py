@@ -12,7 +12,6 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
 from stablepay_console.api import ApiKey
-from stablepay_console.connect import Connector
 from stablepay_console.profiles.age import add_months
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.keys import KeyStore
@@ -21,6 +20,7 @@ from stablepay_console.profiles.rotation import Step
 from stablepay_console.profiles.store import ProfileStore
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.tui.app import ConsoleApp
+from stablepay_console.wiring import Services
 from tests.conftest import CANARY_KEY, FIXED_NOW, wait_for_workers
 
 
@@ -35,11 +35,10 @@ OLD_PROD_KEY = "sk_production_demo_old_key_0000000000000a1b2"
 def build_app(sandbox: Sandbox, production: Sandbox | None = None) -> ConsoleApp:
     """The console with both built-in profiles (fixed keys) and configured profiles answered by `sandbox`."""
     production = production or Sandbox(now=FIXED_NOW, environment="production", keys={OLD_PROD_KEY: "demo"})
-    book = ProfileBook(clock=lambda: FIXED_NOW)
-    connector = Connector(
+    connector = Services(
         sandbox=sandbox,
         production_sandbox=production,
-        key_for=book.key_for,
+        clock=lambda: FIXED_NOW,
         transport_for=lambda p: httpx.ASGITransport(app=sandbox.app),
     )
     connector.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(OLD_PROD_KEY))
@@ -308,7 +307,7 @@ async def test_wizard_on_built_in_production_with_the_simulated_dashboard() -> N
         await settle(pilot)
         assert step_of(app) is Step.DONE
         assert OLD_PROD_KEY not in production.state.keys
-        new_key = app.connector.embedded_vault.get(EMBEDDED_PRODUCTION_PROFILE.name)  # type: ignore[attr-defined]
+        new_key = app.services.embedded_vault.get(EMBEDDED_PRODUCTION_PROFILE.name)  # type: ignore[attr-defined]
         assert new_key is not None and new_key.reveal() in production.state.keys
         await pilot.click("#close")
         await settle(pilot)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from stablepay_console import locations
 from stablepay_console.api import ApiKey
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
 from stablepay_console.profiles.store import ProfileStore, ProfileStoreError, make_profile
+from stablepay_console.storage import locations
 from tests.conftest import CANARY_KEY, FIXED_NOW
 
 PROD = Profile("prod", "production", "https://api.stablepay.example")

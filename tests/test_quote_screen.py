@@ -11,14 +11,15 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from stablepay_console.api import StablePayClient
-from stablepay_console.prefs import Prefs
+from stablepay_console.api import ApiKey
 from stablepay_console.profiles.model import Profile
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.sandbox.data import ONRAMP_COMPLETED_ID, ONRAMP_OPEN_ID, ONRAMP_OPEN_NO_EXPIRY_ID
+from stablepay_console.storage.prefs import Prefs
 from stablepay_console.tui.app import ConsoleApp
+from stablepay_console.tui.modals.confirm import ConfirmScreen
 from stablepay_console.tui.screens.quote import QuoteScreen
-from stablepay_console.tui.widgets.confirm import ConfirmScreen
+from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, open_mode, submit_id, wait_for_workers
 
 SIZE = (120, 40)
@@ -66,12 +67,12 @@ async def refresh(pilot: Pilot[Any], value: str) -> QuoteScreen:
 def production_app(sandbox: Sandbox) -> ConsoleApp:
     """A production profile whose client talks to the in-process sandbox."""
 
-    def connector(profile: Profile) -> StablePayClient:
-        return StablePayClient("http://localhost", SANDBOX_KEY, transport=httpx.ASGITransport(app=sandbox.app))
-
-    return ConsoleApp(
-        Profile("prod", "production", "http://localhost"), connector, clock=lambda: FIXED_NOW, ping_on_start=False
+    services = Services(
+        sandbox=sandbox, transport_for=lambda p: httpx.ASGITransport(app=sandbox.app), clock=lambda: FIXED_NOW
     )
+    profile = Profile("prod", "production", "http://localhost")
+    services.book.add(profile, ApiKey(SANDBOX_KEY))
+    return ConsoleApp(profile, services, clock=lambda: FIXED_NOW, ping_on_start=False)
 
 
 # --- one refresh ---------------------------------------------------------------------------

@@ -11,9 +11,9 @@ from textual.widgets import Static
 
 from stablepay_console.api.models import Rfi, RfiItem, RfiRound
 from stablepay_console.sandbox import Sandbox
+from stablepay_console.tui.formatters.rfi import status_long
 from stablepay_console.tui.screens.inbox import InboxScreen
 from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
-from stablepay_console.tui.widgets.rfi_format import status_long
 from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
 from tests.conftest import FIXED_NOW, wait_for_workers
 
@@ -210,12 +210,12 @@ async def test_every_id_copies_with_one_key(make_app) -> None:  # type: ignore[n
 
 
 async def test_countdown_ticks_to_expired(sandbox: Sandbox) -> None:
-    from stablepay_console.connect import Connector
     from stablepay_console.profiles.model import EMBEDDED_PROFILE
     from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.wiring import Services
 
     now = [FIXED_NOW]
-    app = ConsoleApp(EMBEDDED_PROFILE, Connector(sandbox=sandbox), clock=lambda: now[0])
+    app = ConsoleApp(EMBEDDED_PROFILE, Services(sandbox=sandbox), clock=lambda: now[0])
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_detail(pilot, make_rfi())
         assert text(pilot, "rfi-countdown") == "Time left: in 5h 12m"

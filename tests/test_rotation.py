@@ -8,7 +8,6 @@ import httpx
 import pytest
 
 from stablepay_console.api import ApiKey
-from stablepay_console.connect import Connector
 from stablepay_console.profiles.age import add_months, key_age, months_between
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.dashboard import DashboardError, SandboxDashboard
@@ -16,6 +15,7 @@ from stablepay_console.profiles.keys import ENV_KEY, ENV_PROFILE, KeyStoreError,
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import RotationError, Step, progress_path
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
+from stablepay_console.wiring import Services
 from tests.conftest import CANARY_KEY, FIXED_NOW
 
 BASE_URL = "https://api.sandbox.stablepay.test"
@@ -28,8 +28,8 @@ class World:
         self.sandbox = sandbox
         self.profile = Profile("team", environment, BASE_URL)
         self.book = ProfileBook(clock=lambda: FIXED_NOW)
-        self.connector = Connector(
-            sandbox=sandbox, key_for=self.book.key_for, transport_for=lambda p: httpx.ASGITransport(app=sandbox.app)
+        self.connector = Services(
+            sandbox=sandbox, book=self.book, transport_for=lambda p: httpx.ASGITransport(app=sandbox.app)
         )
         self.dashboard = SandboxDashboard(BASE_URL, transport=httpx.ASGITransport(app=sandbox.app))
 
@@ -302,7 +302,7 @@ async def test_dashboard_refuses_to_delete_an_unknown_key(world: World) -> None:
 async def test_built_in_production_rotation_with_its_simulated_dashboard() -> None:
     from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE as PROD
 
-    connector = Connector(sandbox=Sandbox(now=FIXED_NOW))
+    connector = Services(sandbox=Sandbox(now=FIXED_NOW))
     book = ProfileBook(embedded=connector.embedded_profiles, embedded_vault=connector.embedded_vault)
     old = book.key_for(PROD)
     dashboard = connector.dashboard(PROD)

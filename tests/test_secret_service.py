@@ -16,13 +16,13 @@ import pytest
 from keyring.backend import KeyringBackend
 
 from stablepay_console.api import ApiKey
-from stablepay_console.connect import Connector
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.dashboard import SandboxDashboard
 from stablepay_console.profiles.keys import KeyStore, entry_name
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import Step
 from stablepay_console.sandbox import Sandbox
+from stablepay_console.wiring import Services
 from tests.conftest import CANARY_KEY, FIXED_NOW
 
 pytestmark = pytest.mark.secret_service
@@ -73,8 +73,8 @@ async def test_rotation_with_keys_in_the_real_secret_service(secret_service: Key
     sandbox = Sandbox(now=FIXED_NOW)
     dashboard = SandboxDashboard(BASE_URL, transport=httpx.ASGITransport(app=sandbox.app))
     book = ProfileBook(keys=secret_service, clock=lambda: FIXED_NOW)
-    connector = Connector(
-        sandbox=sandbox, key_for=book.key_for, transport_for=lambda p: httpx.ASGITransport(app=sandbox.app)
+    connector = Services(
+        sandbox=sandbox, book=book, transport_for=lambda p: httpx.ASGITransport(app=sandbox.app)
     )
     profile = Profile("team", "sandbox", BASE_URL)
     old = await dashboard.create_key("old")

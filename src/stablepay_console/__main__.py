@@ -1,3 +1,3 @@
-from stablepay_console.cli import main
+from stablepay_console.cli.main import main
 
 raise SystemExit(main())

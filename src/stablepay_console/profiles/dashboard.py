@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 
 from stablepay_console.api import ApiKey
-from stablepay_console.api.client import check_base_url
+from stablepay_console.api.urls import check_base_url
 
 
 class DashboardError(Exception):

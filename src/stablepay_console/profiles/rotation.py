@@ -16,10 +16,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from stablepay_console import locations
 from stablepay_console.api import APIError, ApiKey, StablePayClient, Unauthorized
 from stablepay_console.profiles.keys import PENDING, PREVIOUS, KeyVault, entry_name
 from stablepay_console.profiles.model import Profile
+from stablepay_console.storage import locations
 
 
 class Step(enum.IntEnum):

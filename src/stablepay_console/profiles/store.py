@@ -15,9 +15,9 @@ from typing import Any
 
 import tomli_w
 
-from stablepay_console import locations
-from stablepay_console.api.client import check_base_url
+from stablepay_console.api.urls import check_base_url
 from stablepay_console.profiles.model import Profile, check_environment, check_name
+from stablepay_console.storage import locations
 
 
 class ProfileStoreError(Exception):

@@ -33,6 +33,14 @@ METRIC_MONTHLY_VOLUME_ID = "9a0e7c55-1d2b-4e3f-8a6b-0000000000a3"
 METRIC_HOURLY_VOLUME_ID = "9a0e7c55-1d2b-4e3f-8a6b-0000000000e4"
 METRIC_EMPTY_ID = "9a0e7c55-1d2b-4e3f-8a6b-0000000000f5"
 
+BOOKMARKED_METRICS = (
+    ("Daily gross volume", METRIC_DAILY_VOLUME_ID),
+    ("Transaction count by type and status", METRIC_TX_COUNT_ID),
+    ("Monthly gross volume", METRIC_MONTHLY_VOLUME_ID),
+    ("Hourly gross volume", METRIC_HOURLY_VOLUME_ID),
+)
+"""What a new user of the built-in sandbox finds bookmarked on the metrics screen."""
+
 SANDBOX_KEY = "sk_sandbox_7f3a9c2e5d1b4a6f8e0c2d4b6a8f0e1c"
 """The key the embedded sandbox accepts out of the box (sandbox only: it moves no money)."""
 

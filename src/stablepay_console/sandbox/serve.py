@@ -7,7 +7,7 @@ import sys
 
 import uvicorn
 
-from stablepay_console.api.client import is_loopback
+from stablepay_console.api.urls import is_loopback
 from stablepay_console.sandbox.app import Sandbox
 from stablepay_console.sandbox.data import SANDBOX_KEY
 from stablepay_console.sandbox.faults import Faults

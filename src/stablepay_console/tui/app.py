@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.app import App
@@ -13,14 +14,17 @@ from textual.reactive import reactive
 
 from stablepay_console.api import APIError, StablePayClient
 from stablepay_console.profiles.model import Profile
+from stablepay_console.services.switching import SwitchOutcome
 from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider
+from stablepay_console.tui.formatters.text import clean, has_control
 from stablepay_console.tui.screens import TOP_LEVEL
-from stablepay_console.tui.text import clean, has_control
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
-Connector = Callable[[Profile], StablePayClient]
+
+if TYPE_CHECKING:
+    from stablepay_console.wiring import Services
 
 
 def utc_now() -> datetime:
@@ -28,7 +32,7 @@ def utc_now() -> datetime:
 
 
 class ConsoleApp(App[None]):
-    """stablepay-console. Give it the profile to start on and a way to build a client for a profile."""
+    """stablepay-console. Give it the profile to start on and the wired services."""
 
     TITLE = "stablepay-console"
     CSS_PATH = "styles/app.tcss"
@@ -50,16 +54,16 @@ class ConsoleApp(App[None]):
     def __init__(
         self,
         profile: Profile,
-        connector: Connector,
+        services: Services,
         *,
         clock: Clock = utc_now,
         ping_on_start: bool = True,
     ) -> None:
         super().__init__()
-        self.connector = connector
+        self.services = services
         self.clock = clock
         self.ping_on_start = ping_on_start
-        self.client: StablePayClient = connector(profile)
+        self.client: StablePayClient = services.client_for(profile)
         self.set_reactive(ConsoleApp.profile, profile)
         for entry in TOP_LEVEL:
             self.add_mode(entry.mode, entry.load)
@@ -98,21 +102,28 @@ class ConsoleApp(App[None]):
             return
         self.ping_state = f"✓ {clean(pong.message, 20)}"
 
-    async def use_profile(self, profile: Profile) -> None:
-        """Switch the console to another profile: new client, fresh ping, screens reload."""
+    async def apply_switch(self, outcome: SwitchOutcome) -> bool:
+        """Apply a profile switch the services resolved; screens see it through the `profile` reactive.
+
+        A switch that cannot be applied (no usable key, a bad base URL) leaves the console as it was
+        and says why; the screens keep the old profile's results, still current under the old banner.
+        """
+        if outcome.client is None:
+            self.notify(outcome.problem, title="Cannot switch", severity="error", timeout=10, markup=False)
+            return False
         old = self.client
-        self.client = self.connector(profile)
-        self.profile = profile
+        self.client = outcome.client
+        self.ping_state = outcome.ping or "not checked"
+        self.profile = outcome.profile
         await old.aclose()
-        self.check_ping()
-        for mode in TOP_LEVEL:
-            for screen in self._screen_stacks.get(mode.mode, []):
-                handler = getattr(screen, "on_profile_changed", None)
-                if handler is not None:
-                    handler()
+        return True
+
+    async def use_profile(self, profile: Profile) -> bool:
+        """Switch to `profile` now (resolve, build, ping, apply); False, having said why, when it can't."""
+        return await self.apply_switch(await self.services.switch(profile))
 
     def action_switch_profile(self) -> None:
-        from stablepay_console.tui.widgets.profile_switcher import open_switcher
+        from stablepay_console.tui.modals.profile_switcher import open_switcher
 
         open_switcher(self)
 

@@ -40,7 +40,7 @@ class ProfilesProvider(Provider):
 
     def _entries(self) -> list[tuple[str, Callable[[], None], str]]:
         from stablepay_console.profiles.store import ProfileStoreError
-        from stablepay_console.tui.widgets.profile_switcher import profile_book, request_switch
+        from stablepay_console.tui.modals.profile_switcher import profile_book, request_switch
 
         book = profile_book(self.app)
         try:

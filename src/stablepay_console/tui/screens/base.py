@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -39,6 +40,14 @@ class ConsoleScreen(Screen[None]):
         profile = self.console.profile
         return profile.name if profile is not None else None
 
+    @on(events.Mount)
+    def _follow_profile(self) -> None:
+        # Every screen learns of a profile switch from the app's reactive, shown or not.
+        self.watch(self.app, "profile", self._profile_switched, init=False)
+
+    def _profile_switched(self) -> None:
+        self.on_profile_changed()
+
     def compose(self) -> ComposeResult:
         yield EnvironmentBanner()
         yield from self.compose_body()
@@ -53,4 +62,4 @@ class ConsoleScreen(Screen[None]):
             self.set_focus(None)
 
     def on_profile_changed(self) -> None:
-        """Called by the app after the active profile (and client) changed; reload here."""
+        """Called after the active profile (and client) changed: drop other-profile results, reload."""

@@ -11,9 +11,9 @@ from textual.widgets import Static
 
 from stablepay_console.api import APIError
 from stablepay_console.api.models import BatchTransfer
-from stablepay_console.explorers import transaction_url
+from stablepay_console.services.explorers import transaction_url
+from stablepay_console.tui.formatters.text import clean, plain, when
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.text import clean, plain, when
 from stablepay_console.tui.widgets.batch_details import batch_rows
 from stablepay_console.tui.widgets.batch_fields import FieldTable
 from stablepay_console.tui.widgets.batch_id_entry import IdEntry

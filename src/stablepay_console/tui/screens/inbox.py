@@ -15,10 +15,10 @@ from textual.widgets import DataTable, Input, Select, Static
 from textual.worker import Worker
 
 from stablepay_console.api import APIError, Rfi, RfiPage, ValidationFailed
-from stablepay_console.export import RfiFilters, export_rfis
+from stablepay_console.services.export import RfiFilters, export_rfis
+from stablepay_console.tui.formatters.text import clean, plain
+from stablepay_console.tui.modals.inbox_export import ExportChoice, ExportDialog, ExportProgress
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.text import clean, plain
-from stablepay_console.tui.widgets.inbox_export import ExportChoice, ExportDialog, ExportProgress
 from stablepay_console.tui.widgets.inbox_filters import InboxFilterBar, InboxQuery
 from stablepay_console.tui.widgets.inbox_table import InboxTable
 

@@ -11,16 +11,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import ContentSwitcher, Input, OptionList, Static
 
-from stablepay_console import locations
 from stablepay_console.api import APIError, MetricResult
 from stablepay_console.api.validation import parse_uuid
-from stablepay_console.metric_series import MetricSeries, build_series, period_label, template_name, to_csv
+from stablepay_console.services.metric_series import MetricSeries, build_series, period_label, template_name, to_csv
+from stablepay_console.storage import locations
+from stablepay_console.storage.bookmarks import BookmarkStore, bookmark_name
+from stablepay_console.tui.formatters.text import clean, plain, short_id, typed_path
+from stablepay_console.tui.modals.metric_prompt import MetricPrompt
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.text import clean, plain, short_id, typed_path
-from stablepay_console.tui.widgets.metric_bookmarks import BookmarkList, BookmarkStore, bookmark_name
+from stablepay_console.tui.widgets.metric_bookmarks import BookmarkList
 from stablepay_console.tui.widgets.metric_chart import ChartStyle, MetricChart, MetricLegend
 from stablepay_console.tui.widgets.metric_info import MetricInfo
-from stablepay_console.tui.widgets.metric_prompt import MetricPrompt
 from stablepay_console.tui.widgets.metric_table import MetricTable
 
 HELP = """\
@@ -273,7 +274,10 @@ class MetricsScreen(ConsoleScreen):
     # --- bookmarks ---------------------------------------------------------------------
 
     def load_bookmarks(self) -> None:
-        self.store = BookmarkStore(self.console.profile)  # type: ignore[arg-type]
+        profile = self.console.profile
+        if profile is None:
+            return
+        self.store = BookmarkStore(profile.name, self.console.services.bookmark_defaults(profile))
         self.query_one(BookmarkList).show(self.store.items)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -13,10 +13,10 @@ from stablepay_console.profiles.keys import KeyStoreError
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import STEP_TITLES, RotationError, Step
 from stablepay_console.profiles.store import ProfileStoreError
+from stablepay_console.tui.formatters.text import clean, when
+from stablepay_console.tui.modals.profile_form import ProfileForm
+from stablepay_console.tui.modals.profile_switcher import environment_label, profile_book, switch_to
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.text import clean, when
-from stablepay_console.tui.widgets.profile_form import ProfileForm
-from stablepay_console.tui.widgets.profile_switcher import environment_label, profile_book, switch_to
 
 AGE_STYLES = {"ok": "", "due": "bold yellow", "overdue": "bold red", "unknown": "dim"}
 
@@ -212,7 +212,7 @@ The built-in profiles are in-process simulations (no network, no real money).
             await switch_to(self.app, profile)  # a changed URL or key takes effect at once
 
     def action_remove(self) -> None:
-        from stablepay_console.tui.widgets.confirm import ConfirmScreen
+        from stablepay_console.tui.modals.confirm import ConfirmScreen
 
         profile = self._configured("removed")
         if profile is None:
@@ -257,16 +257,12 @@ The built-in profiles are in-process simulations (no network, no real money).
         profile = self.selected()
         if profile is None:
             return
-        connector = self.console.connector
-        client_with = getattr(connector, "client_with", None)
-        if client_with is None:
-            self.notify("This console cannot check keys (no connector).", severity="error", markup=False)
-            return
+        services = self.console.services
         try:
-            rotation = self.book.rotation(profile, client_with, clock=self.console.now)
+            rotation = self.book.rotation(profile, services.client_with, clock=self.console.now)
             rotation.start()
         except (RotationError, KeyStoreError) as exc:
             self.notify(str(exc), title="Cannot rotate", severity="error", timeout=10, markup=False)
             return
-        dashboard = getattr(connector, "dashboard", lambda p: None)(profile)
+        dashboard = services.dashboard(profile)
         self.app.push_screen(RotationScreen(rotation, dashboard))

@@ -12,11 +12,11 @@ from textual.widgets import Static
 
 from stablepay_console.api import APIError, StatusError
 from stablepay_console.api.models import OPEN_QUOTE, OnrampTransfer, QuoteInformation
+from stablepay_console.tui.formatters.text import clean, plain, when
+from stablepay_console.tui.modals.confirm import ConfirmScreen
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.text import clean, plain, when
 from stablepay_console.tui.widgets.batch_fields import FieldTable
 from stablepay_console.tui.widgets.batch_id_entry import IdEntry
-from stablepay_console.tui.widgets.confirm import ConfirmScreen
 from stablepay_console.tui.widgets.quote_parties import destination_rows, source_rows
 from stablepay_console.tui.widgets.quote_table import QuoteTable, expiry_text
 

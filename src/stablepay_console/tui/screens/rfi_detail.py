@@ -12,9 +12,9 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from stablepay_console.api.models import Rfi
+from stablepay_console.tui.formatters.rfi import held_transfer, link_absence_reason, status_long
+from stablepay_console.tui.formatters.text import ago, clean, countdown, plain, when
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.text import ago, clean, countdown, plain, when
-from stablepay_console.tui.widgets.rfi_format import held_transfer, link_absence_reason, status_long
 from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
 
 HELP = """\

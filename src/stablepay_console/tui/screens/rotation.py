@@ -15,8 +15,8 @@ from stablepay_console.profiles.age import add_months
 from stablepay_console.profiles.dashboard import DashboardError, SandboxDashboard
 from stablepay_console.profiles.keys import KeyStoreError
 from stablepay_console.profiles.rotation import STEP_TITLES, Rotation, RotationError, Step
+from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.text import clean
 
 DASHBOARD = "the StablePay dashboard (Developer, then API Keys)"
 

@@ -7,7 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from stablepay_console.profiles.model import Profile
-from stablepay_console.tui.text import clean
+from stablepay_console.tui.formatters.text import clean
 
 
 class EnvironmentBanner(Static):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import DataTable
 
-from stablepay_console.tui.text import plain
+from stablepay_console.tui.formatters.text import plain
 
 
 @dataclass(frozen=True)

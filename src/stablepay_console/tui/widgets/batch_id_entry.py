@@ -14,8 +14,8 @@ from textual.message import Message
 from textual.widgets import Input, Select, Static
 
 from stablepay_console.api.validation import parse_uuid
-from stablepay_console.prefs import Prefs
-from stablepay_console.tui.text import plain
+from stablepay_console.storage.prefs import Prefs
+from stablepay_console.tui.formatters.text import plain
 
 
 def _is_uuid(value: str) -> bool:

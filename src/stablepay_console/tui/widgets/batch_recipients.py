@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from stablepay_console.api.models import BatchTransfer
-from stablepay_console.tui.text import clean, money, plain
+from stablepay_console.tui.formatters.text import clean, money, plain
 
 
 def summary(batch: BatchTransfer) -> Text:

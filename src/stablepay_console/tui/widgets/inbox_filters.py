@@ -12,7 +12,7 @@ from textual.widgets import Input, Select, Static
 
 from stablepay_console.api.models import RFI_KINDS, RFI_STATUSES
 from stablepay_console.api.validation import parse_limit, parse_uuid
-from stablepay_console.export import RfiFilters
+from stablepay_console.services.export import RfiFilters
 
 ANY = "any"
 

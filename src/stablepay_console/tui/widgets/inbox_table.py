@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from stablepay_console.api.models import Rfi
-from stablepay_console.tui.text import ago, countdown, plain, short_id, when
-from stablepay_console.tui.widgets.rfi_format import held_short, status_text
+from stablepay_console.tui.formatters.rfi import held_short, status_text
+from stablepay_console.tui.formatters.text import ago, countdown, plain, short_id, when
 
 COLUMNS = (
     ("created", "Created"),

@@ -1,8 +1,6 @@
-"""Named metric bookmarks, kept per profile, and the list that shows them."""
+"""The list that shows a profile's metric bookmarks."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual.binding import Binding
@@ -10,91 +8,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from stablepay_console.api.validation import parse_uuid
-from stablepay_console.prefs import Prefs
-from stablepay_console.profiles.model import Profile
-from stablepay_console.tui.text import clean, has_control, short_id
-
-PREFS_KEY = "metric_bookmarks"
-MAX_NAME = 60
-
-
-@dataclass(frozen=True)
-class Bookmark:
-    name: str
-    id: str
-
-
-def sandbox_defaults() -> list[Bookmark]:
-    """Helpful starting points on the embedded sandbox, whose metrics are well known."""
-    from stablepay_console.sandbox import data
-
-    return [
-        Bookmark("daily gross volume", data.METRIC_DAILY_VOLUME_ID),
-        Bookmark("transaction count by type and status", data.METRIC_TX_COUNT_ID),
-        Bookmark("monthly gross volume", data.METRIC_MONTHLY_VOLUME_ID),
-        Bookmark("hourly gross volume", data.METRIC_HOURLY_VOLUME_ID),
-    ]
-
-
-class BookmarkStore:
-    """Read and write one profile's bookmarks (a list of {"name", "id"} in its prefs)."""
-
-    def __init__(self, profile: Profile) -> None:
-        self.prefs = Prefs(profile.name)
-        stored = self.prefs.get(PREFS_KEY)
-        if stored is None and profile.embedded:
-            self.items = sandbox_defaults()
-        else:
-            self.items = self._parse(stored)
-
-    @staticmethod
-    def _parse(stored: object) -> list[Bookmark]:
-        items: list[Bookmark] = []
-        for entry in stored if isinstance(stored, list) else []:
-            if not isinstance(entry, dict):
-                continue
-            name, mid = entry.get("name"), entry.get("id")
-            try:
-                items.append(Bookmark(str(name or "unnamed"), parse_uuid(str(mid))))
-            except ValueError:
-                continue  # a hand-edited file with a broken ID: skip it rather than fail
-        return items
-
-    def save(self) -> None:
-        self.prefs.set(PREFS_KEY, [{"name": b.name, "id": b.id} for b in self.items])
-
-    def find(self, metric_id: str) -> Bookmark | None:
-        return next((b for b in self.items if b.id == metric_id), None)
-
-    def add(self, name: str, metric_id: str) -> Bookmark:
-        bookmark = Bookmark(name, metric_id)
-        self.items.append(bookmark)
-        self.save()
-        return bookmark
-
-    def rename(self, index: int, name: str) -> Bookmark:
-        bookmark = Bookmark(name, self.items[index].id)
-        self.items[index] = bookmark
-        self.save()
-        return bookmark
-
-    def remove(self, index: int) -> Bookmark:
-        bookmark = self.items.pop(index)
-        self.save()
-        return bookmark
-
-
-def bookmark_name(text: str) -> str:
-    """A name typed by a person, or ValueError."""
-    name = " ".join(text.split())
-    if has_control(name):
-        raise ValueError(f"A bookmark name cannot hold control characters or escape sequences: {clean(name, 40)}")
-    if not name:
-        raise ValueError("A bookmark needs a name.")
-    if len(name) > MAX_NAME:
-        raise ValueError(f"Keep the name under {MAX_NAME} characters.")
-    return name
+from stablepay_console.storage.bookmarks import Bookmark
+from stablepay_console.tui.formatters.text import clean, short_id
 
 
 class BookmarkList(OptionList):

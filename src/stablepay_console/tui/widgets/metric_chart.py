@@ -15,8 +15,8 @@ from textual.app import RenderResult
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from stablepay_console.metric_series import MetricSeries, Series, period_label
-from stablepay_console.tui.text import clean
+from stablepay_console.services.metric_series import MetricSeries, Series, period_label
+from stablepay_console.tui.formatters.text import clean
 
 ChartStyle = Literal["line", "bar"]
 RGB = tuple[int, int, int]

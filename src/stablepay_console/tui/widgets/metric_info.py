@@ -10,8 +10,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from stablepay_console.api.models import MetricFilter, MetricMetadata, MetricResult
-from stablepay_console.metric_series import KNOWN_TEMPLATES, period_text
-from stablepay_console.tui.text import clean
+from stablepay_console.services.metric_series import KNOWN_TEMPLATES, period_text
+from stablepay_console.tui.formatters.text import clean
 
 MAX_VALUES = 6
 

@@ -9,8 +9,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from stablepay_console.api.models import MetricResult, MetricValue
-from stablepay_console.metric_series import csv_columns, period_text, sorted_rows
-from stablepay_console.tui.text import clean
+from stablepay_console.services.metric_series import csv_columns, period_text, sorted_rows
+from stablepay_console.tui.formatters.text import clean
 
 
 def cell(value: MetricValue | date | datetime) -> Text:

@@ -8,7 +8,7 @@ from decimal import Decimal
 from rich.text import Text
 
 from stablepay_console.api.models import Money, QuoteInformation
-from stablepay_console.tui.text import clean
+from stablepay_console.tui.formatters.text import clean
 
 TRACKED = ("rate", "receive_gross", "receive_net")
 """The quote lines whose change is shown after a second refresh."""

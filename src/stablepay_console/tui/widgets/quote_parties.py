@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stablepay_console.api.models import OnrampTransfer, PartyUser
-from stablepay_console.tui.text import money
+from stablepay_console.tui.formatters.text import money
 from stablepay_console.tui.widgets.batch_fields import FieldRow, field
 
 

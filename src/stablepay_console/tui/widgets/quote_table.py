@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from stablepay_console.api.models import Money, QuoteInformation
-from stablepay_console.tui.text import clean, money, span, when
+from stablepay_console.tui.formatters.text import clean, money, span, when
 from stablepay_console.tui.widgets.quote_changes import TRACKED, change_text, compare
 
 LINES = (

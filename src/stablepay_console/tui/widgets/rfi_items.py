@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.widgets import DataTable
 
 from stablepay_console.api.models import RfiItem
-from stablepay_console.tui.text import plain
-from stablepay_console.tui.widgets.rfi_format import item_kind, item_type, required_text
+from stablepay_console.tui.formatters.rfi import item_kind, item_type, required_text
+from stablepay_console.tui.formatters.text import plain
 
 ITEM_COLUMNS = (
     ("n", "#", 3),

@@ -15,7 +15,7 @@ from stablepay_console.api import ApiKey
 from stablepay_console.profiles.keys import KeyStoreError
 from stablepay_console.profiles.model import ENVIRONMENTS, Profile
 from stablepay_console.profiles.store import ProfileStoreError, make_profile
-from stablepay_console.tui.text import clean
+from stablepay_console.tui.formatters.text import clean
 
 SaveProfile = Callable[[Profile, ApiKey | None, bool], None]
 

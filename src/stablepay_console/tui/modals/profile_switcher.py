@@ -13,22 +13,17 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from stablepay_console.profiles.book import ProfileBook
-from stablepay_console.profiles.keys import KeyStoreError
-from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
+from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.store import ProfileStoreError
-from stablepay_console.tui.text import clean
+from stablepay_console.tui.formatters.text import clean
 
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
 
 
 def profile_book(app: App[Any]) -> ProfileBook:
-    """The profiles the console knows: its connector's built-in ones, then the configured ones."""
-    console = cast("ConsoleApp", app)
-    connector = console.connector
-    embedded = getattr(connector, "embedded_profiles", [EMBEDDED_PROFILE])
-    vault = getattr(connector, "embedded_vault", None)
-    return ProfileBook(embedded=embedded, embedded_vault=vault, clock=console.now)
+    """The console's one profile book: its built-in profiles, then the configured ones."""
+    return cast("ConsoleApp", app).services.book
 
 
 def environment_label(profile: Profile) -> Text:
@@ -38,24 +33,13 @@ def environment_label(profile: Profile) -> Text:
 
 
 async def switch_to(app: App[Any], profile: Profile) -> bool:
-    """Make `profile` the active one (new client, ping, screens reload); say plainly why not when it can't."""
+    """Ask the services for a switch to `profile` and let the app apply it; say plainly why not when it can't."""
     console = cast("ConsoleApp", app)
-    try:
-        status = profile_book(app).key_status(profile)
-    except (KeyStoreError, ProfileStoreError) as exc:
-        app.notify(str(exc), title="Cannot switch", severity="error", markup=False)
-        return False
-    if not status.usable:
-        message = f"Profile {clean(profile.name)} has no usable key: {status.note}"
-        app.notify(message, title="Cannot switch", severity="error", timeout=10, markup=False)
-        return False
-    try:
-        await console.use_profile(profile)
-    except (KeyStoreError, LookupError, ValueError) as exc:
-        app.notify(str(exc), title="Cannot switch", severity="error", timeout=10, markup=False)
+    outcome = await console.services.switch(profile)
+    if not await console.apply_switch(outcome):
         return False
     where = "PRODUCTION: real money" if profile.is_production else "sandbox"
-    app.notify(f"Now on {clean(profile.name)} ({where}). Checking the key with /ping…", title="Profile", markup=False)
+    app.notify(f"Now on {clean(profile.name)} ({where}). Key check: {outcome.ping}", title="Profile", markup=False)
     return True
 
 

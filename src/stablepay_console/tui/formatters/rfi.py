@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from stablepay_console.api.models import Rfi, RfiItem
-from stablepay_console.tui.text import clean, plain, short_id, when
+from stablepay_console.tui.formatters.text import clean, plain, short_id, when
 
 STATUS_STYLES = {
     "issued": "bold yellow",

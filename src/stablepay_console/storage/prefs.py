@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from stablepay_console import locations
+from stablepay_console.storage import locations
 
 RECENT_LIMIT = 10
 

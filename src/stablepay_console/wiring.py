@@ -1,29 +1,42 @@
-"""Wiring: which client a profile gets. The one place the embedded sandboxes are plugged in."""
+"""Wiring: the typed `Services` object the console and the shell commands receive.
+
+The one place the embedded sandboxes are plugged in: the screens never import the sandbox; what
+it offers them (its bookmarked metrics, its sample IDs) comes through here.
+"""
 
 from __future__ import annotations
 
 import gc
 import secrets
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 import httpx
 
 from stablepay_console.api import ApiKey, StablePayClient
+from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.dashboard import SandboxDashboard
 from stablepay_console.profiles.keys import MemoryVault
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, EMBEDDED_PROFILES, Profile
+from stablepay_console.services.switching import SwitchOutcome, switch_profile
 
 if TYPE_CHECKING:
     from stablepay_console.sandbox import Sandbox
 
+Clock = Callable[[], datetime]
 
-class Connector:
-    """Builds a client for a profile.
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Services:
+    """What the console needs from below: clients, the profile book, dashboards, the sandbox's offers.
 
     The built-in profiles talk to in-process sandboxes (a sandbox, and a simulated production that only
     accepts keys it created), kept for the whole run so their state survives profile switches; their
-    keys live in `embedded_vault` for this run only. Other profiles get their key from `key_for`.
+    keys live in `embedded_vault` for this run only. Other profiles get their key from the profile book.
     """
 
     def __init__(
@@ -32,25 +45,30 @@ class Connector:
         sandbox: Sandbox | None = None,
         sandbox_rfis: int = 240,
         sandbox_seed: int = 7,
-        key_for: Callable[[Profile], ApiKey] | None = None,
         production_sandbox: Sandbox | None = None,
         transport_for: Callable[[Profile], httpx.AsyncBaseTransport | None] | None = None,
+        book: ProfileBook | None = None,
+        clock: Clock = utc_now,
     ) -> None:
         self._sandbox = sandbox
         self._production = production_sandbox
         self.sandbox_rfis = sandbox_rfis
         self.sandbox_seed = sandbox_seed
-        self.key_for = key_for
+        self.clock = clock
         self.transport_for = transport_for
         """Tests route configured profiles to an in-process sandbox with this; None means the network."""
-        self.embedded_vault = MemoryVault()
-        self.embedded_profiles = list(EMBEDDED_PROFILES)
+        self.book = book or ProfileBook(embedded=EMBEDDED_PROFILES, embedded_vault=MemoryVault(), clock=clock)
+        """The one profile book of this run; the built-in profiles' keys live in its memory vault."""
+        self.embedded_vault = self.book.embedded_vault
+        self.embedded_profiles = self.book.embedded
         from stablepay_console.sandbox import SANDBOX_KEY
 
         self.embedded_vault.set(EMBEDDED_PROFILE.name, ApiKey(SANDBOX_KEY))
         self.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(f"sk_production_{secrets.token_hex(16)}"))
         if production_sandbox is not None:
             self._accept_production_key(production_sandbox)
+
+    # --- the embedded sandboxes -------------------------------------------------------
 
     @property
     def sandbox(self) -> Sandbox:
@@ -80,24 +98,28 @@ class Connector:
         if key is not None:
             sandbox.add_key(key.reveal(), "console demo key")
 
-    def sandbox_for(self, profile: Profile) -> Sandbox:
+    def _sandbox_for(self, profile: Profile) -> Sandbox:
         return self.production_sandbox if profile.is_production else self.sandbox
 
     def _transport(self, profile: Profile) -> httpx.AsyncBaseTransport | None:
         if profile.embedded:
-            return httpx.ASGITransport(app=self.sandbox_for(profile).app)
+            return httpx.ASGITransport(app=self._sandbox_for(profile).app)
         return self.transport_for(profile) if self.transport_for is not None else None
+
+    # --- what the console asks for -------------------------------------------------
 
     def key(self, profile: Profile) -> ApiKey:
         if profile.embedded:
-            self.sandbox_for(profile)  # the simulated production makes its key on first use
+            self._sandbox_for(profile)  # the simulated production makes its key on first use
             key = self.embedded_vault.get(profile.name)
             if key is None:
                 raise LookupError(f"The built-in profile {profile.name!r} has no key.")
             return key
-        if self.key_for is None:
-            raise LookupError(f"No key is available for profile {profile.name!r}.")
-        return self.key_for(profile)
+        return self.book.key_for(profile)
+
+    def client_for(self, profile: Profile) -> StablePayClient:
+        """A client for `profile` with its own key."""
+        return self.client_with(profile, self.key(profile))
 
     def client_with(self, profile: Profile, key: ApiKey) -> StablePayClient:
         """A client for `profile`'s base URL with a given key (the rotation wizard's checks)."""
@@ -109,5 +131,14 @@ class Connector:
             return None
         return SandboxDashboard(profile.base_url, transport=self._transport(profile))
 
-    def __call__(self, profile: Profile) -> StablePayClient:
-        return self.client_with(profile, self.key(profile))
+    def bookmark_defaults(self, profile: Profile) -> list[tuple[str, str]]:
+        """(name, metric ID) pairs a built-in profile starts with; none for real environments."""
+        if not profile.embedded:
+            return []
+        from stablepay_console.sandbox import data
+
+        return list(data.BOOKMARKED_METRICS)
+
+    async def switch(self, profile: Profile) -> SwitchOutcome:
+        """Resolve the key, build the client, ping: one call, one result with its provenance."""
+        return await switch_profile(profile, self.book, self.client_for, self.clock)

@@ -12,8 +12,8 @@ from stablepay_console import __version__
 from stablepay_console.api.models import RFI_KINDS, RFI_STATUSES
 
 if TYPE_CHECKING:
-    from stablepay_console.connect import Connector
     from stablepay_console.profiles.model import Profile
+    from stablepay_console.wiring import Services
 
 
 def printable(message: str) -> str:
@@ -36,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _host(text: str) -> str:
-    from stablepay_console.api.client import is_loopback
+    from stablepay_console.api.urls import is_loopback
 
     if not is_loopback(text):
         raise argparse.ArgumentTypeError(f"{_q(text)}: loopback addresses only (127.0.0.1, ::1, localhost)")
@@ -152,7 +152,7 @@ def add_profile_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
 
 def setup_logging() -> None:
     """Log to the console's log file (never a key: the client logs method, path and status only)."""
-    from stablepay_console import locations
+    from stablepay_console.storage import locations
 
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "stablepay_console", False)]:
@@ -169,19 +169,17 @@ def setup_logging() -> None:
     root.setLevel(logging.INFO)
 
 
-def start_profile(args: argparse.Namespace) -> tuple[Profile, Connector] | None:
+def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:
     """The profile to start on (STABLEPAY_PROFILE, the default one, or the built-in sandbox) and its wiring.
 
     None, after a plain message on stderr, when that profile has no usable key.
     """
-    from stablepay_console.connect import Connector
-    from stablepay_console.profiles.book import ProfileBook
     from stablepay_console.profiles.keys import KeyStoreError
     from stablepay_console.profiles.store import ProfileStoreError
+    from stablepay_console.wiring import Services
 
-    connector = Connector(sandbox_rfis=args.sandbox_rfis, sandbox_seed=args.sandbox_seed)
-    book = ProfileBook(embedded=connector.embedded_profiles, embedded_vault=connector.embedded_vault)
-    connector.key_for = book.key_for
+    services = Services(sandbox_rfis=args.sandbox_rfis, sandbox_seed=args.sandbox_seed)
+    book = services.book
     try:
         profile = book.start_profile()
         status = book.key_status(profile)
@@ -190,7 +188,7 @@ def start_profile(args: argparse.Namespace) -> tuple[Profile, Connector] | None:
     except (ProfileStoreError, KeyStoreError) as exc:
         print(f"stablepay-console: {exc}", file=sys.stderr)
         return None
-    return profile, connector
+    return profile, services
 
 
 def run_console(args: argparse.Namespace) -> int:
@@ -210,13 +208,13 @@ def run_export(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
     from stablepay_console.api import APIError
-    from stablepay_console.export import RfiFilters, default_export_name, export_rfis, resolve_export_path
+    from stablepay_console.services.export import RfiFilters, default_export_name, export_rfis, resolve_export_path
 
     setup_logging()
     started = start_profile(args)
     if started is None:
         return 2
-    profile, connector = started
+    profile, services = started
     filters = RfiFilters(status=args.status, kind=args.kind, user_id=args.user_id)
     name = default_export_name(filters, args.format, datetime.now(timezone.utc))
     try:
@@ -232,7 +230,7 @@ def run_export(args: argparse.Namespace) -> int:
             print(f"\rExported {done} of {total}", end="", file=sys.stderr, flush=True)
 
     async def export() -> int:
-        async with connector(profile) as client:
+        async with services.client_for(profile) as client:
             result = await export_rfis(client, path, args.format, filters, progress)
         return result.count
 

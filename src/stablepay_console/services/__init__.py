@@ -1,0 +1,1 @@
+"""UI-free state and jobs: pagers, export, metric series, quote history, explorers."""

@@ -1,0 +1,1 @@
+"""Where files live, preferences and the local record (stdlib and platformdirs only)."""

@@ -1,0 +1,1 @@
+"""Pure functions that turn values into safe, readable text for the screen."""

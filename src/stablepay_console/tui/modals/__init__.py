@@ -1,0 +1,1 @@
+"""Modal screens pushed over the top-level screens."""
