@@ -208,7 +208,8 @@ def run_export(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
     from stablepay_console.api import APIError
-    from stablepay_console.services.export import RfiFilters, default_export_name, export_rfis, resolve_export_path
+    from stablepay_console.api.filters import RfiFilters
+    from stablepay_console.services.export import default_export_name, export_rfis, resolve_export_path
 
     setup_logging()
     started = start_profile(args)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from stablepay_console.api.client import StablePayClient
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import Rfi
 
 FORMATS = ("csv", "json")
@@ -45,37 +45,6 @@ Progress = Callable[[int, int], None]
 """Called with (records written so far, total expected); total grows if the server's does."""
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-@dataclass(frozen=True)
-class RfiFilters:
-    """The filters of the RFI list (spec 4.1); None means "any"."""
-
-    status: str | None = None
-    kind: str | None = None
-    user_id: str | None = None
-
-    @property
-    def is_empty(self) -> bool:
-        return self.status is None and self.kind is None and self.user_id is None
-
-    def describe(self) -> str:
-        """`status issued · kind any · user any`"""
-        return " · ".join(
-            (
-                f"status {self.status or 'any'}",
-                f"kind {self.kind or 'any'}",
-                f"user {self.user_id or 'any'}",
-            )
-        )
-
-    def slug(self) -> str:
-        """A file-name-safe summary: `issued-transaction-user1a2b3c4d`, or `all`."""
-        parts = [p for p in (self.status, self.kind) if p]
-        if self.user_id:
-            parts.append("user" + self.user_id[:8])
-        text = "-".join(parts) or "all"
-        return re.sub(r"[^A-Za-z0-9_-]", "_", text)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, ProgressBar, Select, Static
 
-from stablepay_console.services.export import FORMATS, RfiFilters, default_export_name, resolve_export_path
+from stablepay_console.api.filters import RfiFilters
+from stablepay_console.services.export import FORMATS, default_export_name, resolve_export_path
 from stablepay_console.tui.formatters.text import clean, typed_path
 
 ExportChoice = tuple[str, Path]

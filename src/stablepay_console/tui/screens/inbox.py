@@ -15,7 +15,8 @@ from textual.widgets import DataTable, Input, Select, Static
 from textual.worker import Worker
 
 from stablepay_console.api import APIError, Rfi, RfiPage, ValidationFailed
-from stablepay_console.services.export import RfiFilters, export_rfis
+from stablepay_console.api.filters import RfiFilters
+from stablepay_console.services.export import export_rfis
 from stablepay_console.tui.formatters.text import clean, plain
 from stablepay_console.tui.modals.inbox_export import ExportChoice, ExportDialog, ExportProgress
 from stablepay_console.tui.screens.base import ConsoleScreen

@@ -10,9 +10,9 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Select, Static
 
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import RFI_KINDS, RFI_STATUSES
 from stablepay_console.api.validation import parse_limit, parse_uuid
-from stablepay_console.services.export import RfiFilters
 
 ANY = "any"
 
