@@ -14,8 +14,9 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-RFI_STATUSES = ("issued", "submitted", "resolved", "expired")
-RFI_KINDS = ("onboarding", "transaction")
+from stablepay_console.api.vocabulary import RFI_KINDS as RFI_KINDS
+from stablepay_console.api.vocabulary import RFI_STATUSES as RFI_STATUSES
+
 SUBJECT_TYPES = ("individual", "business")
 FLOW_TYPES = ("onramp", "offramp")
 ITEM_KINDS = ("document", "question")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ipaddress
+from typing import TYPE_CHECKING
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 
 def is_loopback(host: str) -> bool:
@@ -21,6 +23,8 @@ MAX_BASE_URL = 2048
 
 def check_base_url(base_url: str) -> httpx.URL:
     """HTTPS only, except loopback hosts (the local sandbox)."""
+    import httpx  # here, not above: `is_loopback` serves argument checks that must start fast
+
     shown = repr(base_url if len(base_url) <= 80 else base_url[:77] + "...")
     if len(base_url) > MAX_BASE_URL:
         raise ValueError(f"Base URL {shown} is {len(base_url):,} characters long; keep it under {MAX_BASE_URL:,}.")

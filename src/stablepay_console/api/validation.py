@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 
-from stablepay_console.api.models import RFI_KINDS, RFI_STATUSES
+from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
 
 MAX_LIMIT = 100
 
