@@ -280,15 +280,35 @@ async def test_loading_shows_and_keeps_the_last_page(make_app, sandbox: Sandbox)
         await wait_for_workers(pilot)
         first_page = row_ids(pilot)
         sandbox.faults.latency = 0.5
-        await pilot.press("n")
+        await pilot.press("G")  # the last page: not a neighbour, so not prefetched
         await pilot.pause()
-        assert "Loading page 2…" in line(pilot, "inbox-status")
+        assert "Loading page 12…" in line(pilot, "inbox-status")
         assert row_ids(pilot) == first_page
         await pilot.press("down")  # the table stays usable while it loads
         assert app.screen.query_one(InboxTable).cursor_row == 1
         await wait_for_workers(pilot)
         assert "Loading" not in line(pilot, "inbox-status")
-        assert "Page 2 of 12" in line(pilot, "inbox-status")
+        assert "Page 12 of 12" in line(pilot, "inbox-status")
+
+
+async def test_next_page_paints_from_the_prefetch_then_revalidates(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)
+        await pilot.press("n")
+        await wait_for_workers(pilot)
+        page_two = row_ids(pilot)
+        await pilot.press("p")
+        await wait_for_workers(pilot)
+        assert row_ids(pilot) != page_two
+        sandbox.faults.latency = 0.5
+        await pilot.press("n")
+        await pilot.pause()
+        # Page 2 was fetched quietly after page 1: it is on screen at once, while it is checked again.
+        assert row_ids(pilot) == page_two
+        assert "Page 2 of 12" in line(pilot, "inbox-status") and "Loading page 2…" in line(pilot, "inbox-status")
+        await wait_for_workers(pilot)
+        assert "Loading" not in line(pilot, "inbox-status") and row_ids(pilot) == page_two
 
 
 async def test_api_failure_mid_session_keeps_the_last_good_page(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
@@ -297,11 +317,13 @@ async def test_api_failure_mid_session_keeps_the_last_good_page(make_app, sandbo
         await wait_for_workers(pilot)
         good = row_ids(pilot)
         sandbox.faults.force = "500"
-        await pilot.press("n")
+        await pilot.press("G")
         await wait_for_workers(pilot)
         error = line(pilot, "inbox-error")
         assert "Server error" in error and "Simulated internal failure" in error
+        assert "Still showing status any · kind any · user any · page 1" in error
         assert row_ids(pilot) == good
+        assert app.screen.query_one(InboxTable).has_class("-stale")
         assert "Page 1 of 12" in line(pilot, "inbox-status")
         sandbox.faults.clear()
         await pilot.press("n")
@@ -355,11 +377,19 @@ async def test_needs_action_lists_issued_by_nearest_deadline(make_app, sandbox: 
         await pilot.press("a")
         await wait_for_workers(pilot)
         issued = [r for r in sandbox.data.rfis if r.status == "issued"]
-        dated = sorted((r for r in issued if r.deadline), key=lambda r: r.deadline)  # type: ignore[arg-type,return-value]
-        expected = [r.id for r in dated] + [r.id for r in issued if r.deadline is None]
-        assert inbox(pilot).action_rfis is not None
-        assert [r.id for r in inbox(pilot).action_rfis] == expected
+        ahead = sorted((r for r in issued if r.deadline and r.deadline > FIXED_NOW), key=lambda r: r.deadline)  # type: ignore[arg-type,return-value,operator]
+        overdue = sorted(
+            (r for r in issued if r.deadline and r.deadline <= FIXED_NOW),
+            key=lambda r: r.deadline,  # type: ignore[arg-type,return-value]
+            reverse=True,
+        )
+        expected = [r.id for r in ahead] + [r.id for r in overdue] + [r.id for r in issued if r.deadline is None]
+        found = inbox(pilot).paging.action.current
+        assert found is not None and [r.id for r in found.value] == expected
         assert row_ids(pilot) == expected[:20]
+        assert app.screen.query_one(InboxTable).cursor_row == 0
+        # The status selector says the filter in force: needs action means issued.
+        assert app.screen.query_one("#filter-status", Select).value == "issued"
         assert f"Page 1 of {-(-len(issued) // 20)}, {len(issued)} total" in line(pilot, "inbox-status")
         assert "needs action" in line(pilot, "inbox-active") and "status issued" in line(pilot, "inbox-active")
         await pilot.press("G")
@@ -505,7 +535,7 @@ def test_snapshot_inbox_failed_load(make_app, sandbox: Sandbox, snap_compare) ->
         await wait_for_workers(pilot)
         _no_blink(pilot)
         sandbox.faults.force = "500"
-        await pilot.press("n")
+        await pilot.press("G")
         await wait_for_workers(pilot)
         pilot.app.clear_notifications()
         await pilot.pause()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
@@ -14,19 +13,20 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Select, Static
 from textual.worker import Worker
 
-from stablepay_console.api import APIError, Rfi, RfiPage, ValidationFailed
+from stablepay_console.api import APIError
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.services.export import export_rfis
+from stablepay_console.services.inbox_pager import NEEDS_ACTION, InboxPager
+from stablepay_console.services.provenance import clock_text
 from stablepay_console.tui.formatters.text import clean, plain
 from stablepay_console.tui.modals.inbox_export import ExportChoice, ExportDialog, ExportProgress
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.widgets.inbox_filters import InboxFilterBar, InboxQuery
+from stablepay_console.tui.widgets.inbox_filters import InboxFilterBar
 from stablepay_console.tui.widgets.inbox_table import InboxTable
+from stablepay_console.tui.widgets.result_status import ResultStatus
 
 AUTO_REFRESH_CHOICES = (0, 15, 30, 60)
 """Seconds between automatic reloads; 0 is off. `t` cycles through them."""
-
-INBOX, NEEDS_ACTION = "inbox", "needs action"
 
 HELP = """\
 ## RFI inbox
@@ -37,19 +37,16 @@ Requests for information raised by compliance, newest first.
 - **/** focuses the filter bar; **s** and **k** cycle the status and kind filters,
   **u** types a user ID (Enter applies; a value that is not a UUID is refused),
   **x** clears every filter. The page size (1 to 100) is in the filter bar.
-- **a** toggles *needs action*: every issued request, nearest deadline first.
+- **a** toggles *needs action*: every issued request whose deadline is ahead, nearest first,
+  then the *overdue* ones (deadline passed: a reply would be rejected).
 - **r** reloads; **t** cycles auto-refresh (off, 15 s, 30 s, 60 s).
 - **Enter** opens the request; **c** copies its ID, **y** its user ID.
 - **e** exports the current filter, all pages, to CSV or JSON; **Esc** cancels a running export.
 
 The deadline counts down to the current round's `expiresAt`, red under 24 hours.
+Pages you visit and their neighbours are kept for a moment, so paging is instant; each is
+checked again quietly and marked *updated* when it changed. **r** asks the server afresh.
 """
-
-
-def nearest_deadline_first(rfis: list[Rfi]) -> list[Rfi]:
-    """Deadline ascending, requests with no deadline last (stable, so newest first among those)."""
-    dated = sorted((r for r in rfis if r.deadline is not None), key=lambda r: r.deadline)  # type: ignore[arg-type,return-value]
-    return dated + [r for r in rfis if r.deadline is None]
 
 
 class InboxScreen(ConsoleScreen):
@@ -76,20 +73,10 @@ class InboxScreen(ConsoleScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.query_state = InboxQuery()
-        """What was asked for last (filters, page window)."""
-        self.page: RfiPage | None = None
-        """The last page that loaded; kept on screen when a later load fails."""
-        self.shown_query: InboxQuery | None = None
-        self.view = INBOX
-        self.action_rfis: list[Rfi] | None = None
-        self.action_offset = 0
-        self.busy: str | None = None
-        self.error: Text | None = None
+        self.pager: InboxPager | None = None
         self.auto_secs = 0
         self._auto_timer: Timer | None = None
         self._tick_timer: Timer | None = None
-        self._load_gen = 0
         self.export_worker: Worker[None] | None = None
 
     # --- layout -----------------------------------------------------------------
@@ -98,14 +85,17 @@ class InboxScreen(ConsoleScreen):
         yield InboxFilterBar(id="inbox-filters")
         yield Static("", id="inbox-active")
         yield Static("", id="inbox-status")
-        yield Static("", id="inbox-error", classes="error")
+        yield ResultStatus(id="inbox-error", classes="error")
         yield InboxTable(id="inbox-table")
         yield ExportProgress(id="inbox-export")
 
     def on_mount(self) -> None:
+        profile = self.console.profile
+        name, environment = (profile.name, profile.environment) if profile is not None else ("", "")
+        self.pager = InboxPager(name, environment, self.console.now)
         self._tick_timer = self.set_interval(1.0, self.tick)
         self.query_one(InboxTable).focus()
-        self._render_lines()
+        self.render_state()
         self.load()
 
     def on_screen_suspend(self, _: events.ScreenSuspend) -> None:
@@ -122,9 +112,11 @@ class InboxScreen(ConsoleScreen):
                 timer.resume()
 
     def on_profile_changed(self) -> None:
-        self.page = self.shown_query = None
-        self.action_rfis = None
-        self.query_state = replace(self.query_state, offset=0)
+        profile = self.console.profile
+        if self.pager is None or profile is None:
+            return
+        self.pager.set_profile(profile.name, profile.environment)
+        self.render_state()  # nothing of the old profile stays on screen, even while the new one loads
         self.action_refresh()
 
     @property
@@ -132,111 +124,58 @@ class InboxScreen(ConsoleScreen):
         return self.query_one(InboxTable)
 
     @property
-    def filters(self) -> RfiFilters:
-        """The filters in force; needs action always means issued."""
-        if self.view == NEEDS_ACTION:
-            return replace(self.query_state.filters, status="issued")
-        return self.query_state.filters
+    def paging(self) -> InboxPager:
+        assert self.pager is not None, "the pager is made on mount"
+        return self.pager
 
     # --- loading ----------------------------------------------------------------
 
-    def _begin(self, what: str) -> int:
-        self._load_gen += 1
-        self.busy = what
-        self._render_lines()
-        return self._load_gen
-
-    def _end(self, gen: int) -> None:
-        if gen == self._load_gen:
-            self.busy = None
-            self._render_lines()
-
-    def _fail(self, exc: APIError) -> None:
-        text = Text(f"{exc.kind}: {clean(str(exc) if not isinstance(exc, ValidationFailed) else exc.message)}")
-        if isinstance(exc, ValidationFailed):
-            for field in exc.fields:
-                code = f" ({clean(field.code)})" if field.code else ""
-                text.append(f"\n  • {clean(field.field)}: {clean(field.message)}{code}")
-        text.append("\nThe last page that loaded is still shown; r tries again.", style="dim")
-        self.error = text
-
     @work(exclusive=True, group="inbox-load")
     async def load(self) -> None:
-        """Fetch the page `query_state` names; on failure keep what is on screen."""
-        query = self.query_state
-        gen = self._begin(f"Loading page {query.offset // query.limit + 1}…")
-        try:
-            f = query.filters
-            page = await self.console.client.list_rfis(f.status, f.kind, f.user_id, query.limit, query.offset)
-            p = page.pagination
-            if not page.data and p.total > 0 and p.offset >= p.total:
-                # The list shrank since the last page was counted: show the new last page instead.
-                query = replace(query, offset=(p.total - 1) // query.limit * query.limit)
-                page = await self.console.client.list_rfis(f.status, f.kind, f.user_id, query.limit, query.offset)
-        except APIError as exc:
-            self._fail(exc)
-            if self.shown_query is not None and self.shown_query.filters == query.filters:
-                self.query_state = replace(self.query_state, offset=self.shown_query.offset)
-        else:
-            self.error = None
-            self.page, self.shown_query = page, query
-            self.query_state = replace(query, offset=page.pagination.offset)
-            if self.view == INBOX:
-                self.table.show(page.data, self.console.now())
-        finally:
-            self._end(gen)
+        """Show the asked page (at once when cached), fetch it, then fetch its neighbours quietly."""
+        pager = self.paging
+        if pager.show_cached():
+            self.render_state()
+        pager.begin()
+        self.render_state(busy_only=True)
+        await pager.load(self.console.client)
+        self.render_state()
+        if pager.page.error is None:
+            self.prefetch()
+
+    @work(exclusive=True, group="inbox-prefetch")
+    async def prefetch(self) -> None:
+        await self.paging.prefetch(self.console.client)
 
     @work(exclusive=True, group="inbox-load")
     async def load_needs_action(self) -> None:
-        """Every issued request matching the kind and user filters, nearest deadline first."""
-        gen = self._begin("Loading every issued request…")
-        f = self.filters
-        try:
-            found = [rfi async for rfi in self.console.client.iter_rfis(f.status, f.kind, f.user_id)]
-        except APIError as exc:
-            self._fail(exc)
-            if self.action_rfis is None:
-                self.view = INBOX
-        else:
-            self.error = None
-            self.action_rfis = nearest_deadline_first(found)
-            limit = self.query_state.limit
-            self.action_offset = min(self.action_offset, max(0, len(found) - 1) // limit * limit)
-            if self.view == NEEDS_ACTION:
-                self._show_action_page()
-        finally:
-            self._end(gen)
+        self.paging.begin()
+        self.render_state(busy_only=True)
+        await self.paging.load_needs_action(self.console.client)
+        self.render_state()
 
-    def _show_action_page(self) -> None:
-        rows = self.action_rfis or []
-        limit = self.query_state.limit
-        self.table.show(rows[self.action_offset : self.action_offset + limit], self.console.now())
-        self._render_lines()
+    # --- rendering ----------------------------------------------------------------
 
-    # --- what the lines above the table say --------------------------------------
-
-    def _window(self) -> tuple[int, int, int] | None:
-        """(offset, limit, total) of what the table shows, or None before anything loaded."""
-        limit = self.query_state.limit
-        if self.view == NEEDS_ACTION:
-            if self.action_rfis is None:
-                return None
-            return self.action_offset, limit, len(self.action_rfis)
-        if self.page is None:
-            return None
-        return self.query_state.offset, self.page.pagination.limit, self.page.pagination.total
-
-    def _render_lines(self) -> None:
-        if not self.is_mounted:
+    def render_state(self, busy_only: bool = False) -> None:
+        """Lines above the table, the error, and (unless only busy changed) the rows."""
+        if not self.is_mounted or self.pager is None:
             return
-        view = "needs action (issued, nearest deadline first)" if self.view == NEEDS_ACTION else "all requests"
-        active = Text.assemble(("Filters: ", "bold"), clean(self.filters.describe()), ("   View: ", "bold"), view)
+        pager = self.pager
+        if not busy_only:
+            overdue = pager.overdue if pager.view == NEEDS_ACTION else set()
+            self.table.show(pager.rows(), self.console.now(), overdue=overdue, first=pager.cursor_to_first)
+            pager.cursor_to_first = False
+        self.query_one(InboxFilterBar).show_filters(pager.filters)
+        needs_action = pager.view == NEEDS_ACTION
+        view = "needs action (issued: deadline ahead, then overdue)" if needs_action else "all requests"
+        active = Text.assemble(("Filters: ", "bold"), clean(pager.filters.describe()), ("   View: ", "bold"), view)
         if self.auto_secs:
             active.append(f"   Auto-refresh: every {self.auto_secs}s")
         self.query_one("#inbox-active", Static).update(active)
 
+        state = pager.state
         status = Text()
-        window = self._window()
+        window = pager.window()
         if window is not None:
             offset, limit, total = window
             pages = max(1, -(-total // limit))
@@ -244,35 +183,36 @@ class InboxScreen(ConsoleScreen):
             status.append(f" · {limit} per page")
             if total == 0:
                 status.append(" · No requests match these filters.")
-            shown = self.shown_query
-            if self.view == INBOX and shown is not None and shown.filters != self.query_state.filters:
-                status.append(f" · showing the last good page ({clean(shown.filters.describe())})", style="yellow")
-        if self.busy:
-            status.append(("   " if status else "") + self.busy, style="italic")
+            if state.current is not None and state.error is None:
+                shown = state.current.provenance
+                where = f" · {clean(shown.profile, 30)} ({shown.environment}) at {clock_text(shown.at)}"
+                status.append(where, style="dim")
+            if pager.revalidated and not needs_action:
+                status.append(" · updated", style="italic green")
+        if state.loading:
+            status.append(("   " if status else "") + state.loading, style="italic")
         self.query_one("#inbox-status", Static).update(status)
 
-        error = self.query_one("#inbox-error", Static)
-        error.update(self.error or "")
-        error.display = self.error is not None
-
-    # --- ticking -----------------------------------------------------------------
+        error = self.query_one("#inbox-error", ResultStatus)
+        error.display = state.error is not None
+        if state.error is not None:
+            error.show(state, self.table)
+        else:
+            self.table.set_class(False, "-stale")
 
     def tick(self) -> None:
-        """Re-render only the deadline cells (the countdown)."""
+        """Re-render only the time cells (countdowns, "created … ago")."""
         self.table.tick(self.console.now())
 
     def _auto(self) -> None:
-        if self.busy is None:
+        if self.pager is not None and self.pager.state.loading is None:
             self.action_refresh()
 
     # --- filters -----------------------------------------------------------------
 
     @on(InboxFilterBar.Applied)
     def apply_filters(self, event: InboxFilterBar.Applied) -> None:
-        if self.view == NEEDS_ACTION and event.filters.status != self.query_state.filters.status:
-            self.view = INBOX  # choosing a status means leaving the issued-only view
-        self.query_state = InboxQuery(filters=event.filters, limit=event.limit, offset=0)
-        self.action_offset = 0
+        self.paging.apply(event.filters, event.limit)
         if isinstance(self.focused, Input):
             self.table.focus()  # Enter applied a typed value: paging keys work again at once
         self.action_refresh()
@@ -287,35 +227,23 @@ class InboxScreen(ConsoleScreen):
         self.query_one(InboxFilterBar).cycle(which)
 
     def action_clear_filters(self) -> None:
-        self.view = INBOX
-        self.query_state = InboxQuery(limit=self.query_state.limit)
-        self.query_one(InboxFilterBar).show(self.query_state)
+        self.paging.clear_filters()
+        self.query_one(InboxFilterBar).show(self.paging.query)
         self.action_refresh()
 
     # --- paging ------------------------------------------------------------------
 
-    def _go(self, offset: int) -> None:
-        if self.view == NEEDS_ACTION:
-            self.action_offset = offset
-            self._show_action_page()
-        else:
-            self.query_state = replace(self.query_state, offset=offset)
-            self.load()
-
     def _page_to(self, where: str) -> None:
-        window = self._window()
-        if window is None:
-            self.notify("Nothing has loaded yet.", severity="warning", timeout=3)
+        goal, message = self.paging.target(where)
+        if goal is None:
+            if message:
+                self.notify(message, severity="warning" if "Nothing" in message else "information", timeout=2)
             return
-        offset, limit, total = window
-        last = max(0, (total - 1) // limit * limit)
-        target = {"next": offset + limit, "prev": offset - limit, "first": 0, "last": last}[where]
-        if target > last:
-            self.notify("This is the last page.", timeout=2)
-        elif target < 0:
-            self.notify("This is the first page.", timeout=2)
-        elif target != offset:
-            self._go(target)
+        self.paging.go(goal)
+        if self.paging.view == NEEDS_ACTION:
+            self.render_state()
+        else:
+            self.load()
 
     def action_next_page(self) -> None:
         self._page_to("next")
@@ -332,23 +260,20 @@ class InboxScreen(ConsoleScreen):
     # --- views and refresh -------------------------------------------------------
 
     def action_refresh(self) -> None:
-        if self.view == NEEDS_ACTION:
+        if self.paging.view == NEEDS_ACTION:
             self.load_needs_action()
         else:
+            self.paging.drop_cache()
             self.load()
 
     def action_toggle_needs_action(self) -> None:
-        if self.view == NEEDS_ACTION:
-            self.view = INBOX
-            if self.page is not None:
-                self.table.show(self.page.data, self.console.now())
-            self._render_lines()
-            return
-        self.view = NEEDS_ACTION
-        self.action_offset = 0
-        if self.action_rfis is not None:
-            self._show_action_page()
-        self.load_needs_action()
+        pager = self.paging
+        pager.toggle_view()
+        self.render_state()
+        if pager.view == NEEDS_ACTION:
+            self.load_needs_action()
+        elif pager.page.current is None or pager.page.current.provenance.profile != pager.profile:
+            self.load()
 
     def action_cycle_auto(self) -> None:
         choices = AUTO_REFRESH_CHOICES
@@ -360,7 +285,7 @@ class InboxScreen(ConsoleScreen):
             self._auto_timer = self.set_interval(self.auto_secs, self._auto)
         said = f"Auto-refresh every {self.auto_secs}s." if self.auto_secs else "Auto-refresh off."
         self.notify(said, timeout=2)
-        self._render_lines()
+        self.render_state(busy_only=True)
 
     # --- rows --------------------------------------------------------------------
 
@@ -395,7 +320,7 @@ class InboxScreen(ConsoleScreen):
         if self.exporting:
             self.notify("An export is already running; Esc cancels it.", severity="warning", timeout=3)
             return
-        filters = self.filters
+        filters = self.paging.filters
 
         def chosen(choice: ExportChoice | None) -> None:
             if choice is not None:

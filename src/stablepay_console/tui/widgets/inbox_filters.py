@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -13,17 +11,9 @@ from textual.widgets import Input, Select, Static
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import RFI_KINDS, RFI_STATUSES
 from stablepay_console.api.validation import parse_limit, parse_uuid
+from stablepay_console.services.inbox_pager import InboxQuery
 
 ANY = "any"
-
-
-@dataclass(frozen=True)
-class InboxQuery:
-    """What the inbox asks the server for: filters and the page window."""
-
-    filters: RfiFilters = field(default_factory=RfiFilters)
-    limit: int = 20
-    offset: int = 0
 
 
 class InboxFilterBar(Vertical):
@@ -81,6 +71,16 @@ class InboxFilterBar(Vertical):
         self.query_one("#filter-user", Input).value = query.filters.user_id or ""
         self.query_one("#filter-limit", Input).value = str(query.limit)
         self.set_error(None)
+
+    def show_filters(self, filters: RfiFilters) -> None:
+        """Make the selectors say the filters in force (needs action means issued), without announcing it."""
+        status = self.query_one("#filter-status", Select)
+        kind = self.query_one("#filter-kind", Select)
+        with self.prevent(Select.Changed):
+            if status.value != (filters.status or ANY):
+                status.value = filters.status or ANY
+            if kind.value != (filters.kind or ANY):
+                kind.value = filters.kind or ANY
 
     def set_error(self, message: str | None) -> None:
         error = self.query_one("#filter-error", Static)

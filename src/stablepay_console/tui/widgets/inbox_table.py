@@ -39,19 +39,24 @@ class InboxTable(DataTable[object]):
         self.rfis: dict[str, Rfi] = {}
         self._deadlines: dict[str, str] = {}
         """The deadline text each row shows now, so a tick repaints only cells whose text changed."""
+        self._created: dict[str, str] = {}
+        self._overdue: set[str] = set()
 
     def on_mount(self) -> None:
         for key, label in COLUMNS:
             self.add_column(label, key=key)
 
-    def show(self, rfis: list[Rfi], now: datetime) -> None:
-        """Replace the rows, keeping the cursor on the same request when it is still there."""
-        keep = self.highlighted_id
+    def show(self, rfis: list[Rfi], now: datetime, *, overdue: set[str] | None = None, first: bool = False) -> None:
+        """Replace the rows. The cursor goes to the first row when `first` (a new order, filter or view),
+        else stays on the same request when it is still there. `overdue` rows are marked as such."""
+        keep = None if first else self.highlighted_id
+        self._overdue = overdue or set()
         self.clear()
         self.rfis = {rfi.id: rfi for rfi in rfis}
         self._deadlines = {}
+        self._created = {rfi.id: ago(rfi.created_at, now) for rfi in rfis}
         for rfi in rfis:
-            deadline = deadline_cell(rfi, now)
+            deadline = self._deadline(rfi, now)
             self._deadlines[rfi.id] = deadline.plain
             self.add_row(
                 plain(ago(rfi.created_at, now)),
@@ -67,12 +72,24 @@ class InboxTable(DataTable[object]):
             )
         if keep is not None and keep in self.rfis:
             self.move_cursor(row=self.get_row_index(keep))
+        elif self.row_count:
+            self.move_cursor(row=0)
+
+    def _deadline(self, rfi: Rfi, now: datetime) -> Text:
+        if rfi.id in self._overdue:
+            return Text("overdue " + ago(rfi.deadline, now).removesuffix(" ago"), style="bold magenta")
+        return deadline_cell(rfi, now)
 
     def tick(self, now: datetime) -> None:
+        """Repaint the time cells whose text changed: the deadline countdown and "created … ago"."""
         for rfi_id, rfi in self.rfis.items():
+            created = ago(rfi.created_at, now)
+            if self._created.get(rfi_id) != created:
+                self._created[rfi_id] = created
+                self.update_cell(rfi_id, "created", plain(created))
             if rfi.deadline is None:
                 continue
-            deadline = deadline_cell(rfi, now)
+            deadline = self._deadline(rfi, now)
             if self._deadlines.get(rfi_id) != deadline.plain:
                 self._deadlines[rfi_id] = deadline.plain
                 self.update_cell(rfi_id, "deadline", deadline)

@@ -1,0 +1,271 @@
+"""The RFI inbox's state, without Textual: filters, paging, needs action, the page cache, the cursor.
+
+The inbox screen only composes widgets, binds keys and renders what this pager says. Every page
+carries its provenance (profile, filters, page, time); a page of another profile is dropped on a
+switch, and after an error the last good page stays only as stale.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from stablepay_console.api.client import StablePayClient
+from stablepay_console.api.errors import APIError
+from stablepay_console.api.filters import RfiFilters
+from stablepay_console.api.models import Rfi, RfiPage
+from stablepay_console.services.provenance import Loaded, Provenance, ResultState
+
+INBOX, NEEDS_ACTION = "inbox", "needs action"
+CACHED_PAGES = 12
+"""Pages kept per filter (LRU): the shown one, its neighbours, and a few visited ones."""
+
+
+@dataclass(frozen=True)
+class InboxQuery:
+    """What the inbox asks the server for: filters and the page window."""
+
+    filters: RfiFilters = field(default_factory=RfiFilters)
+    limit: int = 20
+    offset: int = 0
+
+    @property
+    def page_number(self) -> int:
+        return self.offset // max(1, self.limit) + 1
+
+
+def needs_action_order(rfis: list[Rfi], now: datetime) -> tuple[list[Rfi], set[str]]:
+    """Deadline still ahead, nearest first; then overdue (deadline passed, a reply would be rejected),
+    most recently passed first; then requests with no deadline. Returns the rows and the overdue IDs."""
+    ahead = [r for r in rfis if r.deadline is not None and r.deadline > now]
+    overdue = [r for r in rfis if r.deadline is not None and r.deadline <= now]
+    undated = [r for r in rfis if r.deadline is None]
+    ahead.sort(key=lambda r: r.deadline)  # type: ignore[arg-type,return-value]
+    overdue.sort(key=lambda r: r.deadline, reverse=True)  # type: ignore[arg-type,return-value]
+    return ahead + overdue + undated, {r.id for r in overdue}
+
+
+def last_offset(total: int, limit: int) -> int:
+    return max(0, (total - 1) // max(1, limit) * max(1, limit))
+
+
+class InboxPager:
+    """Paging and views of the RFI list for one console. `client_for()` gives the current client."""
+
+    def __init__(self, profile: str, environment: str, clock: Callable[[], datetime]) -> None:
+        self.profile, self.environment, self.clock = profile, environment, clock
+        self.query = InboxQuery()
+        self.view = INBOX
+        self.page: ResultState[RfiPage] = ResultState()
+        self.action: ResultState[list[Rfi]] = ResultState()
+        self.action_offset = 0
+        self.overdue: set[str] = set()
+        self.cursor_to_first = True
+        """True after a filter, view or order change: the table puts its cursor on the first row."""
+        self._cache: OrderedDict[InboxQuery, Loaded[RfiPage]] = OrderedDict()
+        self.revalidated = False
+        """The shown page was served from the cache and the server's copy differed: it was repainted."""
+
+    # --- what is asked -----------------------------------------------------------
+
+    @property
+    def filters(self) -> RfiFilters:
+        """The filters in force; needs action always means issued."""
+        if self.view == NEEDS_ACTION:
+            return replace(self.query.filters, status="issued")
+        return self.query.filters
+
+    def set_profile(self, profile: str, environment: str) -> None:
+        """Another profile: nothing fetched under the old one is kept, the page goes back to the first."""
+        self.profile, self.environment = profile, environment
+        self.page.profile_changed(profile)
+        self.action.profile_changed(profile)
+        self._cache.clear()
+        self.query = replace(self.query, offset=0)
+        self.action_offset = 0
+        self.cursor_to_first = True
+
+    def apply(self, filters: RfiFilters, limit: int) -> None:
+        if self.view == NEEDS_ACTION:
+            if filters.status == "issued":  # the selector shows the view's own status: keep the inbox's
+                filters = replace(filters, status=self.query.filters.status)
+            else:
+                self.view = INBOX  # choosing another status means leaving the issued-only view
+        if filters != self.query.filters:
+            self._cache.clear()
+        self.query = InboxQuery(filters=filters, limit=limit, offset=0)
+        self.action_offset = 0
+        self.cursor_to_first = True
+
+    def set_limit(self, limit: int) -> None:
+        """A new page size (the table's height, or the user's choice): back to the page holding the first row shown."""
+        if limit != self.query.limit:
+            self.query = replace(self.query, limit=limit, offset=self.query.offset // limit * limit)
+            self.action_offset = self.action_offset // limit * limit
+
+    def clear_filters(self) -> None:
+        self.view = INBOX
+        self.apply(RfiFilters(), self.query.limit)
+
+    def toggle_view(self) -> None:
+        self.view = INBOX if self.view == NEEDS_ACTION else NEEDS_ACTION
+        self.action_offset = 0
+        self.cursor_to_first = True
+
+    def drop_cache(self) -> None:
+        """Refresh asks the server again for everything."""
+        self._cache.clear()
+
+    # --- what is shown -----------------------------------------------------------
+
+    def rows(self) -> list[Rfi]:
+        if self.view == NEEDS_ACTION:
+            found = self.action.current
+            rows = found.value if found is not None else []
+            return rows[self.action_offset : self.action_offset + self.query.limit]
+        shown = self.page.current
+        return list(shown.value.data) if shown is not None else []
+
+    @property
+    def state(self) -> ResultState[RfiPage] | ResultState[list[Rfi]]:
+        return self.action if self.view == NEEDS_ACTION else self.page
+
+    def window(self) -> tuple[int, int, int] | None:
+        """(offset, limit, total) of what the table shows, or None before anything loaded."""
+        limit = self.query.limit
+        if self.view == NEEDS_ACTION:
+            found = self.action.current
+            return None if found is None else (self.action_offset, limit, len(found.value))
+        shown = self.page.current
+        if shown is None:
+            return None
+        p = shown.value.pagination
+        return max(0, p.offset), max(1, p.limit), max(0, p.total)
+
+    def target(self, where: str) -> tuple[int | None, str]:
+        """The offset to go to for next/prev/first/last, or None with what to tell the user."""
+        window = self.window()
+        if window is None:
+            return None, "Nothing has loaded yet."
+        offset, limit, total = window
+        last = last_offset(total, limit)
+        goal = {"next": offset + limit, "prev": offset - limit, "first": 0, "last": last}[where]
+        if goal > last:
+            return None, "This is the last page."
+        if goal < 0:
+            return None, "This is the first page."
+        return (None, "") if goal == offset else (goal, "")
+
+    def go(self, offset: int) -> None:
+        self.cursor_to_first = True
+        if self.view == NEEDS_ACTION:
+            self.action_offset = offset
+        else:
+            self.query = replace(self.query, offset=offset)
+
+    # --- loading -----------------------------------------------------------------
+
+    def _provenance(self, query: InboxQuery, what: str) -> Provenance:
+        return Provenance(self.profile, self.environment, what, self.clock())
+
+    def cached(self, query: InboxQuery | None = None) -> Loaded[RfiPage] | None:
+        return self._cache.get(query or self.query)
+
+    def show_cached(self) -> bool:
+        """Paint the asked page at once from the cache (then `load` revalidates). False when not cached."""
+        hit = self.cached()
+        if hit is None or self.view != INBOX:
+            return False
+        self.page.succeed(hit)
+        return True
+
+    async def _fetch(self, client: StablePayClient, query: InboxQuery) -> Loaded[RfiPage]:
+        f = query.filters
+        page = await client.list_rfis(f.status, f.kind, f.user_id, query.limit, query.offset)
+        p = page.pagination
+        if not page.data and p.total > 0 and p.offset >= p.total:
+            # The list shrank since the last page was counted: show the new last page instead.
+            query = replace(query, offset=last_offset(p.total, query.limit))
+            page = await client.list_rfis(f.status, f.kind, f.user_id, query.limit, query.offset)
+        asked = f"{f.describe()} · page {query.page_number}"
+        loaded = Loaded(page, self._provenance(query, asked))
+        self._remember(replace(query, offset=max(0, page.pagination.offset)), loaded)
+        return loaded
+
+    def _remember(self, query: InboxQuery, loaded: Loaded[RfiPage]) -> None:
+        self._cache[query] = loaded
+        self._cache.move_to_end(query)
+        while len(self._cache) > CACHED_PAGES:
+            self._cache.popitem(last=False)
+
+    def begin(self) -> None:
+        """Say what is being loaded for the current view (before `load` or `load_needs_action` awaits)."""
+        if self.view == NEEDS_ACTION:
+            self.action.begin("Loading every issued request…")
+        else:
+            self.page.begin(f"Loading page {self.query.page_number}…")
+
+    async def load(self, client: StablePayClient) -> None:
+        """Fetch the asked page; on failure keep the last good one (stale) and its window."""
+        query = self.query
+        was = self.page.current
+        self.page.begin(f"Loading page {query.page_number}…")
+        try:
+            loaded = await self._fetch(client, query)
+        except APIError as exc:
+            self.page.fail(error_text(exc))
+            if was is not None:
+                self.query = replace(self.query, offset=was.value.pagination.offset)
+            return
+        if query != self.query:
+            return  # the user moved on while this was in flight; its result is only cached
+        self.revalidated = was is not None and was.provenance.asked == loaded.provenance.asked and (
+            [r.id for r in was.value.data] != [r.id for r in loaded.value.data]
+        )
+        self.page.succeed(loaded)
+        self.query = replace(query, offset=max(0, loaded.value.pagination.offset))
+
+    async def prefetch(self, client: StablePayClient) -> None:
+        """Fetch the neighbours of the shown page quietly, so the next page switch paints at once."""
+        window = self.window() if self.view == INBOX else None
+        if window is None:
+            return
+        offset, limit, total = window
+        for goal in (offset + limit, offset - limit):
+            query = replace(self.query, offset=goal)
+            if 0 <= goal <= last_offset(total, limit) and query not in self._cache:
+                try:
+                    await self._fetch(client, query)
+                except APIError:
+                    return  # a prefetch failure is not the user's concern; the real load will say
+
+    async def load_needs_action(self, client: StablePayClient) -> None:
+        """Every issued request matching the kind and user filters: deadline ahead, then overdue."""
+        f = self.filters
+        self.action.begin("Loading every issued request…")
+        try:
+            found = [rfi async for rfi in client.iter_rfis(f.status, f.kind, f.user_id)]
+        except APIError as exc:
+            self.action.fail(error_text(exc))
+            if self.action.current is None:
+                self.view = INBOX
+            return
+        ordered, self.overdue = needs_action_order(found, self.clock())
+        self.action.succeed(Loaded(ordered, self._provenance(self.query, f"needs action · {f.describe()}")))
+        limit = self.query.limit
+        self.action_offset = min(self.action_offset, last_offset(len(ordered), limit))
+
+
+def error_text(exc: APIError) -> str:
+    """The error's kind and the server's message, with each field problem on its own line."""
+    from stablepay_console.api.errors import ValidationFailed
+
+    if not isinstance(exc, ValidationFailed):
+        return f"{exc.kind}: {exc}"
+    lines = [f"{exc.kind}: {exc.message}"]
+    for problem in exc.fields:
+        code = f" ({problem.code})" if problem.code else ""
+        lines.append(f"  • {problem.field}: {problem.message}{code}")
+    return "\n".join(lines)
