@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from stablepay_console.api.models import OPEN_QUOTE, RFI_KINDS, RFI_STATUSES
+from stablepay_console.sandbox.control import control_routes
 from stablepay_console.sandbox.data import SANDBOX_KEY, SandboxData
 from stablepay_console.sandbox.faults import Faults
 
@@ -242,6 +243,7 @@ def build_app(state: SandboxState) -> Starlette:
             Route("/_sandbox/keys", dashboard_create_key, methods=["POST"]),
             Route("/_sandbox/keys/delete", dashboard_delete_key, methods=["POST"]),
             Route("/rfi/respond/{token}", hosted_page, methods=["GET"]),
+            *control_routes(state),
         ]
     )
 

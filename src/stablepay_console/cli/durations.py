@@ -1,0 +1,45 @@
+"""Durations typed on the command line: `90m`, `24h`, `3d`, `30s`, or combined as `1h30m`."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_DURATION = timedelta(days=366)
+_PART = re.compile(r"(\d{1,6})([smhd])")
+
+
+def parse_duration(text: str) -> timedelta:
+    """`90m` -> 90 minutes. ValueError (saying what is accepted) for anything else."""
+    value = text.strip().lower()
+    if not value:
+        raise ValueError("the duration is empty; write it as 90m, 24h or 3d")
+    seconds = 0
+    position = 0
+    for match in _PART.finditer(value):
+        if match.start() != position:
+            break
+        seconds += int(match.group(1)) * UNITS[match.group(2)]
+        position = match.end()
+    if position != len(value) or position == 0:
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise ValueError(f"{shown!r} is not a duration; write it as 90m, 24h or 3d (s, m, h, d)")
+    duration = timedelta(seconds=seconds)
+    if duration > MAX_DURATION:
+        raise ValueError(f"{text.strip()!r} is longer than a year")
+    return duration
+
+
+def format_duration(duration: timedelta) -> str:
+    """The shortest exact form: `1h30m`, `24h`, `3d`, `45s` (`0s` for nothing)."""
+    seconds = int(duration.total_seconds())
+    if seconds <= 0:
+        return "0s"
+    parts = []
+    for unit, size in sorted(UNITS.items(), key=lambda item: -item[1]):
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(f"{count}{unit}")
+    return "".join(parts)
+

@@ -1,0 +1,47 @@
+"""What `rfis watch` has already seen, per profile, so a restart does not repeat old events.
+
+One JSON file per profile in the data folder (`watch-<profile>.json`). It names the base URL it was
+made against: pointed somewhere else, the profile starts from a clean memory. Written atomically
+(a temporary file, then a rename), so a watch stopped mid-write leaves the previous state intact.
+Never a secret: request IDs, statuses, round IDs and deadlines only, cleaned by the caller.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from stablepay_console.storage import locations
+
+VERSION = 1
+
+
+def state_path(profile: str) -> Path:
+    return locations.state_file("watch-" + re.sub(r"[^A-Za-z0-9_.-]", "_", profile))
+
+
+def load(profile: str, base_url: str) -> dict[str, Any] | None:
+    """The saved memory of `profile` against `base_url`, or None (none yet, unreadable, or another URL)."""
+    try:
+        data = json.loads(state_path(profile).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("version") != VERSION or data.get("baseUrl") != base_url:
+        return None
+    memory = data.get("memory")
+    return memory if isinstance(memory, dict) else None
+
+
+def save(profile: str, base_url: str, memory: dict[str, Any]) -> Path:
+    path = locations.ensure(state_path(profile))
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    body = {"version": VERSION, "profile": profile, "baseUrl": base_url, "memory": memory}
+    try:
+        tmp.write_text(json.dumps(body, ensure_ascii=True, separators=(",", ":")), encoding="utf-8")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path

@@ -1,0 +1,196 @@
+"""The deadline radar without any UI: what is due, what changed, what is remembered, the sandbox control routes."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from stablepay_console.api import Rfi, StablePayClient
+from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
+from stablepay_console.sandbox.control import add_request, open_round
+from stablepay_console.services.radar import RadarPoller, RadarUpdate, due_report, every_rfi
+from stablepay_console.services.watch_events import CONSOLE_MARKS, Tracker
+from stablepay_console.storage import watch_state
+from tests.conftest import FIXED_NOW
+
+H = timedelta(hours=1)
+
+
+def rfi(rid: str = "r1", status: str = "issued", deadline: timedelta | None = 5 * H, round_no: int = 1,
+        round_id: str = "round-1", user: str | None = "u1") -> Rfi:
+    expires = (FIXED_NOW + deadline).isoformat() if deadline is not None else None
+    return Rfi.model_validate({
+        "id": rid, "kind": "transaction", "status": status, "subjectType": "individual", "userId": user,
+        "createdAt": (FIXED_NOW - 100 * H).isoformat(), "currentRound": round_no,
+        "round": {"id": round_id, "round": round_no, "issuedAt": (FIXED_NOW - 10 * H).isoformat(),
+                  "expiresAt": expires, "items": []},
+    })
+
+
+def kinds(events: list) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+    return [(e.kind, e.rfi.id) for e in events]
+
+
+# --- due ---------------------------------------------------------------------------------
+
+
+def test_due_report_splits_due_and_overdue_nearest_first() -> None:
+    rfis = [
+        rfi("later", deadline=20 * H), rfi("soon", deadline=2 * H), rfi("far", deadline=30 * H),
+        rfi("late", deadline=-3 * H), rfi("later-late", deadline=-1 * H), rfi("none", deadline=None),
+        rfi("answered", status="submitted", deadline=H),
+    ]
+    report = due_report(rfis, FIXED_NOW, 24 * H)
+    assert [r.id for r in report.due] == ["soon", "later"]
+    assert [r.id for r in report.overdue] == ["late", "later-late"]
+    assert [r.id for r in report.nearest_first] == ["late", "later-late", "soon", "later"]
+    assert report.checked == 7
+    assert [r.id for r in due_report(rfis, FIXED_NOW, 48 * H).due] == ["soon", "later", "far"]
+
+
+# --- watch events ------------------------------------------------------------------------
+
+
+def test_first_poll_is_a_baseline_that_reports_deadlines_only() -> None:
+    tracker = Tracker()
+    events = tracker.observe([rfi("a", deadline=5 * H), rfi("b", deadline=50 * H), rfi("c", deadline=500 * H),
+                              rfi("d", deadline=-H), rfi("e", status="resolved", deadline=H)], FIXED_NOW)
+    assert kinds(events) == [("deadline_24h", "a"), ("deadline_72h", "b"), ("deadline_passed", "d")]
+    assert tracker.observe([rfi("a", deadline=5 * H), rfi("b", deadline=50 * H)], FIXED_NOW) == []
+
+
+def test_marks_are_reported_once_each_as_time_passes() -> None:
+    tracker = Tracker()
+    item = rfi("a", deadline=80 * H)
+    said = []
+    for hours_later in (0, 10, 20, 50, 60, 70, 79, 79.5, 81, 90):
+        said += [e.kind for e in tracker.observe([item], FIXED_NOW + timedelta(hours=hours_later))]
+    assert said == ["deadline_72h", "deadline_24h", "deadline_1h", "deadline_passed"]
+
+
+def test_new_request_new_round_and_status_change() -> None:
+    tracker = Tracker()
+    tracker.observe([rfi("a", deadline=100 * H), rfi("b", status="submitted", deadline=None)], FIXED_NOW)
+    events = tracker.observe([
+        rfi("new", deadline=200 * H),
+        rfi("a", status="submitted", deadline=100 * H),
+        rfi("b", status="issued", deadline=100 * H, round_no=2, round_id="round-2"),
+    ], FIXED_NOW)
+    assert kinds(events) == [("new_request", "new"), ("status_changed", "a"), ("new_round", "b")]
+    assert events[1].previous_status == "issued"
+    assert "status issued -> submitted" in events[1].line()
+    assert "round 2 opened (compliance asked again)" in events[2].line()
+
+
+def test_a_new_round_resets_the_marks_and_a_moved_deadline_is_reported_again() -> None:
+    tracker = Tracker()
+    assert kinds(tracker.observe([rfi("a", deadline=2 * H)], FIXED_NOW)) == [("deadline_24h", "a")]
+    again = tracker.observe([rfi("a", deadline=2 * H, round_no=2, round_id="round-2")], FIXED_NOW)
+    assert kinds(again) == [("new_round", "a"), ("deadline_24h", "a")]
+    moved = tracker.observe([rfi("a", deadline=3 * H, round_no=2, round_id="round-2")], FIXED_NOW)
+    assert kinds(moved) == [("deadline_24h", "a")]
+
+
+def test_memory_survives_a_round_trip_through_the_state_file() -> None:
+    tracker = Tracker()
+    tracker.observe([rfi("a", deadline=5 * H), rfi("b", deadline=None)], FIXED_NOW)
+    watch_state.save("team", "https://api.example", tracker.to_json())
+    restored = Tracker()
+    restored.load_json(watch_state.load("team", "https://api.example"))
+    assert restored.primed
+    assert restored.observe([rfi("a", deadline=5 * H), rfi("b", deadline=None)], FIXED_NOW) == []
+    assert watch_state.load("team", "https://elsewhere.example") is None
+    assert watch_state.load("other", "https://api.example") is None
+
+
+def test_a_complete_poll_forgets_requests_that_are_gone() -> None:
+    tracker = Tracker()
+    tracker.observe([rfi("a"), rfi("b")], FIXED_NOW)
+    tracker.observe([rfi("a")], FIXED_NOW, complete=True)
+    assert set(tracker.seen) == {"a"}
+
+
+@pytest.mark.parametrize(
+    "junk", ["", "not json", "[]", '{"version": 1}', '{"version": 1, "baseUrl": "u", "memory": 3}']
+)
+def test_an_unreadable_state_file_starts_a_fresh_memory(junk: str) -> None:
+    path = watch_state.state_path("team")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(junk, encoding="utf-8")
+    assert watch_state.load("team", "u") is None
+
+
+def test_hostile_values_are_cleaned_in_lines_and_in_the_state_file(tmp_path: Path) -> None:
+    evil = rfi("\x1b]52;c;ZXZpbA==\x07id", status="\x1b[2Jissued", user="\u202euser")
+    tracker = Tracker()
+    tracker.observe([], FIXED_NOW)
+    (event,) = tracker.observe([evil], FIXED_NOW)
+    assert "\x1b" not in event.line() and "\u202e" not in event.line()
+    path = watch_state.save("team", "u", tracker.to_json())
+    text = path.read_text(encoding="utf-8")
+    assert "\x1b" not in text and "\\u001b" not in text  # stored cleaned, not merely JSON-escaped
+    json.loads(text)
+
+
+# --- the console's poller ----------------------------------------------------------------
+
+
+def client_for(sandbox: Sandbox) -> StablePayClient:
+    return StablePayClient("http://localhost", SANDBOX_KEY, transport=httpx.ASGITransport(app=sandbox.app))
+
+
+async def test_poller_counts_and_notifies_only_what_changes(sandbox: Sandbox) -> None:
+    poller = RadarPoller()
+    async with client_for(sandbox) as client:
+        issued = await every_rfi(client, "issued")
+        first = await poller.poll(client, FIXED_NOW)
+        expected = due_report(issued, FIXED_NOW, 24 * H)
+        assert (first.due, first.overdue) == (len(expected.due), len(expected.overdue))
+        assert first.due and first.overdue and first.events == []  # the baseline notifies nothing
+        assert first.label == f"{first.due} due < 24h · {first.overdue} overdue"
+        add_request(sandbox.data, sandbox.state.rng, timedelta(minutes=30))
+        answered = next(r for r in sandbox.data.rfis if r.status == "submitted")
+        open_round(sandbox.data, sandbox.state.rng, answered.id, timedelta(hours=48))
+        second = await poller.poll(client, FIXED_NOW)
+    assert sorted(e.kind for e in second.events) == ["new_request", "new_round"]  # one notice per request
+    assert second.due == first.due + 1
+    assert CONSOLE_MARKS == (24 * H, H)
+
+
+def test_label_is_empty_when_nothing_is_due() -> None:
+    assert RadarUpdate(0, 0, [], FIXED_NOW).label == ""
+    assert RadarUpdate(0, 1, [], FIXED_NOW).label == "1 overdue"
+
+
+# --- the sandbox control routes ----------------------------------------------------------
+
+
+async def test_control_routes_raise_requests_and_ask_again(sandbox: Sandbox) -> None:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=sandbox.app), base_url="http://localhost") as http:
+        target = next(r for r in sandbox.data.rfis if r.status == "submitted")
+        asked = await http.post(f"/_sandbox/rfis/{target.id}/rounds", json={"expiresInMinutes": 90})
+        assert asked.status_code == 201
+        body = asked.json()
+        assert body["status"] == "issued" and body["currentRound"] == (target.current_round or 0) + 1
+        assert body["round"]["link"] and body["round"]["submittedAt"] is None
+        expires = datetime.fromisoformat(body["round"]["expiresAt"].replace("Z", "+00:00"))
+        assert expires - FIXED_NOW == timedelta(minutes=90)
+        raised = await http.post("/_sandbox/rfis")
+        assert raised.status_code == 201
+        listed = (await http.get("/v2/rfis?limit=1", headers={"Authorization": f"Bearer {SANDBOX_KEY}"})).json()
+        assert listed["data"][0]["id"] == raised.json()["id"]
+        assert (await http.post("/_sandbox/rfis/00000000-0000-4000-8000-000000000000/rounds")).status_code == 404
+        assert (await http.post("/_sandbox/rfis", json={"expiresInMinutes": "soon"})).status_code == 400
+        assert (await http.post("/_sandbox/rfis", content=b"[1]")).status_code == 400
+
+
+async def test_control_routes_answer_loopback_callers_only(sandbox: Sandbox) -> None:
+    remote = httpx.ASGITransport(app=sandbox.app, client=("203.0.113.9", 5000))
+    async with httpx.AsyncClient(transport=remote, base_url="http://localhost") as http:
+        refused = await http.post("/_sandbox/rfis")
+    assert refused.status_code == 403
+    assert len(sandbox.data.rfis) == 240
