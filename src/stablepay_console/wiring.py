@@ -139,6 +139,14 @@ class Services:
 
         return list(data.BOOKMARKED_METRICS)
 
+    def sample_ids(self, profile: Profile, kind: str) -> list[tuple[str, str]]:
+        """(what case it shows, ID) of the built-in sandbox's samples of `kind` ("batch", "onramp"); none elsewhere."""
+        if not profile.embedded:
+            return []
+        from stablepay_console.sandbox import data
+
+        return [(label, value) for sample_kind, label, value in data.SAMPLE_IDS if sample_kind == kind]
+
     async def switch(self, profile: Profile) -> SwitchOutcome:
         """Resolve the key, build the client, ping: one call, one result with its provenance."""
         return await switch_profile(profile, self.book, self.client_for, self.clock)

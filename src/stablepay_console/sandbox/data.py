@@ -41,6 +41,16 @@ BOOKMARKED_METRICS = (
 )
 """What a new user of the built-in sandbox finds bookmarked on the metrics screen."""
 
+SAMPLE_IDS = (
+    ("batch", "50 recipients", BATCH_50_ID),
+    ("batch", "3 recipients", BATCH_SMALL_ID),
+    ("batch", "a chain with no known explorer", BATCH_UNKNOWN_CHAIN_ID),
+    ("onramp", "open quote", ONRAMP_OPEN_ID),
+    ("onramp", "open quote, no expiry", ONRAMP_OPEN_NO_EXPIRY_ID),
+    ("onramp", "completed: cannot be refreshed", ONRAMP_COMPLETED_ID),
+)
+"""(kind, what case it shows, ID): IDs a new user can try on the batch and quote screens."""
+
 SANDBOX_KEY = "sk_sandbox_7f3a9c2e5d1b4a6f8e0c2d4b6a8f0e1c"
 """The key the embedded sandbox accepts out of the box (sandbox only: it moves no money)."""
 
