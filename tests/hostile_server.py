@@ -179,10 +179,9 @@ def mock_transport(case: str, trickle: float = 2.0) -> httpx.MockTransport:
         call = calls[endpoint or path]
         calls[endpoint or path] += 1
         answer = reply(case, endpoint, dict(request.url.params), call, trickle)
-        headers = dict(answer.headers)
-        if answer.chunks is None:
-            return httpx.Response(answer.status, headers=headers, content=answer.body)
-        headers["content-length"] = str(answer.length)
+        # Always a stream: given `content=`, httpx.Response would inflate a gzip body at once.
+        length = answer.length if answer.chunks is not None else len(answer.body)
+        headers = {**answer.headers, "content-length": str(length)}
         return httpx.Response(answer.status, headers=headers, stream=_Stream(answer))
 
     return httpx.MockTransport(handler)

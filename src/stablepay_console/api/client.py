@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator, Generator
-from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 from httpx_retries import Retry, RetryTransport
-from pydantic import ValidationError
 
-from stablepay_console.api.errors import (
-    APIError,
-    FieldError,
-    MalformedResponse,
-    ServerError,
-    StatusError,
-    TransportError,
-    Unauthorized,
-    ValidationFailed,
+from stablepay_console.api.body import (
+    ACCEPT_ENCODING,
+    DEFAULT_MAX_BODY,
+    BodyTooLarge,
+    UnreadableEncoding,
+    read_capped,
+    settled,
 )
+from stablepay_console.api.decoding import M, decode, error_from
+from stablepay_console.api.errors import MalformedResponse, ResponseTooLarge, TransportError
 from stablepay_console.api.models import (
     BatchTransfer,
     MetricResult,
@@ -30,8 +27,8 @@ from stablepay_console.api.models import (
     Pong,
     Rfi,
     RfiPage,
-    WireModel,
 )
+from stablepay_console.api.sanitize import clean
 from stablepay_console.api.secret import ApiKey
 from stablepay_console.api.urls import check_base_url
 from stablepay_console.api.validation import (
@@ -44,7 +41,7 @@ from stablepay_console.api.validation import (
 
 log = logging.getLogger(__name__)
 
-M = TypeVar("M", bound=WireModel)
+__all__ = ["DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "StablePayClient", "decode", "default_retry", "error_from"]
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=20.0, write=10.0, pool=5.0)
 USER_AGENT = "stablepay-console"
@@ -90,18 +87,20 @@ class StablePayClient:
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         retry: Retry | None = None,
         export_concurrency: int = 8,
+        max_body_bytes: int = DEFAULT_MAX_BODY,
     ) -> None:
         url = check_base_url(base_url)
         self.base_url = str(url).rstrip("/")
         self.key = api_key if isinstance(api_key, ApiKey) else ApiKey(api_key)
         self.export_concurrency = max(1, export_concurrency)
+        self.max_body_bytes = max_body_bytes
         inner = transport if transport is not None else httpx.AsyncHTTPTransport()
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             auth=BearerAuth(self.key),
             transport=RetryTransport(transport=inner, retry=retry or default_retry()),
             timeout=timeout,
-            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING},
             follow_redirects=False,
         )
 
@@ -197,155 +196,49 @@ class StablePayClient:
 
     async def _send(self, method: str, path: str, model: type[M], params: dict[str, Any] | None = None) -> M:
         failure: str | None = None
+        unreadable: str | None = None
+        too_large: BodyTooLarge | None = None
+        status = 0
         try:
-            response = await self._http.request(method, path, params=params)
+            async with self._http.stream(method, path, params=params) as streamed:
+                status = streamed.status_code
+                body = await read_capped(streamed, self.max_body_bytes)
+                response = settled(streamed, body)
+        except BodyTooLarge as exc:
+            too_large = exc
+        except UnreadableEncoding as exc:
+            unreadable = f"{method} {path}: the server's answer cannot be read: {exc}."
         except httpx.TimeoutException:
             failure = f"{method} {path}: the server did not answer in time."
         except httpx.ConnectError as exc:
             failure = f"{method} {path}: could not connect to {self.base_url} ({type(exc).__name__})."
         except httpx.HTTPError as exc:
-            failure = f"{method} {path}: the connection failed ({type(exc).__name__}: {exc})."
+            failure = f"{method} {path}: the connection failed ({type(exc).__name__}: {clean(exc, 200)})."
         except Exception as exc:
             # Anything else (a broken transport, the in-process sandbox failing) would carry frames whose
             # locals hold the request headers, key included, into a crash traceback: re-raise it bare.
-            failure = f"{method} {path}: the request failed ({type(exc).__name__}: {exc})."
+            failure = f"{method} {path}: the request failed ({type(exc).__name__}: {clean(exc, 200)})."
             log.warning("%s %s failed inside the transport: %s", method, path, type(exc).__name__)
+        # Raised outside the except blocks so no httpx frame (or its locals) rides along.
+        if too_large is not None:
+            log.info("%s %s -> %s (body over %s bytes, dropped)", method, path, status, too_large.cap)
+            raise ResponseTooLarge(_too_large_message(method, path, status, too_large), limit=too_large.cap,
+                                   status=status)
+        if unreadable is not None:
+            raise MalformedResponse(unreadable, status=status)
         if failure is not None:
-            # Raised outside the except block so no httpx frame (or its locals) rides along.
             raise TransportError(failure)
         log.info("%s %s -> %s", method, path, response.status_code)
         return decode(response, model)
 
 
-def _load_json(response: httpx.Response, exact: bool) -> Any:
-    if exact:
-        return json.loads(response.content, parse_float=Decimal)
-    return json.loads(response.content)
+def _size(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MiB" if n >= 1024 * 1024 else f"{n:,} bytes"
 
 
-def decode(response: httpx.Response, model: type[M]) -> M:
-    """The model of a successful response, or the typed error the response stands for."""
-    status = response.status_code
-    exact = getattr(model, "exact_numbers", False)
-    if 200 <= status < 300 and not exact:
-        # Fast path: pydantic parses and validates in one pass (a 100-RFI page in about half the time).
-        try:
-            parsed = model.model_validate_json(response.content)
-        except (ValidationError, ValueError):
-            parsed = None  # not JSON or not this shape: the full path below says which
-        if parsed is not None and not _is_error_body(_top_level(parsed)):
-            return parsed
-    try:
-        body = _load_json(response, exact)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        # RecursionError: a body nested thousands deep (hostile or broken proxy) is just unreadable.
-        body = _NOT_JSON
-    if not 200 <= status < 300 or _is_error_body(body):
-        raise error_from(response, body)
-    if body is _NOT_JSON:
-        raise MalformedResponse(_not_json_message(response), status=status, response=response)
-    try:
-        return model.model_validate(body)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()[:3]
-        )
-        raise MalformedResponse(
-            f"The server's answer does not have the expected shape ({problems}).",
-            status=status,
-            response=response,
-        ) from None
-
-
-_NOT_JSON = object()
-
-
-def _top_level(parsed: WireModel) -> dict[str, Any]:
-    """The top-level keys the body carried, with their values: enough for `_is_error_body`."""
-    fields = type(parsed).model_fields
-    sent = {fields[name].alias or name: getattr(parsed, name) for name in parsed.model_fields_set if name in fields}
-    return {**sent, **(parsed.model_extra or {})}
-
-
-def _not_json_message(response: httpx.Response) -> str:
-    ctype = response.headers.get("content-type", "no content type").split(";")[0]
-    if not response.content:
-        return f"The server answered HTTP {response.status_code} with an empty body."
-    return f"The server answered HTTP {response.status_code} with a body that is not valid JSON ({ctype})."
-
-
-def _is_error_body(body: Any) -> bool:
-    if not isinstance(body, dict):
-        return False
-    if body.get("status") == "error" and "error" in body:
-        return True
-    # The RFI error shape sent with a 2xx status still carries the server's own message.
-    if isinstance(body.get("type"), str) and isinstance(body.get("message"), str):
-        return not any(key in body for key in ("data", "pagination", "transferDetails"))
-    # The ping endpoint's refusal: {"error": "Not authorized"} with no payload fields.
-    return isinstance(body.get("error"), str) and "message" not in body and "data" not in body
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, default=str)
-
-
-def error_from(response: httpx.Response, body: Any) -> APIError:
-    """Map a failed response onto the error hierarchy (spec section 7)."""
-    status = response.status_code
-    kw: dict[str, Any] = {"status": status, "response": response}
-    if body is _NOT_JSON or not isinstance(body, dict):
-        if body is _NOT_JSON:
-            return MalformedResponse(_not_json_message(response), **kw)
-        return MalformedResponse(f"The server answered HTTP {status} with an unexpected body.", **kw)
-
-    # RFI error shape: {type, message, fields?}
-    if isinstance(body.get("type"), str) and "message" in body:
-        message = _text(body["message"])
-        code = body["type"]
-        if code == "VALIDATION_ERROR" or status == 400:
-            fields = [
-                FieldError(
-                    field=_text(f.get("field", "")),
-                    message=_text(f.get("message", "")),
-                    code=_text(f.get("code", "")),
-                )
-                for f in (body["fields"] if isinstance(body.get("fields"), list) else [])
-                if isinstance(f, dict)
-            ]
-            return ValidationFailed(message, fields=fields, code=code, **kw)
-        if status == 401:
-            return Unauthorized(message, code=code, **kw)
-        if code == "INTERNAL_SERVER_ERROR" or status >= 500:
-            return ServerError(message, code=code, **kw)
-        return APIError(message, code=code, **kw)
-
-    # Status-error shape: {status: "error", error: {code, message}}
-    if body.get("status") == "error" and isinstance(body.get("error"), dict):
-        inner = body["error"]
-        message = _text(inner.get("message", "")) or f"HTTP {status}"
-        code = _text(inner["code"]) if "code" in inner else None
-        if status == 401:
-            return Unauthorized(message, code=code, **kw)
-        if status >= 500:
-            return ServerError(message, code=code, **kw)
-        return StatusError(message, code=code, **kw)
-
-    # Unauthorized shape {code, error, errorDetails}, or the bare {"error": "..."}.
-    if isinstance(body.get("error"), str):
-        message = body["error"]
-        details = body.get("errorDetails")
-        if isinstance(details, str) and details and details != message:
-            message = f"{message}: {details}"
-        code = str(body["code"]) if "code" in body else None
-        if status == 401 or "not authorized" in body["error"].lower() or "unauthorized" in body["error"].lower():
-            return Unauthorized(message, code=code, **kw)
-        if status >= 500:
-            return ServerError(message, code=code, **kw)
-        return StatusError(message, code=code, **kw)
-
-    if status == 401:
-        return Unauthorized("Not authorized.", **kw)
-    if status >= 500:
-        return ServerError(f"The server failed with HTTP {status}.", **kw)
-    return MalformedResponse(f"The server answered HTTP {status} with a body of no known error shape.", **kw)
+def _too_large_message(method: str, path: str, status: int, exc: BodyTooLarge) -> str:
+    said = f" (it declared {_size(exc.declared)})" if exc.declared is not None and exc.declared > exc.cap else ""
+    return (
+        f"{method} {path}: the server's answer is larger than this console accepts ({_size(exc.cap)}){said}; "
+        "it was dropped unread."
+    )

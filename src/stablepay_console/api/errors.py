@@ -88,3 +88,19 @@ class MalformedResponse(APIError):
     """A response that matches no known shape: HTML from a proxy, truncated JSON, wrong fields."""
 
     kind = "Unreadable response"
+
+
+class DeadlineExceeded(TransportError):
+    """No complete answer within the request's total deadline (retries and a trickling body included)."""
+
+    kind = "Timed out"
+
+
+class ResponseTooLarge(APIError):
+    """The decoded body passed the client's size cap; it was dropped while streaming, never held whole."""
+
+    kind = "Response too large"
+
+    def __init__(self, message: str, *, limit: int, **kw: object) -> None:
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+        self.limit = limit

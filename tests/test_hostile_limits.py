@@ -1,0 +1,158 @@
+"""Bounded responses: a size cap on the decoded body while it streams, and a total deadline per request."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+import zlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from stablepay_console.api import APIError, MalformedResponse, StablePayClient
+from stablepay_console.api.body import DEFAULT_MAX_BODY
+from stablepay_console.api.errors import ResponseTooLarge
+from tests.hostile_payloads import HUGE_BODY
+from tests.hostile_server import HostileServer, hostile_server_fixture, mock_transport  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+BATCH_ID = "6f1c2a10-5b7e-4c1d-9a33-000000000050"
+ONRAMP_ID = "2b7d9e40-8c1a-4f6e-b2d5-00000000a001"
+METRIC_ID = "9a0e7c55-1d2b-4e3f-8a6b-0000000000d1"
+
+
+async def every_endpoint(client: StablePayClient) -> list[BaseException | object]:
+    calls = [
+        client.ping(),
+        client.list_rfis(),
+        client.get_batch_transfer(BATCH_ID),
+        client.refresh_onramp_quote(ONRAMP_ID),
+        client.run_metric(METRIC_ID),
+    ]
+    results: list[BaseException | object] = []
+    for call in calls:
+        try:
+            results.append(await call)
+        except APIError as exc:
+            results.append(exc)
+    return results
+
+
+# --- size ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", ["gzip-bomb", "huge"])
+async def test_an_oversized_body_is_a_clear_typed_error_on_every_endpoint(
+    hostile_server: HostileServer, case: str
+) -> None:
+    async with StablePayClient(hostile_server.url(case), "k") as client:
+        results = await every_endpoint(client)
+    for result in results:
+        assert isinstance(result, ResponseTooLarge), result
+        assert result.status == 200 and result.limit == DEFAULT_MAX_BODY
+        assert "larger than this console accepts (16.0 MiB)" in str(result)
+        assert result.kind == "Response too large"
+    # The 200 MB body was dropped early, not read to its end.
+    assert hostile_server.bytes_sent[case] < HUGE_BODY // 10
+
+
+async def test_a_large_legal_body_under_the_cap_is_read(hostile_server: HostileServer) -> None:
+    async with StablePayClient(hostile_server.url("big-batch"), "k") as client:
+        transfer = await client.get_batch_transfer(BATCH_ID)
+    assert len(transfer.details.destination.batch) == 100_000
+
+
+async def test_the_cap_holds_for_a_chunked_body_that_declares_no_length() -> None:
+    async def endless() -> AsyncIterator[bytes]:
+        for _ in range(10_000):  # 640 MB if it were all read
+            yield b" " * 65536
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "application/json"}, content=endless())
+
+    async with StablePayClient("http://127.0.0.1", "k", transport=httpx.MockTransport(handler),
+                               max_body_bytes=1_000_000) as client:
+        with pytest.raises(ResponseTooLarge, match="larger than this console accepts"):
+            await client.ping()
+
+
+async def test_a_bomb_in_process_is_capped_too() -> None:
+    async with StablePayClient("http://127.0.0.1", "k", transport=mock_transport("gzip-bomb")) as client:
+        with pytest.raises(ResponseTooLarge):
+            await client.list_rfis()
+
+
+@pytest.mark.parametrize(
+    ("encoding", "body"),
+    [
+        ("gzip", gzip.compress(b'{"message": "pong"}')),
+        ("deflate", zlib.compress(b'{"message": "pong"}')),
+        ("deflate", zlib.compress(b'{"message": "pong"}')[2:-4]),  # raw deflate, as some servers send it
+        ("identity", b'{"message": "pong"}'),
+    ],
+)
+async def test_compressed_answers_are_read(encoding: str, body: bytes) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.headers["accept-encoding"] == "gzip, deflate"
+        return httpx.Response(200, headers={"content-encoding": encoding}, stream=httpx.ByteStream(body))
+
+    async with StablePayClient("http://127.0.0.1", "k", transport=httpx.MockTransport(handler)) as client:
+        assert (await client.ping()).message == "pong"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "body", "fragment"),
+    [
+        ("gzip", b"\x1f\x8b\x08\x00garbage", "gzip stream is cut short"),
+        ("gzip", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xff\xff", "gzip stream is corrupt"),
+        ("br", b"\x0b\x02\x80pong", "did not ask for"),
+    ],
+)
+async def test_a_corrupt_or_unasked_encoding_is_malformed(encoding: str, body: bytes, fragment: str) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-encoding": encoding}, stream=httpx.ByteStream(body))
+
+    async with StablePayClient("http://127.0.0.1", "k", transport=httpx.MockTransport(handler)) as client:
+        with pytest.raises(MalformedResponse, match=fragment) as caught:
+            await client.ping()
+    assert caught.value.status == 200
+
+
+PEAK_SCRIPT = """
+import asyncio, json, resource, sys
+from stablepay_console.api import StablePayClient
+from stablepay_console.api.errors import ResponseTooLarge
+
+async def main() -> str:
+    async with StablePayClient(sys.argv[1], "k") as client:
+        await client.ping()  # warm: every module the request path needs is loaded
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        async with StablePayClient(sys.argv[2], "k") as bombed:
+            try:
+                await bombed.list_rfis()
+                outcome = "read"
+            except ResponseTooLarge:
+                outcome = "too large"
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return json.dumps({"outcome": outcome, "before_kib": before, "after_kib": after})
+
+print(asyncio.run(main()))
+"""
+
+
+def test_peak_memory_of_the_gzip_bomb_stays_bounded(hostile_server: HostileServer) -> None:
+    """1 GiB inflated used to cost over 4 GB; now the peak grows by about the cap, in a fresh process."""
+    result = subprocess.run(
+        [sys.executable, "-c", PEAK_SCRIPT, hostile_server.url("normal"), hostile_server.url("gzip-bomb")],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    measured = json.loads(result.stdout.strip().splitlines()[-1])
+    assert measured["outcome"] == "too large"
+    grown_mib = (measured["after_kib"] - measured["before_kib"]) / 1024
+    assert grown_mib < 4 * DEFAULT_MAX_BODY / (1024 * 1024), measured  # 64 MiB; the bomb inflates to 1024
+    assert measured["after_kib"] / 1024 < 300, measured
