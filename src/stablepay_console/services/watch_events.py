@@ -75,22 +75,23 @@ class Seen:
     status: str
     round_id: str | None = None
     round_no: int | None = None
-    deadline: str | None = None
     mark: str | None = None
     """The tightest deadline mark already reported for this round (`72h`, `24h`, `1h`, `passed`)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "roundId": self.round_id, "round": self.round_no,
-                "deadline": self.deadline, "mark": self.mark}
+        return {"status": self.status, "roundId": self.round_id, "round": self.round_no, "mark": self.mark}
 
     @classmethod
     def from_json(cls, data: Any) -> Seen | None:
         if not isinstance(data, dict) or not isinstance(data.get("status"), str):
             return None
-        text = {k: data.get(k) if isinstance(data.get(k), str) else None for k in ("roundId", "deadline", "mark")}
-        number = data.get("round")
-        return cls(clean(data["status"], 40), text["roundId"], number if isinstance(number, int) else None,
-                   text["deadline"], text["mark"])
+        round_id, mark, number = data.get("roundId"), data.get("mark"), data.get("round")
+        return cls(
+            clean(data["status"], 40),
+            clean(round_id, 80) if isinstance(round_id, str) else None,
+            number if isinstance(number, int) and not isinstance(number, bool) else None,
+            mark if isinstance(mark, str) else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -166,9 +167,8 @@ class Tracker:
             present.add(key)
             r = rfi.round
             round_id = clean(r.id, 80) if r is not None else None
-            deadline = rfi.deadline.isoformat() if rfi.deadline is not None else None
             before = self.seen.get(key)
-            now_seen = Seen(clean(rfi.status, 40), round_id, r.round if r is not None else None, deadline)
+            now_seen = Seen(clean(rfi.status, 40), round_id, r.round if r is not None else None)
             if before is None:
                 if not baseline:
                     # Unseen but past round 1: it was answered (out of an issued-only poll) and asked again.
@@ -179,12 +179,14 @@ class Tracker:
             else:
                 if now_seen.status != before.status:
                     events.append(WatchEvent(STATUS_CHANGED, rfi, now, before.status))
-                if deadline == before.deadline:
-                    now_seen.mark = before.mark  # same round, same deadline: marks already said stay said
+                now_seen.mark = before.mark  # same round: the marks already reported stay reported
             mark = self._mark(rfi, now)
             if mark is not None and self._tighter(mark, now_seen.mark):
                 if not (baseline and self.quiet_baseline):
                     events.append(WatchEvent(deadline_event(mark), rfi, now))
+                now_seen.mark = mark
+            elif mark is None or self._tighter(now_seen.mark or PASSED, mark):
+                # Answered, or the deadline moved later than a mark already reported: arm the marks again.
                 now_seen.mark = mark
             self.seen[key] = now_seen
         if complete:
