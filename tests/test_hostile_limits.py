@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import subprocess
 import sys
+import time
 import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,9 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from stablepay_console.api import APIError, MalformedResponse, StablePayClient
+from stablepay_console.api import APIError, MalformedResponse, StablePayClient, TransportError, default_retry
 from stablepay_console.api.body import DEFAULT_MAX_BODY
-from stablepay_console.api.errors import ResponseTooLarge
+from stablepay_console.api.client import DEFAULT_DEADLINE
+from stablepay_console.api.errors import DeadlineExceeded, ResponseTooLarge
 from tests.hostile_payloads import HUGE_BODY
 from tests.hostile_server import HostileServer, hostile_server_fixture, mock_transport  # noqa: F401
 
@@ -156,3 +159,41 @@ def test_peak_memory_of_the_gzip_bomb_stays_bounded(hostile_server: HostileServe
     grown_mib = (measured["after_kib"] - measured["before_kib"]) / 1024
     assert grown_mib < 4 * DEFAULT_MAX_BODY / (1024 * 1024), measured  # 64 MiB; the bomb inflates to 1024
     assert measured["after_kib"] / 1024 < 300, measured
+
+
+# --- time ------------------------------------------------------------------------------------
+
+
+async def test_a_body_trickled_a_byte_every_two_seconds_stops_at_the_deadline() -> None:
+    with HostileServer(trickle=2.0) as server:
+        async with StablePayClient(server.url("trickle"), "k", deadline=3.0) as client:
+            started = time.monotonic()
+            with pytest.raises(DeadlineExceeded) as caught:
+                await client.ping()
+            elapsed = time.monotonic() - started
+    # The per-read timeout (20 s) never fires on a byte every 2 s: only the total deadline stops it.
+    assert 3.0 <= elapsed < 6.0
+    assert caught.value.status == 200 and caught.value.kind == "Timed out"
+    assert "no complete answer within 3 s (HTTP 200 came but the body did not finish)" in str(caught.value)
+    assert isinstance(caught.value, TransportError)
+
+
+async def test_the_default_deadline_is_finite_and_covers_the_retry_budget() -> None:
+    client = StablePayClient("https://api.stablepay.example", "k")
+    assert client.deadline == DEFAULT_DEADLINE <= 60
+    retry = default_retry()
+    assert retry.total_timeout is not None and retry.total_timeout < client.deadline
+    await client.aclose()
+
+
+async def test_a_server_that_never_answers_is_cut_by_the_deadline() -> None:
+    async def never(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+    async with StablePayClient("http://127.0.0.1", "k", transport=httpx.MockTransport(never), deadline=0.5) as client:
+        started = time.monotonic()
+        with pytest.raises(DeadlineExceeded, match="no answer came") as caught:
+            await client.list_rfis()
+    assert time.monotonic() - started < 3
+    assert caught.value.status is None

@@ -227,3 +227,22 @@ async def test_a_custom_retry_policy_is_used(sleeps: list[float]) -> None:
             await client.ping()
     assert caught.value.status == 503 and caught.value.message == "busy"
     assert len(transport.seen) == 2
+
+
+async def test_retries_stay_inside_the_total_deadline() -> None:
+    """A server that answers 503 with Retry-After for ever cannot hold a call past its deadline."""
+    seen: list[float] = []
+
+    def busy(request: httpx.Request) -> httpx.Response:
+        seen.append(time.monotonic())
+        return httpx.Response(503, headers={"Retry-After": "1"}, json={"status": "error", "error": {"message": "busy"}})
+
+    retry = Retry(total=100, allowed_methods=["GET"], status_forcelist=[503], max_backoff_wait=10.0)
+    async with StablePayClient(
+        "http://localhost", SANDBOX_KEY, transport=httpx.MockTransport(busy), retry=retry, deadline=2.5
+    ) as client:
+        started = time.monotonic()
+        with pytest.raises(TransportError, match=r"no complete answer within 2\.5 s"):
+            await client.ping()
+    assert time.monotonic() - started < 4
+    assert 2 <= len(seen) <= 4

@@ -14,8 +14,10 @@ if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient, default_retry
     from stablepay_console.api.errors import (
         APIError,
+        DeadlineExceeded,
         FieldError,
         MalformedResponse,
+        ResponseTooLarge,
         ServerError,
         StatusError,
         TransportError,
@@ -45,8 +47,10 @@ _HOMES = {
     **dict.fromkeys(
         (
             "APIError",
+            "DeadlineExceeded",
             "FieldError",
             "MalformedResponse",
+            "ResponseTooLarge",
             "ServerError",
             "StatusError",
             "TransportError",
@@ -76,6 +80,7 @@ __all__ = [
     "APIError",
     "ApiKey",
     "BatchTransfer",
+    "DeadlineExceeded",
     "FieldError",
     "MalformedResponse",
     "MetricResult",
@@ -83,6 +88,7 @@ __all__ = [
     "Pagination",
     "Pong",
     "QuoteInformation",
+    "ResponseTooLarge",
     "Rfi",
     "RfiItem",
     "RfiPage",

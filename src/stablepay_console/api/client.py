@@ -19,7 +19,7 @@ from stablepay_console.api.body import (
     settled,
 )
 from stablepay_console.api.decoding import M, decode, error_from
-from stablepay_console.api.errors import MalformedResponse, ResponseTooLarge, TransportError
+from stablepay_console.api.errors import DeadlineExceeded, MalformedResponse, ResponseTooLarge, TransportError
 from stablepay_console.api.models import (
     BatchTransfer,
     MetricResult,
@@ -41,9 +41,19 @@ from stablepay_console.api.validation import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "StablePayClient", "decode", "default_retry", "error_from"]
+__all__ = [
+    "DEFAULT_DEADLINE",
+    "DEFAULT_MAX_BODY",
+    "DEFAULT_TIMEOUT",
+    "StablePayClient",
+    "decode",
+    "default_retry",
+    "error_from",
+]
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=20.0, write=10.0, pool=5.0)
+DEFAULT_DEADLINE = 30.0
+"""Seconds one call may take in all: connecting, every retry and its wait, and reading the whole body."""
 USER_AGENT = "stablepay-console"
 
 
@@ -88,12 +98,14 @@ class StablePayClient:
         retry: Retry | None = None,
         export_concurrency: int = 8,
         max_body_bytes: int = DEFAULT_MAX_BODY,
+        deadline: float = DEFAULT_DEADLINE,
     ) -> None:
         url = check_base_url(base_url)
         self.base_url = str(url).rstrip("/")
         self.key = api_key if isinstance(api_key, ApiKey) else ApiKey(api_key)
         self.export_concurrency = max(1, export_concurrency)
         self.max_body_bytes = max_body_bytes
+        self.deadline = deadline
         inner = transport if transport is not None else httpx.AsyncHTTPTransport()
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
@@ -198,12 +210,17 @@ class StablePayClient:
         failure: str | None = None
         unreadable: str | None = None
         too_large: BodyTooLarge | None = None
+        expired = False
         status = 0
         try:
-            async with self._http.stream(method, path, params=params) as streamed:
+            # One total deadline: per-read timeouts alone let a server that trickles a byte at a time, or
+            # keeps asking for retries, hold the call for ever.
+            async with asyncio.timeout(self.deadline), self._http.stream(method, path, params=params) as streamed:
                 status = streamed.status_code
                 body = await read_capped(streamed, self.max_body_bytes)
                 response = settled(streamed, body)
+        except TimeoutError:
+            expired = True
         except BodyTooLarge as exc:
             too_large = exc
         except UnreadableEncoding as exc:
@@ -220,6 +237,13 @@ class StablePayClient:
             failure = f"{method} {path}: the request failed ({type(exc).__name__}: {clean(exc, 200)})."
             log.warning("%s %s failed inside the transport: %s", method, path, type(exc).__name__)
         # Raised outside the except blocks so no httpx frame (or its locals) rides along.
+        if expired:
+            log.info("%s %s -> %s (deadline of %s s passed)", method, path, status or "no answer", self.deadline)
+            said = f"HTTP {status} came but the body did not finish" if status else "no answer came"
+            raise DeadlineExceeded(
+                f"{method} {path}: no complete answer within {self.deadline:g} s ({said}); retries included.",
+                status=status or None,
+            )
         if too_large is not None:
             log.info("%s %s -> %s (body over %s bytes, dropped)", method, path, status, too_large.cap)
             raise ResponseTooLarge(_too_large_message(method, path, status, too_large), limit=too_large.cap,
