@@ -162,7 +162,6 @@ async def test_client_sends_canonical_ids(client: StablePayClient, sandbox: Sand
         "http://127.0.0.1:8787",
         "http://127.8.9.10",
         "http://[::1]:8787",
-        "http://sandbox.localhost",
     ],
 )
 def test_base_url_https_or_loopback(url: str) -> None:
@@ -175,6 +174,8 @@ def test_base_url_https_or_loopback(url: str) -> None:
         ("http://api.stablepay.example", "must use https://"),
         ("http://10.0.0.5:8787", "must use https://"),
         ("http://localhost.evil.example", "must use https://"),
+        ("http://sandbox.localhost", "must use https://"),
+        ("http://localhost.", "must use https://"),
         ("ftp://api.stablepay.example", "must start with https://"),
         ("api.stablepay.example", "must start with https://"),
         ("https://", "must start with https://"),

@@ -1,19 +1,27 @@
-"""Base URLs: HTTPS only, except loopback (the local sandbox)."""
+"""Base URLs and links from a server: HTTPS only, except loopback (the local sandbox)."""
 
 from __future__ import annotations
 
 import ipaddress
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
+
+from stablepay_console.api.sanitize import clean, has_control
 
 if TYPE_CHECKING:
     import httpx
 
 
 def is_loopback(host: str) -> bool:
-    if host == "localhost" or host.endswith(".localhost"):
+    """A loopback address (127.0.0.0/8, ::1), or the name `localhost` itself.
+
+    Not `*.localhost` and not `localhost.`: those are names, and a name other than
+    `localhost` is whatever a resolver (or a hostile DNS server) says it is.
+    """
+    if host.lower() == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return ipaddress.ip_address(host.removeprefix("[").removesuffix("]")).is_loopback
     except ValueError:
         return False
 
@@ -41,3 +49,47 @@ def check_base_url(base_url: str) -> httpx.URL:
     if url.query or url.fragment or url.userinfo:
         raise ValueError(f"Base URL {shown} must not carry a query, fragment or credentials.")
     return url
+
+
+MAX_LINK = 2048
+
+
+def safe_link(url: str) -> str:
+    """A link fit for a browser or the clipboard: `https://`, or `http://` to a loopback address.
+
+    Returns the link (scheme in lower case, a non-ASCII host in its `xn--` form, so a look-alike
+    name shows as what it is); raises ValueError saying why otherwise.
+    """
+    text = url.strip() if isinstance(url, str) else ""
+    shown = f"'{clean(text, 80)}'"
+    if not text:
+        raise ValueError("There is no link.")
+    if len(text) > MAX_LINK:
+        raise ValueError(f"The link is {len(text):,} characters long; links over {MAX_LINK:,} are refused.")
+    if has_control(text):
+        raise ValueError(f"The link {shown} holds control characters or escape sequences.")
+    if any(ch.isspace() for ch in text) or "\\" in text:
+        raise ValueError(f"The link {shown} holds spaces or backslashes, which browsers read differently.")
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"The link {shown} is not a valid URL.") from None
+    scheme, host = parts.scheme.lower(), parts.hostname or ""
+    if scheme not in ("https", "http"):
+        named = f"{clean(scheme, 20)}:" if scheme else "no scheme"
+        raise ValueError(f"Only https:// links are opened; {shown} has {named}.")
+    if not host:
+        raise ValueError(f"The link {shown} names no host.")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"The link {shown} carries a user name or password before its host.")
+    if scheme == "http" and not is_loopback(host):
+        raise ValueError(f"The link {shown} uses plain http://; only https:// is opened (http:// to this PC only).")
+    if not host.isascii():
+        try:
+            ascii_host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            raise ValueError(f"The link {shown} names a host that is not a valid domain name.") from None
+        netloc = ascii_host if port is None else f"{ascii_host}:{port}"
+        return urlunsplit((scheme, netloc, parts.path, parts.query, parts.fragment))
+    return urlunsplit((scheme, parts.netloc, parts.path, parts.query, parts.fragment))
