@@ -84,7 +84,7 @@ def safe_link(url: str) -> str:
     if parts.username is not None or parts.password is not None:
         raise ValueError(f"The link {shown} carries a user name or password before its host.")
     if scheme == "http" and not is_loopback(host):
-        raise ValueError(f"The link {shown} uses plain http://; only https:// is opened (http:// to this PC only).")
+        raise ValueError(f"The link {shown} uses plain http://, which is opened only to this machine.")
     if not host.isascii():
         try:
             ascii_host = host.encode("idna").decode("ascii")
