@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 from stablepay_console.api import ApiKey
 from stablepay_console.profiles.age import KeyAge, key_age
+from stablepay_console.profiles.key_date import jwt_issued_at, key_created
 from stablepay_console.profiles.keys import (
     ENV_KEY,
     ENV_PROFILE,
@@ -23,7 +24,7 @@ from stablepay_console.profiles.keys import (
     env_key,
 )
 from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
-from stablepay_console.profiles.rotation import ClientFor, FileProgress, MemoryProgress, Progress, Rotation
+from stablepay_console.profiles.rotation import ClientFor, FileProgress, MemoryProgress, Progress, Rotation, Step
 from stablepay_console.profiles.store import ProfileStore, ProfileStoreError
 
 
@@ -96,24 +97,35 @@ class ProfileBook:
             return found
         return self.store.default() or (self.embedded[0] if self.embedded else EMBEDDED_PROFILE)
 
-    def add(self, profile: Profile, key: ApiKey | None, *, make_default: bool = False) -> None:
-        """Keep the profile and (when given) its key; the key goes to the keyring first, or nothing is kept."""
+    def add(
+        self, profile: Profile, key: ApiKey | None, *, make_default: bool = False, key_since: datetime | None = None
+    ) -> None:
+        """Keep the profile and (when given) its key; the key goes to the keyring first, or nothing is kept.
+
+        `key_since` is when the key was created; by default a JWT key's own `iat`, else now.
+        """
         if self.store.get(profile.name) is not None:
             raise ProfileStoreError(f"A profile named {profile.name!r} already exists.")
         if key is not None:
             self.keys.set(entry_name(profile.name), key)
+        since = key_created(key, key_since, self.clock())[0] if key is not None else key_since
         try:
-            self.store.add(profile, key_since=self.clock() if key is not None else None, make_default=make_default)
+            self.store.add(profile, key_since=since, make_default=make_default)
         except ProfileStoreError:
             if key is not None:
                 self.keys.delete(entry_name(profile.name))
             raise
 
-    def edit(self, profile: Profile, key: ApiKey | None) -> None:
-        """Change environment or base URL; a new key (when given) replaces the stored one."""
+    def edit(self, profile: Profile, key: ApiKey | None, *, key_since: datetime | None = None) -> None:
+        """Change environment or base URL; a new key (when given) replaces the stored one.
+
+        `key_since` corrects the key's creation date (with or without a new key); a new key without
+        one is dated by its own `iat`, else now.
+        """
         if key is not None:
             self.keys.set(entry_name(profile.name), key)
-        self.store.update(profile, key_since=self.clock() if key is not None else None)
+            key_since = key_created(key, key_since, self.clock())[0]
+        self.store.update(profile, key_since=key_since)
 
     def remove(self, profile: Profile) -> None:
         """Forget the profile, its keys and any rotation in progress (the keys stay valid in the dashboard)."""
@@ -165,10 +177,36 @@ class ProfileBook:
         return KeyStatus("built-in" if profile.embedded else "keyring", key.masked)
 
     def key_since(self, profile: Profile) -> datetime | None:
+        """When the profile's key was created (for a key from the environment: its JWT `iat`, if any)."""
         if profile.embedded:
             return self.embedded_vault.since.get(profile.name)
+        try:
+            from_env = self.env_key(profile)
+        except KeyStoreError:
+            return None
+        if from_env is not None:
+            return jwt_issued_at(from_env, self.clock())
         entry = self.store.get(profile.name)
         return entry.key_since if entry else None
+
+    def shared_with(self, profile: Profile) -> list[str]:
+        """The other profiles whose stored key is this profile's key (deleting it stops them too)."""
+        try:
+            key = self.vault_for(profile).get(entry_name(profile.name))
+        except KeyStoreError:
+            return []
+        if key is None:
+            return []
+        names = []
+        for other in self.profiles():
+            if other.name == profile.name or self.vault_for(other).problem:
+                continue
+            try:
+                if self.vault_for(other).get(entry_name(other.name)) == key:
+                    names.append(other.name)
+            except KeyStoreError:
+                continue
+        return names
 
     def rotations(self, profile: Profile) -> tuple[datetime, ...]:
         entry = None if profile.embedded else self.store.get(profile.name)
@@ -181,14 +219,23 @@ class ProfileBook:
 
     def progress_for(self, profile: Profile) -> Progress:
         if profile.embedded:
-            return MemoryProgress(self.embedded_vault.progress, profile.name)
+            return MemoryProgress(self.embedded_vault, profile.name)
         return FileProgress(profile.name)
 
     def rotation_step(self, profile: Profile) -> int | None:
         """The step a saved rotation stopped at, or None."""
         saved = self.progress_for(profile).load()
         step = saved.get("step") if saved else None
-        return step if isinstance(step, int) else None
+        return step if isinstance(step, int) and not isinstance(step, bool) else None
+
+    def pending_rotations(self) -> list[tuple[Profile, Step]]:
+        """Every profile whose rotation stopped half-way, with the step it stopped at."""
+        pending = []
+        for profile in self.profiles():
+            step = self.rotation_step(profile)
+            if step is not None and Step.GENERATE <= step < Step.DONE:
+                pending.append((profile, Step(step)))
+        return pending
 
     def rotation(
         self, profile: Profile, client_for: ClientFor, clock: Callable[[], datetime] | None = None
@@ -203,10 +250,13 @@ class ProfileBook:
         if vault.problem:
             raise KeyStoreError(vault.problem)
 
-        def switched(when: datetime) -> None:
+        def switched(when: datetime, created: datetime) -> None:
             if profile.embedded:
-                self.embedded_vault.since[profile.name] = when
+                self.embedded_vault.set_since(profile.name, created)
             else:
-                self.store.record_rotation(profile.name, when)
+                self.store.record_rotation(profile.name, when, key_since=created)
 
-        return Rotation(profile, vault, self.progress_for(profile), client_for, clock or self.clock, switched)
+        return Rotation(
+            profile, vault, self.progress_for(profile), client_for, clock or self.clock, switched,
+            shared_with=self.shared_with(profile),
+        )

@@ -99,18 +99,35 @@ class MemoryVault:
     def __init__(self) -> None:
         self._keys: dict[str, ApiKey] = {}
         self.since: dict[str, datetime] = {}
-        """When each profile's current key was set, for the rotation reminders."""
+        """When each profile's current key was created, for the rotation reminders."""
         self.progress: dict[str, dict[str, Any]] = {}
-        """Rotation progress of each profile (the built-in profiles keep it in memory)."""
+        """Rotation progress of each profile (the built-in profiles keep it here)."""
 
     def get(self, entry: str) -> ApiKey | None:
         return self._keys.get(entry)
 
     def set(self, entry: str, key: ApiKey) -> None:
         self._keys[entry] = key
+        self.changed()
 
     def delete(self, entry: str) -> bool:
-        return self._keys.pop(entry, None) is not None
+        found = self._keys.pop(entry, None) is not None
+        self.changed()
+        return found
+
+    def set_since(self, profile: str, when: datetime) -> None:
+        self.since[profile] = when
+        self.changed()
+
+    def save_progress(self, profile: str, data: dict[str, Any] | None) -> None:
+        if data is None:
+            self.progress.pop(profile, None)
+        else:
+            self.progress[profile] = dict(data)
+        self.changed()
+
+    def changed(self) -> None:
+        """Called after every change: a vault that keeps its state somewhere writes it here."""
 
 
 class KeyStore:

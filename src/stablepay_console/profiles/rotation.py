@@ -7,125 +7,42 @@ until it has been verified dead (401), then it is forgotten.
 
 from __future__ import annotations
 
-import enum
-import json
-import re
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from pathlib import Path
-from typing import Any, Protocol
 
 from stablepay_console.api import APIError, ApiKey, StablePayClient, Unauthorized
+from stablepay_console.api.error_text import error_text
+from stablepay_console.api.sanitize import clean
+from stablepay_console.profiles.key_date import jwt_issued_at
 from stablepay_console.profiles.keys import PENDING, PREVIOUS, KeyVault, entry_name
 from stablepay_console.profiles.model import Profile
-from stablepay_console.storage import locations
+from stablepay_console.profiles.rotation_state import (
+    STEP_TITLES,
+    FileProgress,
+    MemoryProgress,
+    Progress,
+    RotationError,
+    RotationState,
+    Step,
+    progress_path,
+)
 
-
-class Step(enum.IntEnum):
-    GENERATE = 1
-    PASTE = 2
-    VERIFY_NEW = 3
-    SWITCH = 4
-    DELETE_OLD = 5
-    VERIFY_OLD = 6
-    DONE = 7
-
-
-STEP_TITLES = {
-    Step.GENERATE: "Generate the new key in the dashboard",
-    Step.PASTE: "Paste the new key",
-    Step.VERIFY_NEW: "Verify the new key with /ping",
-    Step.SWITCH: "Switch the profile to the new key",
-    Step.DELETE_OLD: "Delete the old key in the dashboard",
-    Step.VERIFY_OLD: "Check the old key is refused; forget it",
-    Step.DONE: "Done",
-}
-
-
-class RotationError(Exception):
-    """A step cannot be taken now; the message says why (and never holds a key)."""
-
+__all__ = [
+    "STEP_TITLES",
+    "ClientFor",
+    "FileProgress",
+    "MemoryProgress",
+    "Progress",
+    "Rotation",
+    "RotationError",
+    "RotationState",
+    "Step",
+    "progress_path",
+]
 
 ClientFor = Callable[[Profile, ApiKey], StablePayClient]
-
-
-class Progress(Protocol):
-    def load(self) -> dict[str, Any] | None: ...
-
-    def save(self, data: dict[str, Any]) -> None: ...
-
-    def clear(self) -> None: ...
-
-
-def progress_path(profile: str) -> Path:
-    return locations.state_file("rotation-" + re.sub(r"[^A-Za-z0-9_.-]", "_", profile))
-
-
-class FileProgress:
-    """Progress in a small JSON file of the data directory (masked keys, steps and dates only)."""
-
-    def __init__(self, profile: str) -> None:
-        self.path = progress_path(profile)
-
-    def load(self) -> dict[str, Any] | None:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
-
-    def save(self, data: dict[str, Any]) -> None:
-        locations.ensure(self.path)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False), encoding="utf-8")
-        tmp.chmod(0o600)
-        tmp.replace(self.path)
-
-    def clear(self) -> None:
-        self.path.unlink(missing_ok=True)
-
-
-class MemoryProgress:
-    """Progress kept for this run only (the built-in profiles, whose sandboxes also live only this long)."""
-
-    def __init__(self, store: dict[str, dict[str, Any]], profile: str) -> None:
-        self.store = store
-        self.profile = profile
-
-    def load(self) -> dict[str, Any] | None:
-        return self.store.get(self.profile)
-
-    def save(self, data: dict[str, Any]) -> None:
-        self.store[self.profile] = dict(data)
-
-    def clear(self) -> None:
-        self.store.pop(self.profile, None)
-
-
-@dataclass
-class RotationState:
-    step: int = Step.GENERATE
-    profile: str = ""
-    environment: str = ""
-    base_url: str = ""
-    started_at: str = ""
-    old_key: str = ""
-    """The old key, masked."""
-    new_key: str = ""
-    """The new key, masked (empty until pasted)."""
-    switched_at: str = ""
-    finished_at: str = ""
-    error: str = ""
-    """Why the last attempt failed, shown again on resume."""
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RotationState:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        state = cls(**known)
-        if state.step not in {s.value for s in Step}:
-            state.step = Step.GENERATE
-        return state
+OnSwitched = Callable[[datetime, datetime], None]
+"""Told when the profile switched to its new key, and when that key was created."""
 
 
 class Rotation:
@@ -138,7 +55,8 @@ class Rotation:
         progress: Progress,
         client_for: ClientFor,
         clock: Callable[[], datetime],
-        on_switched: Callable[[datetime], None] = lambda when: None,
+        on_switched: OnSwitched = lambda when, created: None,
+        shared_with: Sequence[str] = (),
     ) -> None:
         self.profile = profile
         self.vault = vault
@@ -146,6 +64,8 @@ class Rotation:
         self.client_for = client_for
         self.clock = clock
         self.on_switched = on_switched
+        self.shared_with = tuple(shared_with)
+        """Other profiles that use the same (old) key: deleting it stops them too."""
         saved = progress.load()
         self.state = RotationState.from_dict(saved) if saved else RotationState()
         self.resumed = saved is not None
@@ -164,6 +84,24 @@ class Rotation:
     def error(self) -> str:
         return self.state.error
 
+    @property
+    def where(self) -> str:
+        """The profile's base URL, cleaned (it was read from a file)."""
+        return clean(self.profile.base_url, 120)
+
+    @property
+    def shared_warning(self) -> str:
+        """What deleting the old key would also break, or "" when no other profile uses it."""
+        if not self.shared_with or self.step > Step.DELETE_OLD:
+            return ""
+        names = ", ".join(clean(n, 40) for n in self.shared_with)
+        many = len(self.shared_with) > 1
+        return (
+            f"The old key is also the key of profile{'s' if many else ''} {names}: deleting it in the dashboard "
+            f"stops {'them' if many else 'it'} too. Give {'them' if many else 'it'} the new key (Profiles & keys, e) "
+            "before you delete the old one."
+        )
+
     def _key(self, role: str = "") -> ApiKey | None:
         return self.vault.get(entry_name(self.profile.name, role))
 
@@ -176,7 +114,7 @@ class Rotation:
             return self.step
         current = self._key()
         if current is None:
-            raise RotationError(f"Profile {self.profile.name!r} has no key in the key store to rotate.")
+            raise RotationError(f"Profile {clean(self.profile.name, 40)} has no key in the key store to rotate.")
         self.state = RotationState(
             step=Step.GENERATE,
             profile=self.profile.name,
@@ -215,12 +153,12 @@ class Rotation:
         if isinstance(problem, Unauthorized):
             self.vault.delete(entry_name(self.profile.name, PENDING))
             self._back_to_paste(
-                f"The new key was refused by {self.profile.base_url} ({problem.kind}: {problem.message}). "
+                f"The new key was refused by {self.where} ({error_text(problem)}). "
                 f"Nothing was switched. Is it a key of the {self.profile.environment} environment, copied whole? "
                 "Paste it again."
             )
         else:
-            self._go(Step.VERIFY_NEW, f"The new key could not be checked ({problem.kind}: {problem.message}).")
+            self._go(Step.VERIFY_NEW, f"The new key could not be checked ({error_text(problem)}).")
         return False
 
     def switch(self) -> None:
@@ -240,7 +178,7 @@ class Rotation:
         self.vault.delete(entry_name(name, PENDING))
         when = self.clock()
         self.state.switched_at = when.isoformat()
-        self.on_switched(when)
+        self.on_switched(when, jwt_issued_at(pending, when) or when)
         self._go(Step.DELETE_OLD)
 
     def confirm_deleted(self) -> None:
@@ -266,7 +204,7 @@ class Rotation:
             )
             self._go(Step.DELETE_OLD, message)
         else:
-            self._go(Step.VERIFY_OLD, f"The old key could not be checked ({problem.kind}: {problem.message}).")
+            self._go(Step.VERIFY_OLD, f"The old key could not be checked ({error_text(problem)}).")
         return False
 
     def kept_old_key(self) -> ApiKey | None:
@@ -317,18 +255,21 @@ class Rotation:
         self._go(Step.PASTE, message)
 
     def _fail(self, message: str) -> None:
-        self.state.error = message
+        self.state.error = clean(message, 600)
         self._save()
         raise RotationError(message)
 
     def _expect(self, step: Step) -> None:
         if self.step != step:
-            raise RotationError(f"The wizard is at step {self.step.value} ({STEP_TITLES[self.step]}), not {step}.")
+            raise RotationError(
+                f"The wizard is at step {self.step.value} ({STEP_TITLES[self.step]}), "
+                f"not at step {step.value} ({STEP_TITLES[step]})."
+            )
 
     def _go(self, step: Step, error: str = "") -> None:
         self.state.step = step
-        self.state.error = error
+        self.state.error = clean(error, 600)
         self._save()
 
     def _save(self) -> None:
-        self.progress.save(asdict(self.state))
+        self.progress.save(self.state.to_dict())

@@ -28,7 +28,7 @@ class ProfileStoreError(Exception):
 class StoredProfile:
     profile: Profile
     key_since: datetime | None = None
-    """When the current key was set (added or rotated in); drives the rotation reminders."""
+    """When the current key was created (as given, its JWT `iat`, or when it was added); drives the reminders."""
     rotations: tuple[datetime, ...] = ()
     """When each completed rotation switched to a new key, oldest first."""
 
@@ -125,11 +125,11 @@ class ProfileStore:
         data.default = name
         self.save(data)
 
-    def record_rotation(self, name: str, when: datetime) -> None:
-        """The profile switched to a new key at `when`: its key date restarts and the rotation is listed."""
+    def record_rotation(self, name: str, when: datetime, key_since: datetime | None = None) -> None:
+        """The profile switched to a new key at `when` (created at `key_since`, default `when`)."""
         data = self.load()
         entry = self._entry(data, name)
-        data.entries[name] = replace(entry, key_since=when, rotations=(*entry.rotations, when))
+        data.entries[name] = replace(entry, key_since=key_since or when, rotations=(*entry.rotations, when))
         self.save(data)
 
     def _entry(self, data: ProfilesFile, name: str) -> StoredProfile:

@@ -1,0 +1,167 @@
+"""Issue 17, bug 1: a hostile 401 body at the wizard's "verify the new key" step reaches no terminal raw.
+
+The server's text (ESC, OSC 52, OSC 8, C1 controls, bidi overrides, U+2028/2029, zero-width) is
+cleaned before it reaches the wizard, its notifications and the rotation's progress file, and it
+is cleaned again when a (hand-edited) progress file is read back on resume.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Any
+
+import httpx
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
+
+from stablepay_console.api import ApiKey
+from stablepay_console.profiles.book import ProfileBook
+from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
+from stablepay_console.profiles.rotation import Step, progress_path
+from stablepay_console.tui.app import ConsoleApp
+from stablepay_console.wiring import Services
+from tests.conftest import FIXED_NOW, wait_for_workers
+
+HOSTILE = (
+    "\x1b[2J\x1b[H"  # clear the screen
+    "\x1b]0;pwned\x07"  # window title
+    "\x1b]52;c;cGFzdGVkIGJ5IGF0dGFja2Vy\x07"  # OSC 52: write the clipboard
+    "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\"  # OSC 8 hyperlink
+    "\x9b31m\x9d0;c1-title\x9c\x85"  # C1: CSI, OSC, ST, NEL
+    "\u202egnp.exe\u202c\u2066iso\u2069\u200f"  # bidi override, isolate, mark
+    "line\u2028sep\u2029para"  # line and paragraph separators
+    "zero\u200bwidth\u200c\u2060\ufeff"  # zero-width characters
+    "\x00\x07\x08\x7f"  # NUL, BEL, backspace, DEL
+)
+RAW = frozenset("\x9b\x9d\x9c\x85\u202e\u202c\u2066\u2069\u200f\u2028\u2029\u200b\u200c\u2060\ufeff\x00\x07\x08\x7f")
+"""Characters of HOSTILE that must never come out raw (ESC is checked apart: the terminal's own styles use it)."""
+
+OWN_SEQUENCES = re.compile(r"\x1b\[[0-9;]*m|\x1b\[\d+;\d+H")
+"""What the console itself writes: colours and styles, and cursor moves to a row and column."""
+
+OLD_KEY = "sk_sandbox_team_old_key_000000000000"
+NEW_KEY = "sk_sandbox_team_new_key_111111111111"
+TEAM = Profile("team", "sandbox", "https://api.sandbox.stablepay.test")
+
+
+def hostile_server(request: httpx.Request) -> httpx.Response:
+    """Pong for the old key; the new key gets a 401 whose text is every kind of escape sequence."""
+    if request.headers.get("authorization") == f"Bearer {OLD_KEY}":
+        return httpx.Response(200, json={"message": "pong"})
+    return httpx.Response(401, json={"code": 401, "error": HOSTILE, "errorDetails": HOSTILE})
+
+
+def raw_in(text: str) -> set[str]:
+    """The dangerous characters `text` holds raw (after removing the console's own sequences)."""
+    rest = OWN_SEQUENCES.sub("", text)
+    return {ch for ch in rest if ch in RAW or ch == "\x1b"}
+
+
+def terminal_output(app: ConsoleApp) -> str:
+    """What the console writes to the terminal for the whole current screen (toasts included)."""
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), force_terminal=True, color_system="truecolor",
+        legacy_windows=False, safe_box=False,
+    )
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.file.getvalue()  # type: ignore[attr-defined,no-any-return]
+
+
+def notifications(app: ConsoleApp) -> str:
+    return "\n".join(f"{n.title} {n.message}" for n in app._notifications)
+
+
+def services() -> Services:
+    return Services(clock=lambda: FIXED_NOW, transport_for=lambda p: httpx.MockTransport(hostile_server))
+
+
+def build_app() -> ConsoleApp:
+    return ConsoleApp(EMBEDDED_PROFILE, services(), clock=lambda: FIXED_NOW)
+
+
+@pytest.fixture
+def team() -> Profile:
+    ProfileBook(clock=lambda: FIXED_NOW).add(TEAM, ApiKey(OLD_KEY))
+    return TEAM
+
+
+# --- headless ----------------------------------------------------------------------------------------------------
+
+
+async def test_refusal_text_is_cleaned_in_the_error_and_the_progress_file(team: Profile) -> None:
+    wiring = services()
+    rotation = wiring.book.rotation(team, wiring.client_with)
+    rotation.start()
+    rotation.confirm_generated()
+    rotation.paste(ApiKey(NEW_KEY))
+    assert await rotation.verify_new() is False
+    assert rotation.step is Step.PASTE
+    assert "\\x1b]52;c;" in rotation.error, "the server's text is shown, escaped"
+    assert raw_in(rotation.error) == set()
+    saved = progress_path("team").read_text(encoding="utf-8")
+    assert raw_in(saved) == set() and raw_in(json.loads(saved)["error"]) == set()
+
+    resumed = wiring.book.rotation(team, wiring.client_with)
+    assert resumed.start() is Step.PASTE
+    assert resumed.error == rotation.error
+
+
+async def test_a_hand_edited_progress_file_is_cleaned_when_read(team: Profile) -> None:
+    path = progress_path("team")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {"step": 5, "profile": HOSTILE, "old_key": HOSTILE, "new_key": HOSTILE, "error": HOSTILE * 50}
+    path.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+    wiring = services()
+    rotation = wiring.book.rotation(team, wiring.client_with)
+    for value in (rotation.state.profile, rotation.state.old_key, rotation.state.new_key, rotation.error):
+        assert value and raw_in(value) == set()
+    assert len(rotation.error) <= 600
+
+
+# --- the console ---------------------------------------------------------------------------------------------------
+
+
+async def open_wizard(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    await wait_for_workers(pilot)
+    await pilot.press("5")
+    await wait_for_workers(pilot)
+    table = app.screen.query_one(DataTable)
+    names = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+    table.move_cursor(row=names.index("team"))
+    await pilot.press("r")
+    await wait_for_workers(pilot)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_wizard_draws_the_refusal_escaped_now_and_on_resume(team: Profile, size: tuple[int, int]) -> None:
+    app = build_app()
+    async with app.run_test(size=size) as pilot:
+        await open_wizard(pilot)
+        await pilot.click("#generated")
+        await wait_for_workers(pilot)
+        app.screen.query_one("#new-key", Input).value = NEW_KEY
+        await pilot.press("enter")
+        await wait_for_workers(pilot)
+        assert app.screen.rotation.step is Step.PASTE  # type: ignore[attr-defined]
+        error = str(app.screen.query_one("#rotation-error").render())
+        assert "\\x1b]52;c;" in error and "refused" in error
+        assert raw_in(terminal_output(app)) == set()
+        assert raw_in(notifications(app)) == set()
+        await pilot.press("escape")  # leave the key field
+        await pilot.press("escape")  # close the wizard; its progress is kept
+        await wait_for_workers(pilot)
+
+    again = build_app()
+    async with again.run_test(size=size) as pilot:
+        await open_wizard(pilot)
+        assert "resumed" in str(again.screen.query_one("#rotation-current").render())
+        assert "\\x1b]52;c;" in str(again.screen.query_one("#rotation-error").render())
+        output = terminal_output(again)
+        assert raw_in(output) == set()
+        assert raw_in(notifications(again)) == set()
