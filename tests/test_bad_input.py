@@ -8,6 +8,7 @@ means is still refused by the field's own check.
 
 from __future__ import annotations
 
+import importlib
 import io
 from pathlib import Path
 from typing import Any
@@ -338,6 +339,37 @@ CLI_CASES = {
     "export-output-escape": ["export", "--output", ESCAPES + ".csv"],
     "export-output-long": ["export", "--output", LONG],
     "export-output-missing-folder": ["export", "--output", "no/such/folder/out.csv"],
+    "export-profile-unknown": ["export", "--profile", "nosuch"],
+    "list-limit-zero": ["rfis", "list", "--limit", "0"],
+    "list-limit-over": ["rfis", "list", "--limit", "101"],
+    "list-limit-text": ["rfis", "list", "--limit", ESCAPES],
+    "list-offset-negative": ["rfis", "list", "--offset", "-1"],
+    "list-status-escape": ["rfis", "list", "--status", ESCAPES],
+    "list-user-typo": ["rfis", "list", "--user-id", UUID_TYPOS["uuid_inner_space"]],
+    "list-all-with-page": ["rfis", "list", "--all", "--offset", "20"],
+    "list-json-and-csv": ["rfis", "list", "--json", "--csv"],
+    "list-profile-unknown": ["rfis", "list", "--profile", "nosuch"],
+    "list-profile-escape": ["rfis", "list", "--profile", ESCAPES],
+    "list-profile-long": ["rfis", "list", "--profile", LONG],
+    "due-within-word": ["rfis", "due", "--within", "soon"],
+    "due-within-empty": ["rfis", "due", "--within", ""],
+    "due-within-escape": ["rfis", "due", "--within", ESCAPES],
+    "due-within-long": ["rfis", "due", "--within", LONG],
+    "due-within-years": ["rfis", "due", "--within", "9999d"],
+    "due-csv": ["rfis", "due", "--csv"],
+    "watch-too-often": ["rfis", "watch", "--interval", "10s"],
+    "watch-zero": ["rfis", "watch", "--interval", "0m", "--once"],
+    "watch-interval-rtl": ["rfis", "watch", "--interval", "\u202e5m"],
+    "batch-typo": ["batch", "get", UUID_TYPOS["uuid_typo"]],
+    "batch-escape": ["batch", "get", ESCAPES],
+    "batch-missing": ["batch", "get"],
+    "batch-long": ["batch", "get", LONG],
+    "quote-short": ["quote", "refresh", UUID_TYPOS["uuid_short"]],
+    "quote-production-no-yes": ["quote", "refresh", "2b7d9e40-8c1a-4f6e-b2d5-00000000a001",
+                                "--profile", "embedded-production"],
+    "metrics-rtl": ["metrics", "run", "\u202e" + METRIC_EMPTY_ID],
+    "ping-extra": ["ping", "now"],
+    "status-profile-unknown": ["profile", "status", "--profile", ESCAPES],
 }
 
 
@@ -352,12 +384,14 @@ def test_cli_arguments(argv: list[str], capsys: pytest.CaptureFixture[str], monk
         return 0
 
     monkeypatch.setattr("stablepay_console.sandbox.serve.serve", ran)
-    monkeypatch.setattr("stablepay_console.cli.main.run_console", ran)
+    # `stablepay_console.cli.main` names the function the package re-exports; patch the module itself.
+    monkeypatch.setattr(importlib.import_module("stablepay_console.cli.main"), "run_console", ran)
 
     def no_network(*args: object, **kwargs: object) -> None:
         raise AssertionError("a request was about to be sent")
 
     monkeypatch.setattr("stablepay_console.services.export.export_rfis", no_network)
+    monkeypatch.setattr("stablepay_console.api.client.StablePayClient._send", no_network)
     try:
         code = cli.main(argv)
     except SystemExit as exc:

@@ -32,12 +32,13 @@ def parse_duration(text: str) -> timedelta:
 
 
 def format_duration(duration: timedelta) -> str:
-    """The shortest exact form: `1h30m`, `24h`, `3d`, `45s` (`0s` for nothing)."""
+    """An exact form: `1h30m`, `24h`, `36h`, `3d`, `45s` (days only for whole days from two on; `0s` for nothing)."""
     seconds = int(duration.total_seconds())
     if seconds <= 0:
         return "0s"
     parts = []
-    for unit, size in sorted(UNITS.items(), key=lambda item: -item[1]):
+    units = UNITS if seconds % UNITS["d"] == 0 and seconds >= 2 * UNITS["d"] else {**UNITS, "d": seconds + 1}
+    for unit, size in sorted(units.items(), key=lambda item: -item[1]):
         count, seconds = divmod(seconds, size)
         if count:
             parts.append(f"{count}{unit}")

@@ -3,116 +3,46 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from stablepay_console import __version__
-from stablepay_console.api.models import RFI_KINDS, RFI_STATUSES
+from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
+from stablepay_console.cli import parsers
+from stablepay_console.cli.arguments import Parser, positive, quoted, say, uuid_of
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
     from stablepay_console.wiring import Services
 
 
-def printable(message: str) -> str:
-    """A message safe for the terminal: control characters (escape sequences start with one) shown escaped."""
-    return "".join(
-        ch if ch.isprintable() or ch == "\n" else ch.encode("unicode_escape").decode("ascii") for ch in message
-    )
-
-
-def _q(text: str) -> str:
-    """An argument quoted for a message: escaped, and cut when long."""
-    return repr(text if len(text) <= 60 else text[:57] + "...")
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse echoes what it could not parse: keep the user's escape sequences off the terminal."""
-
-    def error(self, message: str) -> NoReturn:
-        super().error(printable(message))
-
-
-def _host(text: str) -> str:
-    from stablepay_console.api.urls import is_loopback
-
-    if not is_loopback(text):
-        raise argparse.ArgumentTypeError(f"{_q(text)}: loopback addresses only (127.0.0.1, ::1, localhost)")
-    return text
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{_q(text)} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{_q(text)} must not be negative")
-    return value
-
-
-def _port(text: str) -> int:
-    value = _positive(text)
-    if not 0 < value < 65536:
-        raise argparse.ArgumentTypeError(f"{_q(text)} is not a port (1-65535)")
-    return value
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{_q(text)} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{_q(text)} must be between 0 and 1")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{_q(text)} is not a number of seconds") from None
-    if not 0.0 <= value <= 60.0:
-        raise argparse.ArgumentTypeError(f"{_q(text)} must be between 0 and 60 seconds")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="stablepay-console",
         description="A terminal console for a stablecoin payments integration. "
         "With no arguments it opens on the embedded sandbox.",
+        epilog=parsers.EXIT_CODES + " `rfis due` and `profile status` also exit 3 and 4 (see their --help).",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument("--sandbox-rfis", type=_positive, default=240, metavar="N",
+    parser.add_argument("--sandbox-rfis", type=positive, default=240, metavar="N",
                         help="number of RFIs in the embedded sandbox (default 240)")
-    parser.add_argument("--sandbox-seed", type=_positive, default=7, metavar="N",
+    parser.add_argument("--sandbox-seed", type=positive, default=7, metavar="N",
                         help="seed of the embedded sandbox data (default 7)")
     sub = parser.add_subparsers(dest="command")
-
-    sandbox = sub.add_parser("sandbox", help="the local API simulator")
-    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
-    serve = sandbox_sub.add_parser("serve", help="serve the sandbox over HTTP on loopback")
-    serve.add_argument("--host", type=_host, default="127.0.0.1", help="loopback address (default 127.0.0.1)")
-    serve.add_argument("--port", type=_port, default=8787, help="port (default 8787)")
-    serve.add_argument("--seed", type=_positive, default=7, help="data seed (default 7)")
-    serve.add_argument("--rfis", type=_positive, default=240, help="number of RFIs (default 240)")
-    serve.add_argument("--latency", type=_seconds, default=0.0, help="added latency per request, seconds")
-    serve.add_argument("--error-rate", type=_rate, default=0.0, help="share of requests answered 500")
-    serve.add_argument("--rate-limit-rate", type=_rate, default=0.0, help="share of requests answered 429")
-    serve.add_argument("--malformed-rate", type=_rate, default=0.0, help="share of requests given a broken body")
-    add_profile_commands(sub)
+    common = parsers.profile_option()
+    parsers.add_sandbox_command(sub)
+    add_profile_commands(sub, common)
+    parsers.add_headless_commands(sub, common)
 
     export = sub.add_parser(
         "export",
+        parents=[common],
         help="export every RFI matching the filters to CSV or JSON (all pages), without the console",
     )
     export.add_argument("--status", choices=RFI_STATUSES, help="only requests in this status")
     export.add_argument("--kind", choices=RFI_KINDS, help="only requests of this kind")
-    export.add_argument("--user-id", type=_uuid_arg, metavar="UUID", help="only requests of this user")
+    export.add_argument("--user-id", type=uuid_of("user ID"), metavar="UUID", help="only requests of this user")
     export.add_argument("--format", choices=("csv", "json"), default="csv", help="file format (default csv)")
     export.add_argument("--output", "-o", default="", metavar="PATH",
                         help="file or folder to write (default: a dated name in the current folder); "
@@ -120,16 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _uuid_arg(text: str) -> str:
-    from stablepay_console.api.validation import parse_uuid
-
-    try:
-        return parse_uuid(text, "user ID")
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def add_profile_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
+def add_profile_commands(sub: argparse._SubParsersAction[Parser], common: Parser) -> None:
     profile = sub.add_parser("profile", help="profiles and their keys (keys go to the OS keyring)")
     profile_sub = profile.add_subparsers(dest="profile_command", required=True)
     profile_sub.add_parser("list", help="list profiles, their keys (masked) and key ages")
@@ -148,10 +69,18 @@ def add_profile_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
     remove.add_argument("name")
     use = profile_sub.add_parser("use", help="make a profile the default one")
     use.add_argument("name")
+    status = profile_sub.add_parser(
+        "status", parents=[common], help="every profile: environment, key age, rotation due, ping",
+        epilog="exit codes: 0 every key fine; 3 a key is due for rotation; 4 a key is past 12 months or fails "
+        "its ping; 1 and 2 as usual.",
+    )
+    parsers.add_format(status)
 
 
 def setup_logging() -> None:
     """Log to the console's log file (never a key: the client logs method, path and status only)."""
+    import logging
+
     from stablepay_console.storage import locations
 
     root = logging.getLogger()
@@ -170,23 +99,24 @@ def setup_logging() -> None:
 
 
 def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:
-    """The profile to start on (STABLEPAY_PROFILE, the default one, or the built-in sandbox) and its wiring.
+    """The profile to start on (`--profile`, STABLEPAY_PROFILE, the default one, or the built-in sandbox) and
+    its wiring.
 
     None, after a plain message on stderr, when that profile has no usable key.
     """
+    from stablepay_console.cli.session import pick_profile, services_for
     from stablepay_console.profiles.keys import KeyStoreError
     from stablepay_console.profiles.store import ProfileStoreError
-    from stablepay_console.wiring import Services
 
-    services = Services(sandbox_rfis=args.sandbox_rfis, sandbox_seed=args.sandbox_seed)
+    services = services_for(args)
     book = services.book
     try:
-        profile = book.start_profile()
+        profile = pick_profile(services, getattr(args, "profile", None))
         status = book.key_status(profile)
         if not status.usable:
             raise KeyStoreError(f"Profile {profile.name!r} has no usable key. {status.note}")
     except (ProfileStoreError, KeyStoreError) as exc:
-        print(f"stablepay-console: {exc}", file=sys.stderr)
+        print(f"stablepay-console: {say(str(exc))}", file=sys.stderr)
         return None
     return profile, services
 
@@ -209,6 +139,7 @@ def run_export(args: argparse.Namespace) -> int:
 
     from stablepay_console.api import APIError
     from stablepay_console.api.filters import RfiFilters
+    from stablepay_console.api.sanitize import has_control
     from stablepay_console.services.export import default_export_name, export_rfis, resolve_export_path
 
     setup_logging()
@@ -219,11 +150,11 @@ def run_export(args: argparse.Namespace) -> int:
     filters = RfiFilters(status=args.status, kind=args.kind, user_id=args.user_id)
     name = default_export_name(filters, args.format, datetime.now(timezone.utc))
     try:
-        if args.output != printable(args.output):
-            raise ValueError(f"The output path holds control characters or escape sequences: {_q(args.output)}.")
+        if has_control(args.output):
+            raise ValueError(f"The output path holds control characters or escape sequences: {quoted(args.output)}.")
         path = resolve_export_path(args.output, args.format, name)
     except ValueError as exc:
-        print(f"stablepay-console: {printable(str(exc))}", file=sys.stderr)
+        print(f"stablepay-console: {say(str(exc))}", file=sys.stderr)
         return 2
 
     def progress(done: int, total: int) -> None:
@@ -240,7 +171,7 @@ def run_export(args: argparse.Namespace) -> int:
     try:
         count = asyncio.run(export())
     except APIError as exc:
-        print(f"\nstablepay-console: export failed, nothing was written. {exc.kind}: {exc}", file=sys.stderr)
+        print(f"\nstablepay-console: export failed, nothing was written. {exc.kind}: {say(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\nstablepay-console: export cancelled, nothing was written.", file=sys.stderr)
@@ -252,6 +183,10 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_profile(args: argparse.Namespace) -> int:
+    if args.profile_command == "status":
+        from stablepay_console.cli.profile_status import run_status
+
+        return run_status(args)
     from stablepay_console.profiles.commands import run
 
     return run(args)
@@ -270,14 +205,41 @@ def run_sandbox(args: argparse.Namespace) -> int:
     return serve(host=args.host, port=args.port, seed=args.seed, rfis=args.rfis, faults=faults)
 
 
+HEADLESS: dict[tuple[str, str], tuple[str, str]] = {
+    ("rfis", "list"): ("rfis", "run_list"),
+    ("rfis", "due"): ("rfis", "run_due"),
+    ("rfis", "watch"): ("watch", "run_watch"),
+    ("batch", "get"): ("lookups", "run_batch"),
+    ("quote", "refresh"): ("lookups", "run_quote"),
+    ("metrics", "run"): ("lookups", "run_metric"),
+    ("ping", ""): ("lookups", "run_ping"),
+}
+"""(command, sub-command) -> (module of stablepay_console.cli, function): imported only when run."""
+
+
+def headless(args: argparse.Namespace) -> Callable[[argparse.Namespace], int] | None:
+    import importlib
+
+    action = getattr(args, f"{args.command}_command", "") or ""
+    found = HEADLESS.get((args.command, action))
+    if found is None:
+        return None
+    return getattr(importlib.import_module(f"stablepay_console.cli.{found[0]}"), found[1])  # type: ignore[no-any-return]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    parsers.check_combinations(parser, args)
     if args.command == "sandbox":
         return run_sandbox(args)
     if args.command == "export":
         return run_export(args)
     if args.command == "profile":
         return run_profile(args)
+    command = headless(args) if args.command else None
+    if command is not None:
+        return command(args)
     return run_console(args)
 
 

@@ -1,0 +1,124 @@
+"""Where a command's data goes: stdout only, as a table, plain text, JSON or CSV.
+
+- A terminal gets a Rich table; a pipe, a file or `NO_COLOR` get plain text columns (no colour, no
+  box drawing), one record a line.
+- `--json` prints the API's own field names (camelCase), exact numbers (see `cli.wire`).
+- `--csv` prints the same columns as the matching export.
+
+Every cell is cleaned (control characters and escape sequences shown escaped); messages go to stderr
+through `note` and `fail`, never to stdout.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+from stablepay_console.api.sanitize import clean
+from stablepay_console.cli.arguments import say
+
+PROG = "stablepay-console"
+
+
+def note(message: str) -> None:
+    """A message for the person (progress, summaries): stderr, cleaned."""
+    print(say(message), file=sys.stderr, flush=True)
+
+
+def fail(message: str) -> None:
+    """An error: stderr, cleaned, prefixed with the program's name."""
+    print(f"{PROG}: {say(message)}", file=sys.stderr, flush=True)
+
+
+def no_color() -> bool:
+    """https://no-color.org: present and not empty."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
+class Output:
+    """The data of one command, in the format asked for (`json`, `csv`, or text: `table` or `plain`)."""
+
+    def __init__(self, fmt: str = "text", stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+        if fmt == "text":
+            is_tty = getattr(self.stream, "isatty", lambda: False)()
+            fmt = "table" if is_tty and not no_color() else "plain"
+        self.fmt = fmt
+
+    @property
+    def is_text(self) -> bool:
+        return self.fmt in ("table", "plain")
+
+    def write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+
+    def json(self, value: Any, *, one_line: bool = False) -> None:
+        from stablepay_console.cli.wire import dumps
+
+        self.write(dumps(value, indent=None if one_line else 2) + "\n")
+
+    def csv(self, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        writer = csv.writer(self.stream, lineterminator="\n")
+        writer.writerow([clean(h) for h in header])
+        for row in rows:
+            writer.writerow([clean(cell) for cell in row])
+        self.stream.flush()
+
+    def table(self, header: Sequence[str], rows: Iterable[Sequence[Any]], *, title: str = "",
+              right: Sequence[str] = ()) -> None:
+        """Columns of cleaned text; `right` names the columns to align right (amounts)."""
+        cells = [[clean(cell) if cell is not None else "" for cell in row] for row in rows]
+        if self.fmt == "table":
+            self._rich(header, cells, title, right)
+        else:
+            self._plain(header, cells, right)
+
+    def fields(self, pairs: Iterable[tuple[str, Any]], *, title: str = "") -> None:
+        """One record as `name: value` lines (a two-column grid on a terminal)."""
+        rows = [(name, value) for name, value in pairs]
+        if self.fmt == "table":
+            self._rich(("", ""), [[clean(n), clean(v) if v is not None else ""] for n, v in rows], title, (),
+                       grid=True)
+            return
+        width = max((len(name) for name, _ in rows), default=0)
+        for name, value in rows:
+            line = f"{clean(name) + ':':<{width + 1}} {clean(value) if value is not None else ''}"
+            self.write(line.rstrip() + "\n")
+
+    def blank(self) -> None:
+        if self.is_text:
+            self.write("\n")
+
+    def _plain(self, header: Sequence[str], cells: list[list[str]], right: Sequence[str]) -> None:
+        rows = [[h.upper() for h in header], *cells]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+        for row in rows:
+            parts = [
+                cell.rjust(w) if header[i] in right else cell.ljust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            ]
+            self.write("  ".join(parts).rstrip() + "\n")
+
+    def _rich(self, header: Sequence[str], cells: list[list[str]], title: str, right: Sequence[str],
+              grid: bool = False) -> None:
+        from rich.console import Console
+        from rich.table import Table
+        from rich.text import Text
+
+        console = Console(file=self.stream, highlight=False, soft_wrap=False)
+        table = Table.grid(padding=(0, 2)) if grid else Table(title=title or None, header_style="bold")
+        for i, name in enumerate(header):
+            if grid:
+                table.add_column(style="bold" if i == 0 else "")
+            else:
+                table.add_column(name, justify="right" if name in right else "left", overflow="fold")
+        for row in cells:
+            table.add_row(*(Text(cell) for cell in row))  # text, never markup
+        if grid and title:
+            console.print(Text(title, style="bold"))
+        console.print(table)
+        self.stream.flush()

@@ -1,0 +1,128 @@
+"""The arguments of `sandbox serve` and of the headless commands (`rfis`, `batch`, `quote`, `metrics`, `ping`).
+
+Import-light on purpose: building the parser, printing `--help` and refusing a bad argument load
+nothing but the standard library and the small argument checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import timedelta
+
+from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
+from stablepay_console.cli import arguments as a
+
+EXIT_CODES = (
+    "exit codes: 0 success; 1 the server refused or failed (its message on stderr); "
+    "2 bad usage or input, nothing sent; 130 interrupted."
+)
+DUE_EXIT_CODES = "exit codes: 0 nothing due; 3 something due within the window; 4 something overdue; 1 and 2 as usual."
+
+
+def profile_option() -> a.Parser:
+    """`--profile NAME`, shared by every command (a parent parser)."""
+    parent = a.Parser(add_help=False)
+    parent.add_argument("--profile", metavar="NAME",
+                        help="the profile to use (default: the one the console starts on: "
+                        "STABLEPAY_PROFILE, the default profile, or the built-in sandbox)")
+    return parent
+
+
+def add_format(parser: argparse.ArgumentParser, *, csv: bool = False) -> None:
+    """--json (the API's own field names), and --csv (the export's columns) where it applies."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--json", dest="format", action="store_const", const="json",
+                       help="print JSON with the API's own field names (camelCase)")
+    if csv:
+        group.add_argument("--csv", dest="format", action="store_const", const="csv",
+                           help="print CSV with the same columns as the export")
+    parser.set_defaults(format="text")
+
+
+def add_sandbox_command(sub: argparse._SubParsersAction[a.Parser]) -> None:
+    sandbox = sub.add_parser("sandbox", help="the local API simulator")
+    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
+    serve = sandbox_sub.add_parser("serve", help="serve the sandbox over HTTP on loopback")
+    serve.add_argument("--host", type=a.host, default="127.0.0.1", help="loopback address (default 127.0.0.1)")
+    serve.add_argument("--port", type=a.port, default=8787, help="port (default 8787)")
+    serve.add_argument("--seed", type=a.positive, default=7, help="data seed (default 7)")
+    serve.add_argument("--rfis", type=a.positive, default=240, help="number of RFIs (default 240)")
+    serve.add_argument("--latency", type=a.seconds, default=0.0, help="added latency per request, seconds")
+    serve.add_argument("--error-rate", type=a.rate, default=0.0, help="share of requests answered 500")
+    serve.add_argument("--rate-limit-rate", type=a.rate, default=0.0, help="share of requests answered 429")
+    serve.add_argument("--malformed-rate", type=a.rate, default=0.0, help="share of requests given a broken body")
+
+
+def add_filters(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--status", choices=RFI_STATUSES, help="only requests in this status")
+    parser.add_argument("--kind", choices=RFI_KINDS, help="only requests of this kind")
+    parser.add_argument("--user-id", type=a.uuid_of("user ID"), metavar="UUID", help="only requests of this user")
+
+
+def add_headless_commands(sub: argparse._SubParsersAction[a.Parser], common: a.Parser) -> None:
+    rfis = sub.add_parser("rfis", help="requests for information: list, due, watch")
+    rfis_sub = rfis.add_subparsers(dest="rfis_command", required=True)
+
+    listing = rfis_sub.add_parser("list", parents=[common], help="one page of requests, or every page with --all",
+                                  epilog=EXIT_CODES)
+    add_filters(listing)
+    listing.add_argument("--limit", type=a.page_size, metavar="N", help="page size, 1 to 100 (default 20)")
+    listing.add_argument("--offset", type=a.positive, metavar="N", help="requests to skip (default 0)")
+    listing.add_argument("--all", action="store_true", help="every page (the export's paging and columns)")
+    add_format(listing, csv=True)
+
+    due = rfis_sub.add_parser(
+        "due", parents=[common], epilog=DUE_EXIT_CODES,
+        help="issued requests whose deadline falls within DURATION, and those overdue",
+        description="Issued requests whose reply deadline falls within DURATION (90m, 24h, 3d), and those "
+        "already overdue, nearest deadline first. For cron: it exits non-zero when something is due.",
+    )
+    due.add_argument("--within", type=a.duration, default=timedelta(hours=24), metavar="DURATION",
+                     help="how far ahead to look: 90m, 24h, 3d (default 24h)")
+    add_format(due)
+
+    watch = rfis_sub.add_parser(
+        "watch", parents=[common], epilog=EXIT_CODES,
+        help="poll and print a line per event: new request, new round, status change, deadline marks",
+        description="Poll every request and print one line (one JSON object with --json) per event: a new "
+        "request, a new round, a status change, a deadline within 72h, 24h and 1h, a deadline passed. What "
+        "was seen is remembered in the data folder, so a restart does not repeat old events.",
+    )
+    watch.add_argument("--interval", type=a.interval, default=timedelta(minutes=5), metavar="DURATION",
+                       help="time between polls, at least 30s (default 5m)")
+    watch.add_argument("--once", action="store_true", help="poll once and exit (for cron)")
+    add_format(watch)
+
+    batch = sub.add_parser("batch", help="batch crypto transfers")
+    batch_sub = batch.add_subparsers(dest="batch_command", required=True)
+    get = batch_sub.add_parser("get", parents=[common], help="a batch transfer: recipients and total",
+                               epilog=EXIT_CODES)
+    get.add_argument("transfer_id", type=a.uuid_of("transfer ID"), metavar="TRANSFER_ID")
+    add_format(get)
+
+    quote = sub.add_parser("quote", help="onramp quotes")
+    quote_sub = quote.add_subparsers(dest="quote_command", required=True)
+    refresh = quote_sub.add_parser(
+        "refresh", parents=[common], epilog=EXIT_CODES, help="refresh an onramp's quote (OPEN_QUOTE only)",
+        description="Refresh an onramp's conversion-rate quote. On a production profile it asks first, "
+        "and refuses without --yes when standard input is not a terminal.",
+    )
+    refresh.add_argument("onramp_id", type=a.uuid_of("onramp ID"), metavar="ONRAMP_ID")
+    refresh.add_argument("--yes", action="store_true", help="do not ask, even on a production profile")
+    add_format(refresh)
+
+    metrics = sub.add_parser("metrics", help="saved reporting metrics")
+    metrics_sub = metrics.add_subparsers(dest="metrics_command", required=True)
+    run = metrics_sub.add_parser("run", parents=[common], help="run a saved metric and print its dataset",
+                                 epilog=EXIT_CODES)
+    run.add_argument("metric_id", type=a.uuid_of("metric ID"), metavar="METRIC_ID")
+    add_format(run, csv=True)
+
+    ping = sub.add_parser("ping", parents=[common], help="check the profile's key with /ping", epilog=EXIT_CODES)
+    add_format(ping)
+
+
+def check_combinations(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """What argparse cannot say on its own; exits 2 like any usage error."""
+    if getattr(args, "rfis_command", None) == "list" and args.all and (args.limit, args.offset) != (None, None):
+        parser.error("rfis list: --all lists every page; leave out --limit and --offset")

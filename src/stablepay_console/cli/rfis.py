@@ -1,0 +1,126 @@
+"""`rfis list` and `rfis due`: the inbox and the deadline check, from the shell."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from stablepay_console.cli.durations import format_duration
+from stablepay_console.cli.output import Output, note
+from stablepay_console.cli.session import DUE, OK, OVERDUE, USAGE, Session, open_session, run_async
+
+if TYPE_CHECKING:
+    from stablepay_console.api.filters import RfiFilters
+    from stablepay_console.api.models import Rfi, RfiPage
+
+LIST_COLUMNS = ("id", "status", "kind", "user", "round", "deadline", "left", "created")
+DUE_COLUMNS = ("id", "kind", "user", "round", "deadline", "left")
+
+
+def filters_of(args: argparse.Namespace) -> RfiFilters:
+    from stablepay_console.api.filters import RfiFilters
+
+    return RfiFilters(status=args.status, kind=args.kind, user_id=args.user_id)
+
+
+def cells(rfi: Rfi, now: datetime, columns: tuple[str, ...]) -> list[str]:
+    from stablepay_console.services.watch_events import deadline_words, stamp
+
+    deadline = rfi.deadline
+    left = ""
+    if deadline is not None and rfi.status == "issued":
+        left = deadline_words(deadline, now).removeprefix("deadline ")
+    values = {
+        "id": rfi.id,
+        "status": rfi.status,
+        "kind": rfi.kind,
+        "user": rfi.user_id or "",
+        "round": str(rfi.round.round) if rfi.round is not None else "",
+        "deadline": stamp(deadline) if deadline is not None else "",
+        "left": left,
+        "created": stamp(rfi.created_at),
+    }
+    return [values[c] for c in columns]
+
+
+def print_rfis(out: Output, rfis: list[Rfi], now: datetime, columns: tuple[str, ...] = LIST_COLUMNS) -> None:
+    """A list of requests as every format shows it; JSON and CSV exactly as the export writes them."""
+    if out.fmt == "json":
+        out.json(rfis)
+    elif out.fmt == "csv":
+        from stablepay_console.services.export import CSV_COLUMNS, csv_row
+
+        out.csv(CSV_COLUMNS, (csv_row(rfi) for rfi in rfis))
+    elif rfis:
+        out.table(columns, (cells(rfi, now, columns) for rfi in rfis))
+
+
+def run_list(args: argparse.Namespace) -> int:
+    session = open_session(args)
+    if session is None:
+        return USAGE
+    out = Output(args.format)
+    filters = filters_of(args)
+    if args.all:
+        return _list_all(session, out, filters)
+
+    async def one_page() -> RfiPage:
+        async with session.client() as client:
+            f = filters
+            return await client.list_rfis(f.status, f.kind, f.user_id, limit=args.limit or 20, offset=args.offset or 0)
+
+    page = run_async(one_page)
+    if isinstance(page, int):
+        return page
+    p = page.pagination
+    if out.fmt == "json":
+        out.json(page)  # the envelope as the API sent it: data and pagination
+    else:
+        print_rfis(out, list(page.data), session.services.clock())
+    first = p.offset + 1 if page.data else p.offset
+    note(f"Requests {first}-{p.offset + len(page.data)} of {p.total} ({filters.describe()}); {session.where}.")
+    return OK
+
+
+def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
+    from stablepay_console.services.radar import every_rfi
+
+    async def every() -> list[Rfi]:
+        async with session.client() as client:
+            return await every_rfi(client, filters)
+
+    found = run_async(every)
+    if isinstance(found, int):
+        return found
+    print_rfis(out, found, session.services.clock())
+    note(f"{len(found)} requests ({filters.describe()}), every page; {session.where}.")
+    return OK
+
+
+def run_due(args: argparse.Namespace) -> int:
+    """Exit 0 when nothing is due, 3 when something is due within the window, 4 when something is overdue."""
+    from stablepay_console.api.filters import RfiFilters
+    from stablepay_console.services.radar import DueReport, due_report, every_rfi
+
+    session = open_session(args)
+    if session is None:
+        return USAGE
+    out = Output(args.format)
+
+    async def check() -> DueReport:
+        async with session.client() as client:
+            issued = await every_rfi(client, RfiFilters(status="issued"))
+        return due_report(issued, session.services.clock(), args.within)
+
+    report = run_async(check)
+    if isinstance(report, int):
+        return report
+    print_rfis(out, report.nearest_first, report.at, DUE_COLUMNS)
+    window = format_duration(args.within)
+    if not report.nearest_first:
+        note(f"Nothing due within {window}: {report.checked} issued requests checked; {session.where}.")
+        return OK
+    note(f"{len(report.overdue)} overdue, {len(report.due)} due within {window} "
+         f"(of {report.checked} issued requests); {session.where}.")
+    return OVERDUE if report.overdue else DUE

@@ -1,0 +1,107 @@
+"""What every headless command shares: the profile it runs against, its client, its exit codes.
+
+Exit codes are the same for every command:
+
+- 0 success;
+- 1 the server refused or failed (the typed error's kind and message on stderr);
+- 2 bad usage or bad input: nothing was sent (argparse's own errors exit 2 too);
+- 3 and 4 for `rfis due` (something due / overdue) and `profile status` (rotation due / overdue or
+  a failed ping);
+- 130 interrupted (Ctrl+C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from stablepay_console.cli.output import fail
+
+if TYPE_CHECKING:
+    from stablepay_console.api.client import StablePayClient
+    from stablepay_console.profiles.model import Profile
+    from stablepay_console.wiring import Services
+
+OK, FAILED, USAGE, DUE, OVERDUE, INTERRUPTED = 0, 1, 2, 3, 4, 130
+
+T = TypeVar("T")
+
+
+@dataclass
+class Session:
+    profile: Profile
+    services: Services
+
+    def client(self) -> StablePayClient:
+        return self.services.client_for(self.profile)
+
+    @property
+    def where(self) -> str:
+        return f"profile {self.profile.name} · {self.profile.environment} · {self.profile.where}"
+
+
+def services_for(args: argparse.Namespace) -> Services:
+    from stablepay_console.wiring import Services
+
+    return Services(sandbox_rfis=getattr(args, "sandbox_rfis", 240), sandbox_seed=getattr(args, "sandbox_seed", 7))
+
+
+def setup_logging() -> None:
+    """The console's log file (method, path and status only: never a key)."""
+    from stablepay_console.cli.main import setup_logging as start_log
+
+    start_log()
+
+
+def pick_profile(services: Services, name: str | None) -> Profile:
+    """`--profile NAME`, else the profile the console would start on. Raises ValueError-like store errors."""
+    book = services.book
+    if name is None:
+        return book.start_profile()
+    found = book.find(name)
+    if found is None:
+        from stablepay_console.profiles.store import ProfileStoreError
+
+        known = ", ".join(p.name for p in book.profiles())
+        shown = name if len(name) <= 60 else name[:57] + "..."
+        raise ProfileStoreError(f"There is no profile named {shown!r} (profiles: {known}).")
+    return found
+
+
+def open_session(args: argparse.Namespace) -> Session | None:
+    """The profile and its wiring, or None after a message on stderr (no usable key, no such profile)."""
+    from stablepay_console.profiles.keys import KeyStoreError
+    from stablepay_console.profiles.store import ProfileStoreError
+
+    setup_logging()
+    services = services_for(args)
+    try:
+        profile = pick_profile(services, getattr(args, "profile", None))
+        status = services.book.key_status(profile)
+        if not status.usable:
+            raise KeyStoreError(f"Profile {profile.name!r} has no usable key. {status.note}")
+    except (ProfileStoreError, KeyStoreError, LookupError, ValueError) as exc:
+        fail(str(exc))
+        return None
+    return Session(profile, services)
+
+
+def run_async(work: Callable[[], Awaitable[T]]) -> T | int:
+    """Run `work`; an API failure becomes exit 1 (its kind and message on stderr), Ctrl+C exit 130."""
+    from stablepay_console.api.errors import APIError
+
+    try:
+        return asyncio.run(_call(work))
+    except APIError as exc:
+        fail(f"{exc.kind}: {exc}")
+        return FAILED
+    except KeyboardInterrupt:
+        fail("interrupted.")
+        return INTERRUPTED
+
+
+async def _call(work: Callable[[], Awaitable[T]]) -> T:
+    return await work()
