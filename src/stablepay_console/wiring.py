@@ -17,8 +17,8 @@ import httpx
 from stablepay_console.api import ApiKey, StablePayClient
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.dashboard import SandboxDashboard
-from stablepay_console.profiles.keys import MemoryVault
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, EMBEDDED_PROFILES, Profile
+from stablepay_console.profiles.simulated import SimulatedVault
 from stablepay_console.services.switching import SwitchOutcome, switch_profile
 
 if TYPE_CHECKING:
@@ -57,14 +57,17 @@ class Services:
         self.clock = clock
         self.transport_for = transport_for
         """Tests route configured profiles to an in-process sandbox with this; None means the network."""
-        self.book = book or ProfileBook(embedded=EMBEDDED_PROFILES, embedded_vault=MemoryVault(), clock=clock)
+        self.book = book or ProfileBook(embedded=EMBEDDED_PROFILES, embedded_vault=SimulatedVault(), clock=clock)
         """The one profile book of this run; the built-in profiles' keys live in its memory vault."""
         self.embedded_vault = self.book.embedded_vault
         self.embedded_profiles = self.book.embedded
         from stablepay_console.sandbox import SANDBOX_KEY
 
         self.embedded_vault.set(EMBEDDED_PROFILE.name, ApiKey(SANDBOX_KEY))
-        self.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(f"sk_production_{secrets.token_hex(16)}"))
+        if isinstance(self.embedded_vault, SimulatedVault):
+            self.embedded_vault.start(clock())  # its key, key date and rotation are kept in the data folder
+        else:
+            self.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(f"sk_production_{secrets.token_hex(16)}"))
         if production_sandbox is not None:
             self._accept_production_key(production_sandbox)
 
@@ -94,9 +97,15 @@ class Services:
         return self._production
 
     def _accept_production_key(self, sandbox: Sandbox) -> None:
-        key = self.embedded_vault.get(EMBEDDED_PRODUCTION_PROFILE.name)
+        vault = self.embedded_vault
+        kept = vault.simulator_keys() if isinstance(vault, SimulatedVault) else {}
+        sandbox.state.keys.update({value: name for value, name in kept.items() if value not in sandbox.state.keys})
+        key = vault.get(EMBEDDED_PRODUCTION_PROFILE.name)
         if key is not None:
-            sandbox.add_key(key.reveal(), "console demo key")
+            sandbox.state.keys.setdefault(key.reveal(), "console demo key")
+        if isinstance(vault, SimulatedVault):
+            sandbox.state.on_keys_changed = vault.record_simulator_keys
+            sandbox.state.keys_changed()
 
     def _sandbox_for(self, profile: Profile) -> Sandbox:
         return self.production_sandbox if profile.is_production else self.sandbox

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
-import secrets
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -18,44 +14,14 @@ from starlette.routing import Route
 
 from stablepay_console.api.models import OPEN_QUOTE, RFI_KINDS, RFI_STATUSES
 from stablepay_console.sandbox.control import control_routes
+from stablepay_console.sandbox.dashboard import dashboard_routes
 from stablepay_console.sandbox.data import SANDBOX_KEY, SandboxData
 from stablepay_console.sandbox.faults import Faults
+from stablepay_console.sandbox.state import SandboxState
+
+__all__ = ["Sandbox", "SandboxState", "build_app"]
 
 ENVIRONMENTS = ("sandbox", "production")
-
-
-@dataclass
-class SandboxState:
-    """The sandbox's mutable world: its data, its keys and its faults."""
-
-    data: SandboxData
-    environment: str = "sandbox"
-    keys: dict[str, str] = field(default_factory=dict)
-    """key value -> descriptive name; only these keys are accepted."""
-    faults: Faults = field(default_factory=Faults)
-    rng: random.Random = field(default_factory=lambda: random.Random(99))
-    calls: list[tuple[str, str]] = field(default_factory=list)
-    """(method, path) of every API request received, for tests that count requests."""
-    _index: dict[tuple[str | None, str | None, str | None], list[bytes]] = field(default_factory=dict)
-    _index_version: int = -1
-
-    def matching(self, status: str | None, kind: str | None, user_id: str | None) -> list[bytes]:
-        """The wire JSON of every RFI matching the filters, newest first (cached until the data changes)."""
-        if self._index_version != self.data.rfis.version:
-            self._index.clear()
-            self._index_version = self.data.rfis.version
-        key = (status, kind, user_id)
-        found = self._index.get(key)
-        if found is None:
-            found = [
-                row.wire
-                for row in self.data.rfis.rows
-                if (status is None or row.status == status)
-                and (kind is None or row.kind == kind)
-                and (user_id is None or row.user_id == user_id)
-            ]
-            self._index[key] = found
-        return found
 
 
 def _unauthorized(path: str) -> JSONResponse:
@@ -210,22 +176,6 @@ def build_app(state: SandboxState) -> Starlette:
             return refused
         return JSONResponse({"message": "pong"})
 
-    async def dashboard_create_key(request: Request) -> Response:
-        """Sandbox-only stand-in for the dashboard's "create API key" (spec 5.3)."""
-        body = await _json_body(request)
-        name = str(body.get("name") or "unnamed key")
-        key = f"sk_{state.environment}_{secrets.token_hex(16)}"
-        state.keys[key] = name
-        return JSONResponse({"key": key, "name": name, "environment": state.environment}, status_code=201)
-
-    async def dashboard_delete_key(request: Request) -> Response:
-        """Sandbox-only stand-in for the dashboard's "delete API key" (spec 5.5); the key travels in the body."""
-        body = await _json_body(request)
-        key = str(body.get("key") or "")
-        if state.keys.pop(key, None) is None:
-            return _status_error(404, "NOT_FOUND", "No such key")
-        return Response(status_code=204)
-
     async def hosted_page(request: Request) -> Response:
         return Response(
             "<html><body><h1>StablePay sandbox</h1>"
@@ -240,20 +190,11 @@ def build_app(state: SandboxState) -> Starlette:
             Route("/v2/onramps/{transfer_id}/quote/refresh", refresh_quote, methods=["POST"]),
             Route("/v2/reporting/metrics/{metric_id}/results", run_metric, methods=["GET"]),
             Route("/ping", ping, methods=["GET"]),
-            Route("/_sandbox/keys", dashboard_create_key, methods=["POST"]),
-            Route("/_sandbox/keys/delete", dashboard_delete_key, methods=["POST"]),
+            *dashboard_routes(state),
             Route("/rfi/respond/{token}", hosted_page, methods=["GET"]),
             *control_routes(state),
         ]
     )
-
-
-async def _json_body(request: Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
 
 
 class Sandbox:
@@ -297,6 +238,7 @@ class Sandbox:
 
     def add_key(self, key: str, name: str = "test key") -> None:
         self.state.keys[key] = name
+        self.state.keys_changed()
 
     def api_calls(self) -> list[tuple[str, str]]:
         return [c for c in self.state.calls if not c[1].startswith(("/_sandbox", "/rfi/"))]
