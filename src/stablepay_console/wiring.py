@@ -19,7 +19,12 @@ from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.dashboard import SandboxDashboard
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, EMBEDDED_PROFILES, Profile
 from stablepay_console.profiles.simulated import SimulatedVault
+from stablepay_console.services.audit import AuditLog
+from stablepay_console.services.history import HistoryRecorder
+from stablepay_console.services.notes import Notes, author_for
+from stablepay_console.services.recording import RecordingClient
 from stablepay_console.services.switching import SwitchOutcome, switch_profile
+from stablepay_console.storage.record_worker import RecordWorker
 
 if TYPE_CHECKING:
     from stablepay_console.sandbox import Sandbox
@@ -55,6 +60,10 @@ class Services:
         self.sandbox_rfis = sandbox_rfis
         self.sandbox_seed = sandbox_seed
         self.clock = clock
+        self.record = RecordWorker()
+        """The local record (round history, notes, claims, audit log), used on its own thread."""
+        self.history, self.audit = HistoryRecorder(self.record), AuditLog(self.record, author_for, clock)
+        self.notes = Notes(self.record, self.audit, clock)
         self.transport_for = transport_for
         """Tests route configured profiles to an in-process sandbox with this; None means the network."""
         self.book = book or ProfileBook(embedded=EMBEDDED_PROFILES, embedded_vault=SimulatedVault(), clock=clock)
@@ -127,8 +136,11 @@ class Services:
         return self.book.key_for(profile)
 
     def client_for(self, profile: Profile) -> StablePayClient:
-        """A client for `profile` with its own key."""
-        return self.client_with(profile, self.key(profile))
+        """A client for `profile` with its own key; every RFI it receives goes to the local record."""
+        return RecordingClient(
+            profile.base_url, self.key(profile), transport=self._transport(profile), recorder=self.history,
+            profile=profile.name, environment=profile.environment, clock=self.clock,
+        )
 
     def client_with(self, profile: Profile, key: ApiKey) -> StablePayClient:
         """A client for `profile`'s base URL with a given key (the rotation wizard's checks)."""

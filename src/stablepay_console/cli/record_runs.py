@@ -1,0 +1,157 @@
+"""What each record command does (see `record_commands` for the arguments and exit codes)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+from stablepay_console import __version__
+from stablepay_console.api.sanitize import has_control
+from stablepay_console.cli.output import Output, fail, note
+from stablepay_console.cli.record_commands import FAILED, OK, USAGE, profile_for
+from stablepay_console.cli.session import services_for
+from stablepay_console.services import evidence as packs
+from stablepay_console.services.audit import verify
+from stablepay_console.services.history_view import history_json, history_text
+from stablepay_console.storage.record import record_file
+
+AUDIT_COLUMNS = ("seq", "time", "actor", "profile", "environment", "action", "target", "outcome")
+
+
+def run_history(args: argparse.Namespace) -> int:
+    found = profile_for(args)
+    if found is None:
+        return USAGE
+    profile, services = found
+    history = services.record.call(lambda record: record.history(profile.name, args.rfi_id))
+    out = Output(args.format)
+    if out.fmt == "json":
+        out.json(history_json(history))
+    elif history.seen:
+        out.write(history_text(history) + "\n")
+    if not history.seen:
+        fail(history_text(history))
+        return FAILED
+    return OK
+
+
+def run_note(args: argparse.Namespace) -> int:
+    found = profile_for(args)
+    if found is None:
+        return USAGE
+    profile, services = found
+    try:
+        pending = services.notes.add(profile, args.rfi_id, args.text, args.author)
+    except ValueError as exc:
+        fail(str(exc))
+        return USAGE
+    kept = pending.result(60)
+    note(f"Note {kept.note_id} kept on {args.rfi_id} by {kept.author} (profile {profile.name}).")
+    return OK
+
+
+def run_claim(args: argparse.Namespace) -> int:
+    found = profile_for(args)
+    if found is None:
+        return USAGE
+    profile, services = found
+    outcome = services.notes.claim(profile, args.rfi_id, args.author).result(60)
+    held = outcome.claim
+    if not outcome.done and held is not None:
+        fail(f"{args.rfi_id} is claimed by {held.claimant} since {held.at:%Y-%m-%d %H:%M} UTC; "
+             "they can release it (or `rfis release --force`).")
+        return FAILED
+    if outcome.previous is not None:
+        note(f"You already hold the claim on {args.rfi_id} (since {outcome.previous.at:%Y-%m-%d %H:%M} UTC).")
+    elif held is not None:
+        note(f"{args.rfi_id} is claimed by {held.claimant}.")
+    return OK
+
+
+def run_release(args: argparse.Namespace) -> int:
+    found = profile_for(args)
+    if found is None:
+        return USAGE
+    profile, services = found
+    outcome = services.notes.release(profile, args.rfi_id, args.author, force=args.force).result(60)
+    before = outcome.previous
+    if outcome.done and before is not None:
+        note(f"Released the claim of {before.claimant} on {args.rfi_id}.")
+        return OK
+    if before is None:
+        fail(f"{args.rfi_id} is not claimed; there is nothing to release.")
+    else:
+        fail(f"{args.rfi_id} is claimed by {before.claimant}, not you; --force releases it anyway.")
+    return FAILED
+
+
+def run_evidence(args: argparse.Namespace) -> int:
+    if has_control(args.output) or not args.output.strip():
+        fail("The output folder name is empty or holds control characters or escape sequences.")
+        return USAGE
+    found = profile_for(args)
+    if found is None:
+        return USAGE
+    profile, services = found
+    now = datetime.now(timezone.utc)
+    try:
+        target = packs.resolve_target(args.output, args.rfi_id, now)
+    except packs.EvidenceError as exc:
+        fail(str(exc))
+        return USAGE
+    gathered = services.record.call(lambda record: packs.gather(record, profile.name, args.rfi_id))
+    if not gathered.history.seen and not gathered.notes and not gathered.entries:
+        fail(f"Nothing is recorded about {args.rfi_id} under profile {profile.name}; no pack was written.")
+        return FAILED
+    writer = services.audit.actor_for(profile.name)
+    try:
+        pack = packs.write_pack(gathered, target, now, writer, __version__)
+    except packs.EvidenceError as exc:
+        fail(str(exc))
+        return FAILED
+    services.audit.append("evidence.write", profile, target=args.rfi_id, outcome="written", folder=str(pack.path))
+    services.record.flush()
+    print(pack.path)
+    note(f"Evidence pack of {args.rfi_id}: {pack.rounds} round entries, {pack.notes} notes, {pack.entries} actions.")
+    return OK
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    services = services_for(args)
+    report = services.record.call(verify)
+    if report.ok:
+        print(report.describe())
+        note(f"Record: {record_file()}")
+        return OK
+    fail(report.describe())
+    note(f"Record: {record_file()}")
+    return FAILED
+
+
+def run_log(args: argparse.Namespace) -> int:
+    services = services_for(args)
+    entries = services.record.call(
+        lambda record: record.audit(since=args.since, profile=args.profile, limit=args.limit)
+    )
+    out = Output(args.format)
+    if out.fmt == "json":
+        out.json([e.to_json() for e in entries])
+        return OK
+    rows = [(str(e.seq), e.at, e.actor, e.profile, e.environment, e.action, e.target, e.outcome) for e in entries]
+    if rows:
+        out.table(AUDIT_COLUMNS, rows)
+    else:
+        note("No audit entries match.")
+    return OK
+
+
+RUNS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "history": run_history,
+    "note": run_note,
+    "claim": run_claim,
+    "release": run_release,
+    "evidence": run_evidence,
+    "verify": run_verify,
+    "log": run_log,
+}

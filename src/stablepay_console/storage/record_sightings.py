@@ -1,0 +1,85 @@
+"""One fetched RFI into the record, inside the caller's write transaction.
+
+Unchanged since last time: only "last seen" moves. A new status opens a new line of the status
+timeline; a round that differs in anything (a new round, or the same round with other items, a
+moved deadline, an answer, its link gone) becomes the next round entry.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from stablepay_console.storage.record_types import RfiSighting, RoundSighting
+
+
+def _new_status(conn: sqlite3.Connection, profile: str, rfi_id: str, status: str, seen: str) -> int:
+    cursor = conn.execute(
+        "INSERT INTO statuses (profile, rfi_id, status, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)",
+        (profile, rfi_id, status, seen, seen),
+    )
+    return int(cursor.lastrowid or 0)
+
+
+def _new_round(conn: sqlite3.Connection, profile: str, rfi_id: str, r: RoundSighting, seen: str) -> int:
+    cursor = conn.execute(
+        "INSERT INTO rounds (profile, rfi_id, round_no, round_id, fingerprint, issued_at, expires_at, submitted_at, "
+        "link, wire, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (profile, rfi_id, r.round_no, r.round_id, r.fingerprint, r.issued_at, r.expires_at, r.submitted_at, r.link,
+         r.wire_json, seen, seen),
+    )
+    return int(cursor.lastrowid or 0)
+
+
+def _touch(conn: sqlite3.Connection, table: str, row: int | None, seen: str) -> None:
+    if row is not None:
+        conn.execute(f"UPDATE {table} SET last_seen = max(last_seen, ?) WHERE id = ?", (seen, row))
+
+
+def _round_row(conn: sqlite3.Connection, profile: str, rfi_id: str, r: RoundSighting | None, seen: str) -> int | None:
+    """The round entry this sighting belongs to: the latest one if nothing changed, else a new one."""
+    if r is None:
+        return None
+    latest = conn.execute(
+        "SELECT id, fingerprint FROM rounds WHERE profile = ? AND rfi_id = ? ORDER BY id DESC LIMIT 1",
+        (profile, rfi_id),
+    ).fetchone()
+    if latest is not None and latest[1] == r.fingerprint:
+        _touch(conn, "rounds", latest[0], seen)
+        return int(latest[0])
+    return _new_round(conn, profile, rfi_id, r, seen)
+
+
+def observe_one(conn: sqlite3.Connection, profile: str, environment: str, s: RfiSighting, seen: str) -> int:
+    """Record one sighting; 1 if the request was new or changed, else 0."""
+    found = conn.execute(
+        "SELECT fingerprint, status, status_row, round_row FROM rfis WHERE profile = ? AND rfi_id = ?",
+        (profile, s.rfi_id),
+    ).fetchone()
+    if found is None:
+        status_row = _new_status(conn, profile, s.rfi_id, s.status, seen)
+        round_row = _round_row(conn, profile, s.rfi_id, s.round, seen)
+        conn.execute(
+            "INSERT INTO rfis (profile, rfi_id, environment, status, fingerprint, wire, status_row, round_row, "
+            "first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (profile, s.rfi_id, environment, s.status, s.fingerprint, s.wire_json, status_row, round_row, seen, seen),
+        )
+        return 1
+    fingerprint, status, status_row, round_row = found
+    if fingerprint == s.fingerprint:
+        conn.execute(
+            "UPDATE rfis SET last_seen = max(last_seen, ?) WHERE profile = ? AND rfi_id = ?", (seen, profile, s.rfi_id)
+        )
+        _touch(conn, "statuses", status_row, seen)
+        _touch(conn, "rounds", round_row, seen)
+        return 0
+    if status == s.status:
+        _touch(conn, "statuses", status_row, seen)
+    else:
+        status_row = _new_status(conn, profile, s.rfi_id, s.status, seen)
+    round_row = _round_row(conn, profile, s.rfi_id, s.round, seen)
+    conn.execute(
+        "UPDATE rfis SET environment = ?, status = ?, fingerprint = ?, wire = ?, status_row = ?, round_row = ?, "
+        "last_seen = max(last_seen, ?) WHERE profile = ? AND rfi_id = ?",
+        (environment, s.status, s.fingerprint, s.wire_json, status_row, round_row, seen, profile, s.rfi_id),
+    )
+    return 1

@@ -1,0 +1,258 @@
+"""The record in one SQLite file: WAL, a busy timeout, migrations on open, one transaction per call.
+
+Several processes (two consoles, a console and `rfis watch`) may write at once: every write takes
+SQLite's write lock up front (`BEGIN IMMEDIATE`) and waits its turn for up to `BUSY_SECONDS`.
+Commits are synced (`synchronous=FULL`), so a crash or a kill loses nothing committed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordTooNew
+from stablepay_console.storage.record_chain import GENESIS, entry_hash
+from stablepay_console.storage.record_schema import LATEST, migrate
+from stablepay_console.storage.record_sightings import observe_one
+from stablepay_console.storage.record_types import (
+    AuditDraft,
+    AuditEntry,
+    AuditHead,
+    Claim,
+    ClaimOutcome,
+    Note,
+    RfiHistory,
+    RfiRecord,
+    RoundSeen,
+    SeenPage,
+    StatusSeen,
+    parse_stamp,
+    stamp,
+)
+
+BUSY_SECONDS = 15.0
+
+_BUSY = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
+_READ_ONLY = {8}  # SQLITE_READONLY
+AUDIT_COLUMNS = "seq, at, actor, profile, environment, action, target, outcome, detail, prev_hash, hash"
+
+
+def _code(exc: sqlite3.Error) -> int:
+    return int(getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+
+
+class SqliteRecord:
+    """`Record` on a local SQLite file. Safe to share between threads (calls are serialised)."""
+
+    def __init__(self, path: Path, *, check: bool = True) -> None:
+        self.path = path
+        self.notice: str | None = None
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise RecordCorrupt(f"it cannot be opened: {exc}") from None
+        try:
+            self._prepare(check)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _prepare(self, check: bool) -> None:
+        conn = self._conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > LATEST:
+                raise RecordTooNew(
+                    f"The record {self.path} was written by a newer stablepay-console (schema version {version}; "
+                    f"this one knows up to {LATEST}). It was left as it is. Use the newer console, or move the "
+                    "file away to start a new record with this one."
+                )
+            if check:
+                problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
+                if problems != ["ok"]:
+                    raise RecordCorrupt("; ".join(str(p) for p in problems))
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if version < LATEST:
+                migrate(conn)
+        except sqlite3.Error as exc:
+            code = _code(exc)
+            if code in _BUSY:
+                raise RecordError(f"The record {self.path} is locked by another program ({exc}).") from None
+            if code in _READ_ONLY:
+                raise RecordError(f"The record {self.path} is read-only here ({exc}).") from None
+            raise RecordCorrupt(str(exc)) from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # --- round history --------------------------------------------------------------------
+
+    def observe(self, pages: Sequence[SeenPage]) -> int:
+        changed = 0
+        with self._write() as conn:
+            for page in pages:
+                seen = stamp(page.at)
+                changed += sum(observe_one(conn, page.profile, page.environment, s, seen) for s in page.sightings)
+        return changed
+
+    def history(self, profile: str, rfi_id: str) -> RfiHistory:
+        key = (profile, rfi_id)
+        found = self._read(
+            "SELECT environment, status, wire, round_row, first_seen, last_seen FROM rfis "
+            "WHERE profile = ? AND rfi_id = ?",
+            key,
+        )
+        if not found:
+            return RfiHistory(profile, rfi_id, None)
+        env, status, wire, round_row, first, last = found[0]
+        record = RfiRecord(
+            profile, rfi_id, env, status, json.loads(wire), round_row is not None, parse_stamp(first), parse_stamp(last)
+        )
+        rounds = [
+            RoundSeen(
+                n, row[0], row[1], parse_stamp(row[2]), _maybe(row[3]), _maybe(row[4]), row[5],
+                json.loads(row[6]), parse_stamp(row[7]), parse_stamp(row[8]),
+            )
+            for n, row in enumerate(
+                self._read(
+                    "SELECT round_no, round_id, issued_at, expires_at, submitted_at, link, wire, first_seen, "
+                    "last_seen FROM rounds WHERE profile = ? AND rfi_id = ? ORDER BY id",
+                    key,
+                ),
+                start=1,
+            )
+        ]
+        statuses = [
+            StatusSeen(s, parse_stamp(f), parse_stamp(la))
+            for s, f, la in self._read(
+                "SELECT status, first_seen, last_seen FROM statuses WHERE profile = ? AND rfi_id = ? ORDER BY id", key
+            )
+        ]
+        return RfiHistory(profile, rfi_id, record, rounds, statuses)
+
+    # --- notes and claims -----------------------------------------------------------------
+
+    def add_note(self, profile: str, rfi_id: str, author: str, text: str, at: datetime) -> Note:
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO notes (profile, rfi_id, author, at, text) VALUES (?, ?, ?, ?, ?)",
+                (profile, rfi_id, author, stamp(at), text),
+            )
+        return Note(int(cursor.lastrowid or 0), profile, rfi_id, author, parse_stamp(stamp(at)), text)
+
+    def notes(self, profile: str, rfi_id: str) -> list[Note]:
+        rows = self._read(
+            "SELECT id, author, at, text FROM notes WHERE profile = ? AND rfi_id = ? ORDER BY id", (profile, rfi_id)
+        )
+        return [Note(i, profile, rfi_id, a, parse_stamp(t), x) for i, a, t, x in rows]
+
+    def _claim_in(self, conn: sqlite3.Connection, profile: str, rfi_id: str) -> Claim | None:
+        row = conn.execute(
+            "SELECT claimant, at FROM claims WHERE profile = ? AND rfi_id = ?", (profile, rfi_id)
+        ).fetchone()
+        return Claim(profile, rfi_id, row[0], parse_stamp(row[1])) if row else None
+
+    def claim(self, profile: str, rfi_id: str, claimant: str, at: datetime) -> ClaimOutcome:
+        with self._write() as conn:
+            held = self._claim_in(conn, profile, rfi_id)
+            if held is not None:
+                return ClaimOutcome(held.claimant == claimant, held, held)
+            conn.execute(
+                "INSERT INTO claims (profile, rfi_id, claimant, at) VALUES (?, ?, ?, ?)",
+                (profile, rfi_id, claimant, stamp(at)),
+            )
+        return ClaimOutcome(True, Claim(profile, rfi_id, claimant, parse_stamp(stamp(at))))
+
+    def release(self, profile: str, rfi_id: str, claimant: str, *, force: bool = False) -> ClaimOutcome:
+        with self._write() as conn:
+            held = self._claim_in(conn, profile, rfi_id)
+            if held is None or (held.claimant != claimant and not force):
+                return ClaimOutcome(False, held, held)
+            conn.execute("DELETE FROM claims WHERE profile = ? AND rfi_id = ?", (profile, rfi_id))
+        return ClaimOutcome(True, None, held)
+
+    def claim_of(self, profile: str, rfi_id: str) -> Claim | None:
+        with self._lock:
+            return self._claim_in(self._conn, profile, rfi_id)
+
+    def claims(self, profile: str) -> dict[str, Claim]:
+        rows = self._read("SELECT rfi_id, claimant, at FROM claims WHERE profile = ?", (profile,))
+        return {r: Claim(profile, r, c, parse_stamp(a)) for r, c, a in rows}
+
+    # --- audit log ------------------------------------------------------------------------
+
+    def append_audit(self, draft: AuditDraft) -> AuditEntry:
+        detail = json.dumps(draft.detail, sort_keys=True, ensure_ascii=True, default=str)
+        with self._write() as conn:
+            # The head, not the last row, says where the chain ends: an entry appended after a cut
+            # tail then names the missing hash, and verify still sees the cut.
+            head = conn.execute("SELECT count, hash FROM audit_head WHERE only = 1").fetchone()
+            if head is None:
+                last = conn.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
+                head = last or (0, GENESIS)
+            seq, prev = int(head[0]) + 1, str(head[1])
+            fields = (stamp(draft.at), draft.actor, draft.profile, draft.environment, draft.action, draft.target,
+                      draft.outcome, detail)
+            unsigned = AuditEntry(seq, *fields, prev_hash=prev, hash="")
+            entry = AuditEntry(seq, *fields, prev_hash=prev, hash=entry_hash(prev, unsigned.content()))
+            conn.execute(
+                f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (seq, *fields, entry.prev_hash, entry.hash),
+            )
+            conn.execute("INSERT OR REPLACE INTO audit_head (only, count, hash) VALUES (1, ?, ?)", (seq, entry.hash))
+        return entry
+
+    def audit(
+        self,
+        *,
+        since: datetime | None = None,
+        profile: str | None = None,
+        target: str | None = None,
+        limit: int | None = None,
+    ) -> list[AuditEntry]:
+        where, params = [], []  # type: ignore[var-annotated]
+        for clause, value in (("at >= ?", stamp(since) if since else None), ("profile = ?", profile),
+                              ("target = ?", target)):
+            if value is not None:
+                where.append(clause)
+                params.append(value)
+        sql = f"SELECT {AUDIT_COLUMNS} FROM audit"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        if limit is not None:
+            sql = f"SELECT * FROM ({sql} ORDER BY seq DESC LIMIT {int(limit)})"
+        rows = self._read(sql + " ORDER BY seq", params)
+        return [AuditEntry(*row) for row in rows]
+
+    def audit_head(self) -> AuditHead | None:
+        rows = self._read("SELECT count, hash FROM audit_head WHERE only = 1")
+        return AuditHead(int(rows[0][0]), str(rows[0][1])) if rows else None
+
+
+def _maybe(text: str | None) -> datetime | None:
+    return parse_stamp(text) if text else None

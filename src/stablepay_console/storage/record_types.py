@@ -1,0 +1,231 @@
+"""What goes into the local record and what comes out: plain values, no SQL, no UI.
+
+Times are stored as text (`stamp`): ISO 8601 in UTC to the millisecond, so they sort as text and
+the audit chain hashes exactly what is stored. Every string from a server arrives here already
+cleaned by the services (JSON text through `json_safe`, single values through `clean`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+
+def stamp(moment: datetime) -> str:
+    """`2026-11-20T09:30:00.000+00:00`: one fixed form, so stored times compare as text."""
+    if moment.tzinfo is None:
+        raise ValueError("The record keeps timezone-aware times only.")
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def parse_stamp(text: str) -> datetime:
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+# --- in: what a fetch saw -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundSighting:
+    round_no: int
+    round_id: str
+    issued_at: str
+    expires_at: str | None
+    submitted_at: str | None
+    link: str | None
+    wire_json: str
+    """The round as the server sent it, as JSON text (already safe: unsafe characters as `\\uXXXX`)."""
+    fingerprint: str
+    """Changes whenever anything about the round changes: a different fingerprint is a new round entry."""
+
+
+@dataclass(frozen=True)
+class RfiSighting:
+    rfi_id: str
+    status: str
+    fingerprint: str
+    wire_json: str
+    """The request as the server sent it, without its round (rounds are kept apart), as safe JSON text."""
+    round: RoundSighting | None
+
+
+@dataclass(frozen=True)
+class SeenPage:
+    """What one fetch (a page of the list) saw, for one profile, at one time."""
+
+    profile: str
+    environment: str
+    at: datetime
+    sightings: tuple[RfiSighting, ...]
+
+
+# --- out: what the record holds -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RfiRecord:
+    profile: str
+    rfi_id: str
+    environment: str
+    status: str
+    wire: dict[str, Any]
+    """The request as last seen, without its round."""
+    has_round: bool
+    """Whether a round was open when it was last seen (the latest round entry)."""
+    first_seen: datetime
+    last_seen: datetime
+
+
+@dataclass(frozen=True)
+class RoundSeen:
+    """One round as it was seen; a round that changed between fetches is the next entry."""
+
+    entry: int
+    """1, 2, 3…: the order the entries were seen in."""
+    round_no: int
+    round_id: str
+    issued_at: datetime
+    expires_at: datetime | None
+    submitted_at: datetime | None
+    link: str | None
+    wire: dict[str, Any]
+    """The round exactly as the server sent it."""
+    first_seen: datetime
+    last_seen: datetime
+
+    @property
+    def link_state(self) -> str:
+        return "open" if self.link else "gone"
+
+    @property
+    def items(self) -> list[dict[str, Any]]:
+        items = self.wire.get("items")
+        return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
+@dataclass(frozen=True)
+class StatusSeen:
+    status: str
+    first_seen: datetime
+    last_seen: datetime
+
+
+@dataclass(frozen=True)
+class RfiHistory:
+    profile: str
+    rfi_id: str
+    record: RfiRecord | None
+    rounds: list[RoundSeen] = field(default_factory=list)
+    statuses: list[StatusSeen] = field(default_factory=list)
+
+    @property
+    def seen(self) -> bool:
+        return self.record is not None
+
+    def last_request(self) -> dict[str, Any] | None:
+        """The request as last seen, its latest round put back in place."""
+        if self.record is None:
+            return None
+        wire = dict(self.record.wire)
+        wire["round"] = self.rounds[-1].wire if self.record.has_round and self.rounds else None
+        return wire
+
+
+@dataclass(frozen=True)
+class Note:
+    note_id: int
+    profile: str
+    rfi_id: str
+    author: str
+    at: datetime
+    text: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    profile: str
+    rfi_id: str
+    claimant: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class ClaimOutcome:
+    """What a claim or release came to. `done` is False when someone else holds the claim."""
+
+    done: bool
+    claim: Claim | None
+    """The claim in force afterwards (None once released)."""
+    previous: Claim | None = None
+
+
+@dataclass(frozen=True)
+class AuditDraft:
+    """An entry to append; the store gives it its number and its place in the chain."""
+
+    at: datetime
+    actor: str
+    profile: str
+    environment: str
+    action: str
+    target: str = ""
+    outcome: str = "ok"
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """An appended entry, its fields exactly as stored (the chain hashes these)."""
+
+    seq: int
+    at: str
+    actor: str
+    profile: str
+    environment: str
+    action: str
+    target: str
+    outcome: str
+    detail: str
+    """JSON text of the details (never a key, never a request body)."""
+    prev_hash: str
+    hash: str
+
+    @property
+    def time(self) -> datetime:
+        return parse_stamp(self.at)
+
+    @property
+    def details(self) -> dict[str, Any]:
+        try:
+            value = json.loads(self.detail)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def content(self) -> dict[str, Any]:
+        """What the entry's own hash covers (with the previous hash)."""
+        return {
+            "seq": self.seq,
+            "at": self.at,
+            "actor": self.actor,
+            "profile": self.profile,
+            "environment": self.environment,
+            "action": self.action,
+            "target": self.target,
+            "outcome": self.outcome,
+            "detail": self.detail,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.content(), "detail": self.details, "prevHash": self.prev_hash, "hash": self.hash}
+
+
+@dataclass(frozen=True)
+class AuditHead:
+    """The chain's count and last hash, kept beside the log so a cut-off tail shows."""
+
+    count: int
+    hash: str

@@ -1,0 +1,152 @@
+"""Every record call on one background thread, so neither the event loop nor the UI waits on the disk.
+
+Calls run one at a time, in the order they were made (a read sees every write made before it).
+The thread opens the record on first use and ends, closing it, after a few idle seconds; a later
+call starts it again. At interpreter exit every queued call still runs, so a headless command that
+returns before its last page is written loses nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import logging
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from stablepay_console.storage.record import Record, RecordError, open_record
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Opener = Callable[[bool], Record]
+"""Opens the record; the flag asks for an integrity check (the first open of this run)."""
+
+IDLE_SECONDS = 5.0
+
+_LIVE: weakref.WeakSet[RecordWorker] = weakref.WeakSet()
+
+
+def _open_default(check: bool) -> Record:
+    return open_record(check=check)
+
+
+class RecordWorker:
+    """Runs `fn(record)` calls on its own thread. `problem` says why the record cannot be used, if so."""
+
+    def __init__(self, opener: Opener = _open_default, idle_seconds: float = IDLE_SECONDS) -> None:
+        self._opener = opener
+        self._idle = idle_seconds
+        self._cond = threading.Condition()
+        self._tasks: deque[tuple[Callable[[Record], Any], Future[Any]]] = deque()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._checked = False
+        self.notice: str | None = None
+        """Set when a bad file was set aside on opening (the message says where it was kept)."""
+        self.problem: str | None = None
+        """Set when the record cannot be used at all (a newer console's file); every call then fails."""
+        self._refusal: RecordError | None = None
+        _LIVE.add(self)
+
+    # --- calling ------------------------------------------------------------------------------
+
+    def submit(self, fn: Callable[[Record], T]) -> Future[T]:
+        future: Future[T] = Future()
+        with self._cond:
+            self._stopping = False
+            self._tasks.append((fn, future))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="stablepay-record", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+        return future
+
+    def call(self, fn: Callable[[Record], T], timeout: float | None = 60.0) -> T:
+        """Run `fn` and wait for its result (the headless commands)."""
+        return self.submit(fn).result(timeout)
+
+    async def run(self, fn: Callable[[Record], T]) -> T:
+        """Run `fn` without blocking the event loop."""
+        return await asyncio.wrap_future(self.submit(fn))
+
+    def fire(self, fn: Callable[[Record], T], what: str) -> Future[T]:
+        """Run `fn` and do not wait; a failure is logged (once the reason is known), never raised."""
+        future = self.submit(fn)
+
+        def done(f: Future[T]) -> None:
+            exc = f.exception() if not f.cancelled() else None
+            if exc is not None:
+                log.warning("The record could not %s: %s", what, exc)
+
+        future.add_done_callback(done)
+        return future
+
+    def flush(self, timeout: float | None = 60.0) -> None:
+        """Wait until every call made so far has run."""
+        if self._thread is None and not self._tasks:
+            return
+        try:
+            self.submit(lambda record: None).result(timeout)
+        except RecordError:
+            pass
+
+    def close(self, timeout: float | None = 60.0) -> None:
+        """Run what is queued, close the record and end the thread."""
+        with self._cond:
+            self._stopping = True
+            thread = self._thread
+            self._cond.notify()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    # --- the thread ---------------------------------------------------------------------------
+
+    def _open(self) -> Record:
+        if self._refusal is not None:
+            raise type(self._refusal)(str(self._refusal))
+        try:
+            record = self._opener(not self._checked)
+        except RecordError as exc:
+            self._refusal, self.problem = exc, str(exc)
+            log.warning("%s", exc)
+            raise
+        self._checked = True
+        if record.notice:
+            self.notice = record.notice
+        return record
+
+    def _next(self) -> tuple[Callable[[Record], Any], Future[Any]] | None:
+        with self._cond:
+            while not self._tasks:
+                if self._stopping or (not self._cond.wait(self._idle) and not self._tasks):
+                    self._thread = None
+                    return None
+            return self._tasks.popleft()
+
+    def _serve(self) -> None:
+        record: Record | None = None
+        try:
+            while (task := self._next()) is not None:
+                fn, future = task
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
+                    if record is None:
+                        record = self._open()
+                    future.set_result(fn(record))
+                except BaseException as exc:
+                    future.set_exception(exc)
+        finally:
+            if record is not None:
+                record.close()
+
+
+@atexit.register
+def _drain_all() -> None:
+    for worker in list(_LIVE):
+        worker.close(timeout=30.0)
