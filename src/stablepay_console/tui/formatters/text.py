@@ -13,6 +13,7 @@ from decimal import Decimal
 from rich.text import Text
 
 from stablepay_console.api.sanitize import clean, has_control
+from stablepay_console.tui.formatters.numbers import money as safe_money
 
 MAX_TYPED_PATH = 4096
 
@@ -86,7 +87,5 @@ def countdown(deadline: datetime | None, now: datetime) -> Text:
 
 
 def money(amount: Decimal | None, currency: str | None = None) -> str:
-    if amount is None:
-        return ""
-    text = f"{amount:,}"
-    return f"{text} {currency.upper()}" if currency else text
+    """`1,234.50 USDC`; an amount that cannot be shown reads "unreadable" (see formatters.numbers)."""
+    return safe_money(amount, currency)

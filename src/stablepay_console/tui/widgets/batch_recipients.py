@@ -1,52 +1,82 @@
-"""The recipients of a batch: who got how much, with the count and the exact total."""
+"""The recipients of a batch: who got how much, with the count and the exact total.
+
+A batch can list any number of recipients: the table holds a window of them (see
+`WindowedTable`), so 100,000 recipients show at once and the keys keep answering. A user ID
+listed twice is two payments: recipients have no ID of their own, so rows are keyed by position and
+every one is shown.
+"""
 
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import DataTable
 
-from stablepay_console.api.models import BatchTransfer
-from stablepay_console.tui.formatters.text import clean, money, plain
+from stablepay_console.api.models import BatchRecipient, BatchTransfer
+from stablepay_console.tui.formatters.numbers import exact_sum, money, usable
+from stablepay_console.tui.formatters.text import clean, plain
+from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable
+
+
+def _recipients(batch: BatchTransfer) -> list[BatchRecipient]:
+    return list(batch.details.destination.batch)
+
+
+def total_text(batch: BatchTransfer) -> Text:
+    """The exact sum of the amounts with the currency, or why there is none."""
+    amounts: list[object] = [r.amount for r in _recipients(batch)]
+    bad = sum(1 for a in amounts if not usable(a))
+    if bad:
+        noun = "amount is" if bad == 1 else "amounts are"
+        return Text(f"total unknown: {bad:,} {noun} unreadable", style="bold yellow")
+    total = exact_sum(amounts)
+    if total is None and amounts:
+        return Text("total unknown: the amounts are too far apart to add exactly", style="bold yellow")
+    return Text.assemble("total ", (money(total if total is not None else 0, batch.details.currency), "bold"))
 
 
 def summary(batch: BatchTransfer) -> Text:
     """`50 recipients, total 123,456.78 USDC` (the total is the exact sum of the amounts)."""
-    count = len(batch.details.destination.batch)
+    count = len(_recipients(batch))
     noun = "recipient" if count == 1 else "recipients"
-    return Text.assemble(
-        (f"{count} {noun}", "bold"),
-        ", total ",
-        (clean(money(batch.total, batch.details.currency)), "bold"),
-    )
+    return Text.assemble((f"{count:,} {noun}", "bold"), ", ", total_text(batch))
 
 
-class RecipientsTable(DataTable[Text]):
+class RecipientsTable(WindowedTable):
     """One row per recipient: position, user ID, amount (right-aligned, exact)."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self._users: list[str] = []
+        super().__init__(id=id, window=500)
+        self._batch: BatchTransfer | None = None
+        self._recipients: list[BatchRecipient] = []
 
     def show(self, batch: BatchTransfer) -> None:
         self.clear(columns=True)
-        recipients = batch.details.destination.batch
-        amounts = [clean(money(r.amount, batch.details.currency)) for r in recipients]
-        # The table ignores Text.justify, so amounts are padded to line up their decimals.
-        width = max([len("Amount"), *(len(a) for a in amounts)])
-        count_width = max(1, len(str(len(recipients))))
-        self.add_column("#".rjust(count_width), key="n")
+        self._batch = batch
+        self._recipients = _recipients(batch)
+        count_width = max(1, len(f"{len(self._recipients):,}"))
+        self.add_column(Text("#", justify="right"), key="n", width=count_width)
         self.add_column("User", key="user")
-        self.add_column("Amount".rjust(width), key="amount")
-        self._users = [r.user_id for r in recipients]
-        for n, (recipient, amount) in enumerate(zip(recipients, amounts, strict=True), start=1):
-            self.add_row(
-                Text(str(n).rjust(count_width)),
+        self.add_column(Text("Amount", justify="right"), key="amount")
+        self.show_rows(len(self._recipients), self._row)
+
+    def _row(self, index: int) -> TableRow:
+        recipient = self._recipients[index]
+        currency = self._batch.details.currency if self._batch is not None else None
+        amount = money(recipient.amount, currency)
+        style = "yellow" if not usable(recipient.amount) else ""
+        return TableRow(
+            cells=(
+                Text(f"{index + 1:,}", justify="right"),
                 plain(recipient.user_id),
-                Text(amount.rjust(width)),
-                key=str(n),
-            )
+                Text(clean(amount), style=style, justify="right"),
+            ),
+            key=str(index + 1),
+        )
+
+    def window_changed(self) -> None:
+        self.border_subtitle = self.window_label()
 
     def copy_target(self) -> tuple[str, str] | None:
-        if not self._users or not 0 <= self.cursor_row < len(self._users):
+        at = self.position
+        if at is None or not 0 <= at < len(self._recipients):
             return None
-        return self._users[self.cursor_row], f"recipient {self.cursor_row + 1}'s user ID"
+        return self._recipients[at].user_id, f"recipient {at + 1:,}'s user ID"

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from rich.text import Text
 from textual.widgets import DataTable
 
 from stablepay_console.api.models import Money, QuoteInformation
+from stablepay_console.tui.formatters.numbers import number
 from stablepay_console.tui.formatters.text import clean, money, span, when
 from stablepay_console.tui.widgets.quote_changes import TRACKED, change_text, compare
 
@@ -24,10 +26,11 @@ SOON = timedelta(minutes=1)
 
 
 def line_value(quote: QuoteInformation, name: str) -> str:
+    """The line as shown: an amount with separators and its currency, "unreadable" where it cannot be."""
     value = getattr(quote, name)
     if isinstance(value, Money):
         return clean(money(value.amount, value.currency))
-    return clean(value)
+    return clean(number(value)) if isinstance(value, Decimal) else clean(value)
 
 
 def raw_value(quote: QuoteInformation, name: str) -> str:

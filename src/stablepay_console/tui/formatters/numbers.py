@@ -1,0 +1,125 @@
+"""Numbers from a server, as text a person reads: separators, fixed places, and never a crash.
+
+A server can send any number JSON allows: `1e999999999` parses as a Decimal, but printing it in
+full would build a billion digits and any sum with it overflows. Whatever cannot be shown reads
+"unreadable" (with the raw value, cut), so only that cell is lost, never the screen.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+from decimal import Decimal
+
+from stablepay_console.api.sanitize import clean
+
+UNREADABLE = "unreadable"
+MAX_DIGITS = 40
+"""Digits either side of the point shown in full; beyond, scientific notation (`1.5E+45`)."""
+MAX_EXPONENT = 999_999
+"""Beyond Decimal's default exponent range a value cannot take part in any sum: unreadable."""
+MAX_PLACES = 8
+
+_WIDE = decimal.Context(prec=MAX_DIGITS * 2 + 10, Emax=MAX_EXPONENT, Emin=-MAX_EXPONENT, traps=[])
+
+
+def usable(value: object) -> bool:
+    """A finite Decimal (or int) inside the exponent range sums and comparisons can handle."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    if not isinstance(value, Decimal) or not value.is_finite():
+        return False
+    return value.is_zero() or abs(value.adjusted()) <= MAX_EXPONENT
+
+
+def unreadable(raw: object = None) -> str:
+    """`unreadable (1e999999999)`: what a cell shows for a number that cannot be used."""
+    shown = _raw_text(raw)
+    return f"{UNREADABLE} ({shown})" if shown else UNREADABLE
+
+
+def _raw_text(raw: object) -> str:
+    if raw is None:
+        return ""
+    if isinstance(raw, Decimal):
+        try:
+            return clean(f"{raw:E}" if raw.is_finite() else str(raw), 24)
+        except (ValueError, ArithmeticError):
+            return ""
+    return clean(raw, 24)
+
+
+def number(value: object, places: int | None = None) -> str:
+    """`1,234,567.89`; with `places`, exactly that many decimals (rounded half-even); never raises."""
+    if value is None:
+        return ""
+    if not usable(value):
+        return unreadable(value)
+    amount = Decimal(value)  # type: ignore[arg-type]
+    if not amount.is_zero() and not -MAX_DIGITS <= amount.adjusted() <= MAX_DIGITS:
+        return _scientific(amount)
+    if places is not None:
+        places = min(max(places, 0), MAX_PLACES)
+        rounded = _WIDE.quantize(amount, Decimal(1).scaleb(-places))
+        if rounded.is_finite():
+            amount = rounded
+    if not amount.is_zero() and amount.as_tuple().exponent < -MAX_DIGITS:  # type: ignore[operator]
+        return _scientific(amount)
+    return f"{amount:,f}"
+
+
+def _scientific(amount: Decimal) -> str:
+    digits = _WIDE.create_decimal(amount).normalize(_WIDE)
+    mantissa = _WIDE.scaleb(digits, -digits.adjusted())
+    mantissa = _WIDE.quantize(mantissa, Decimal("0.001")).normalize(_WIDE)
+    return f"{mantissa:f}E{digits.adjusted():+d}"
+
+
+def money(amount: object, currency: str | None = None) -> str:
+    """`1,234.50 USDC`: the amount as sent (its own places), the currency upper-cased and cleaned."""
+    if amount is None:
+        return ""
+    text = number(amount)
+    return f"{text} {clean(currency.upper(), 16)}" if currency else text
+
+
+def places_of(values: list[object], limit: int = MAX_PLACES) -> int:
+    """The decimals every value of a column was sent with (0 for counts), at most `limit`."""
+    most = 0
+    for value in values:
+        if usable(value) and isinstance(value, Decimal):
+            most = max(most, -_exponent(value))
+    return min(most, limit)
+
+
+def exact_sum(values: list[object]) -> Decimal | None:
+    """The exact sum of the usable values (None if there is none); a sum that cannot be exact is None."""
+    usable_values = [Decimal(v) for v in values if usable(v)]  # type: ignore[arg-type]
+    if not usable_values:
+        return None
+    spread = max(v.adjusted() for v in usable_values) - min(_exponent(v) for v in usable_values)
+    if spread > 10_000:  # an exact sum would need more digits than anyone can read
+        return None
+    context = decimal.Context(prec=max(28, spread + 2), Emax=MAX_EXPONENT * 2, Emin=-MAX_EXPONENT * 2, traps=[])
+    total = Decimal(0)
+    for value in usable_values:
+        total = context.add(total, value)
+    return total
+
+
+def _exponent(value: Decimal) -> int:
+    exponent = value.as_tuple().exponent
+    return exponent if isinstance(exponent, int) else 0
+
+
+def finite_float(value: object) -> float | None:
+    """A value for plotting only (tables and files keep the exact Decimal); None when it cannot be drawn."""
+    if not usable(value):
+        return None
+    try:
+        result = float(value)  # type: ignore[arg-type]
+    except (OverflowError, ValueError):
+        return None
+    return result if math.isfinite(result) else None
