@@ -189,6 +189,14 @@ def growing(endpoint: str, query: Query, call: int, trickle: float) -> Reply | N
     return list_reply(query, size=LIST_SIZE + added, first=-added)
 
 
+def shrinking(endpoint: str, query: Query, call: int, trickle: float) -> Reply | None:
+    """A newest-first list whose 3 newest RFIs go away after two requests (rows move up past the walk)."""
+    if endpoint != "rfis":
+        return None
+    gone = 3 if call >= 2 else 0
+    return list_reply(query, size=LIST_SIZE - gone, first=gone)
+
+
 # --- numbers and size -----------------------------------------------------------------
 
 
@@ -238,6 +246,7 @@ CASES: dict[str, Case] = {
     "same-page-1000": _same_page(1000),
     "same-page-1e9": _same_page(10**9),
     "growing": growing,
+    "shrinking": shrinking,
     "extreme-numbers": extreme_numbers,
     "big-round": big_round,
     "big-batch": big_batch,

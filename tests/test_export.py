@@ -14,6 +14,7 @@ from stablepay_console.api.models import Rfi
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.export import (
     CSV_COLUMNS,
+    ExportResult,
     RfiFilters,
     csv_row,
     default_export_name,
@@ -111,3 +112,56 @@ def test_csv_cells_never_run_as_formulas(sandbox: Sandbox) -> None:
     assert row["subjectType"] == "'=HYPERLINK(\"http://x\")"
     assert row["kind"] == "'+1"
     assert row["id"] == rfi.id
+
+
+# --- a server that lies about paging ------------------------------------------------------------
+
+
+async def hostile_export(case: str, tmp_path: Path, page_size: int = 20) -> ExportResult:
+    from tests.hostile_server import mock_transport
+
+    async with StablePayClient("http://127.0.0.1", "k", transport=mock_transport(case)) as hostile:
+        return await export_rfis(hostile, tmp_path / f"{case}.csv", "csv", RfiFilters(), page_size=page_size)
+
+
+def written_ids(result: ExportResult) -> list[str]:
+    with result.path.open(encoding="utf-8") as f:
+        return [row["id"] for row in csv.DictReader(f)]
+
+
+async def test_an_honest_export_says_so_and_warns_of_nothing(tmp_path: Path) -> None:
+    result = await hostile_export("normal", tmp_path)
+    assert result.summary() == "Exported 45 requests · 0 duplicates skipped · 0 pages re-read"
+    assert result.warning() is None
+    assert len(written_ids(result)) == 45
+
+
+@pytest.mark.parametrize(("case", "total"), [("same-page-1000", "1,000"), ("same-page-1e9", "1,000,000,000")])
+async def test_the_same_page_served_again_gives_its_distinct_rows_and_a_warning(
+    case: str, total: str, tmp_path: Path
+) -> None:
+    result = await hostile_export(case, tmp_path)
+    ids = written_ids(result)
+    assert result.count == len(ids) == len(set(ids)) == 20
+    assert result.duplicates == 20
+    warning = result.warning()
+    assert warning is not None and f"total says {total} but 20 distinct requests came" in warning
+    assert "brought nothing new" in warning
+
+
+async def test_a_total_of_ten_trillion_ends_with_a_warning_not_a_memory_error(tmp_path: Path) -> None:
+    result = await hostile_export("total-huge", tmp_path)
+    assert result.count == 45
+    assert "10,000,000,000,000" in (result.warning() or "")
+
+
+async def test_duplicates_and_shifted_lists_are_counted_in_the_summary(tmp_path: Path) -> None:
+    overlapping = await hostile_export("overlapping-pages", tmp_path)
+    assert overlapping.summary() == "Exported 45 requests · 1 duplicate skipped · 0 pages re-read"
+    assert overlapping.warning() is None
+    shrinking = await hostile_export("shrinking", tmp_path)
+    assert len(set(written_ids(shrinking))) == 45 == shrinking.count
+    assert "1 page re-read" in shrinking.summary()
+    growing = await hostile_export("growing", tmp_path)
+    ids = written_ids(growing)
+    assert len(ids) == len(set(ids)) == growing.count  # never 248 rows for 246 requests

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Generator
+from collections.abc import AsyncGenerator, Generator
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -28,6 +29,7 @@ from stablepay_console.api.models import (
     Rfi,
     RfiPage,
 )
+from stablepay_console.api.paging import PagingReport, walk_pages
 from stablepay_console.api.sanitize import clean
 from stablepay_console.api.secret import ApiKey
 from stablepay_console.api.urls import check_base_url
@@ -154,33 +156,24 @@ class StablePayClient:
         kind: str | None = None,
         user_id: str | None = None,
         page_size: int = 100,
-    ) -> AsyncIterator[Rfi]:
-        """Every RFI matching the filters, newest first, pages fetched a few at a time."""
-        first = await self.list_rfis(status, kind, user_id, limit=page_size, offset=0)
-        for rfi in first.data:
-            yield rfi
-        offsets = list(range(page_size, first.pagination.total, page_size))
+        report: PagingReport | None = None,
+        older_than: datetime | None = None,
+    ) -> AsyncGenerator[Rfi, None]:
+        """Every distinct RFI matching the filters, newest first, a few pages in flight at a time.
+
+        Paging trusts nothing the server says (see `api.paging`); `report` is filled in as the
+        pages come (distinct rows, duplicates skipped, pages re-read, why it stopped). With
+        `older_than`, paging stops after a page whose rows are all older (the list is newest first).
+        """
+        check_limit(page_size)
         gate = asyncio.Semaphore(self.export_concurrency)
 
-        async def fetch(offset: int) -> RfiPage:
+        async def fetch(limit: int, offset: int) -> RfiPage:
             async with gate:
-                return await self.list_rfis(status, kind, user_id, limit=page_size, offset=offset)
+                return await self.list_rfis(status, kind, user_id, limit=limit, offset=offset)
 
-        # A sliding window keeps memory bounded and preserves order.
-        window = self.export_concurrency * 2
-        pending: list[asyncio.Task[RfiPage]] = []
-        try:
-            for offset in offsets:
-                pending.append(asyncio.ensure_future(fetch(offset)))
-                if len(pending) >= window:
-                    for rfi in (await pending.pop(0)).data:
-                        yield rfi
-            while pending:
-                for rfi in (await pending.pop(0)).data:
-                    yield rfi
-        finally:
-            for task in pending:
-                task.cancel()
+        async for rfi in walk_pages(fetch, page_size, self.export_concurrency, report, older_than):
+            yield rfi
 
     async def get_batch_transfer(self, transfer_id: str) -> BatchTransfer:
         """GET /v2/wallets/transfers/batches/{transferId}."""

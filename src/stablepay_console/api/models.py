@@ -137,10 +137,20 @@ class Rfi(WireModel):
         return self.round.expires_at if self.round is not None else None
 
 
+def _not_below_zero(value: int) -> int:
+    return max(0, value)
+
+
+Count = Annotated[int, AfterValidator(_not_below_zero)]
+"""A count or position the server sends: a negative one reads as 0 (it would make the next request invalid)."""
+
+
 class Pagination(WireModel):
-    limit: int
-    offset: int
-    total: int
+    """As the server sent it, except that negative values read as 0; `limit` may still be 0 and `total` anything."""
+
+    limit: Count
+    offset: Count
+    total: Count
 
     @property
     def page(self) -> int:

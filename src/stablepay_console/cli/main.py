@@ -140,7 +140,12 @@ def run_export(args: argparse.Namespace) -> int:
     from stablepay_console.api import APIError
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.api.sanitize import has_control
-    from stablepay_console.services.export import default_export_name, export_rfis, resolve_export_path
+    from stablepay_console.services.export import (
+        ExportResult,
+        default_export_name,
+        export_rfis,
+        resolve_export_path,
+    )
 
     setup_logging()
     started = start_profile(args)
@@ -161,15 +166,14 @@ def run_export(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             print(f"\rExported {done} of {total}", end="", file=sys.stderr, flush=True)
 
-    async def export() -> int:
+    async def export() -> ExportResult:
         async with services.client_for(profile) as client:
-            result = await export_rfis(client, path, args.format, filters, progress)
-        return result.count
+            return await export_rfis(client, path, args.format, filters, progress)
 
     print(f"Exporting RFIs ({filters.describe()}) from profile {profile.name} ({profile.environment})…",
           file=sys.stderr)
     try:
-        count = asyncio.run(export())
+        result = asyncio.run(export())
     except APIError as exc:
         print(f"\nstablepay-console: export failed, nothing was written. {exc.kind}: {say(str(exc))}", file=sys.stderr)
         return 1
@@ -178,7 +182,10 @@ def run_export(args: argparse.Namespace) -> int:
         return 130
     if sys.stderr.isatty():
         print(file=sys.stderr)
-    print(f"Exported {count} requests to {path}")
+    print(result.summary(), file=sys.stderr)
+    if result.warning() is not None:
+        print(f"Warning: {result.warning()}", file=sys.stderr)
+    print(f"Exported {result.count} requests to {path}")
     return 0
 
 

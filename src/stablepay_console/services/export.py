@@ -11,7 +11,8 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from contextlib import aclosing
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
@@ -19,6 +20,7 @@ from typing import IO, Any
 from stablepay_console.api.client import StablePayClient
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import Rfi
+from stablepay_console.api.paging import PagingReport
 
 FORMATS = ("csv", "json")
 
@@ -52,6 +54,41 @@ class ExportResult:
     path: Path
     count: int
     fmt: str
+    paging: PagingReport = field(default_factory=PagingReport)
+
+    @property
+    def duplicates(self) -> int:
+        return self.paging.duplicates
+
+    @property
+    def reread(self) -> int:
+        return self.paging.reread_pages
+
+    def summary(self) -> str:
+        """`Exported 245 requests · 3 duplicates skipped · 1 page re-read`."""
+        return " · ".join(
+            (
+                f"Exported {self.count:,} {_plural(self.count, 'request')}",
+                f"{self.duplicates:,} {_plural(self.duplicates, 'duplicate')} skipped",
+                f"{self.reread:,} {_plural(self.reread, 'page')} re-read",
+            )
+        )
+
+    def warning(self) -> str | None:
+        """Why the count may not be the whole list, when it differs from the server's total (or the walk was cut)."""
+        p = self.paging
+        if p.capped:
+            return f"Stopped at {self.count:,} requests, the most one export writes; the server's total is {p.total:,}."
+        if not p.total_differs:
+            return None
+        return (
+            f"The server's total says {p.total:,} but {p.delivered:,} distinct requests came; "
+            f"paging stopped: {p.stopped or 'the end'}. The file holds what the server actually sent."
+        )
+
+
+def _plural(count: int, noun: str) -> str:
+    return noun if count == 1 else noun + "s"
 
 
 def default_export_name(filters: RfiFilters, fmt: str, now: datetime) -> str:
@@ -168,19 +205,22 @@ async def export_rfis(
     total = probe.pagination.total
     report(0, total)
     part = path.with_name(path.name + ".part")
+    paging = PagingReport()
     try:
         with part.open("x", encoding="utf-8", newline="") as out:
             writer = _Writer(out, fmt)
             writer.start()
-            async for rfi in client.iter_rfis(filters.status, filters.kind, filters.user_id, page_size=page_size):
-                writer.write(rfi)
-                total = max(total, writer.count)
-                if writer.count % 20 == 0 or writer.count == total:
-                    report(writer.count, total)
+            rfis = client.iter_rfis(filters.status, filters.kind, filters.user_id, page_size=page_size, report=paging)
+            async with aclosing(rfis):  # pages still in flight are cancelled on the way out
+                async for rfi in rfis:
+                    writer.write(rfi)
+                    total = max(total, writer.count)
+                    if writer.count % 20 == 0 or writer.count == total:
+                        report(writer.count, total)
             writer.finish()
         report(writer.count, max(total, writer.count))
         part.replace(path)
     except BaseException:
         part.unlink(missing_ok=True)
         raise
-    return ExportResult(path=path, count=writer.count, fmt=fmt)
+    return ExportResult(path=path, count=writer.count, fmt=fmt, paging=paging)
