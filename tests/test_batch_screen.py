@@ -186,11 +186,21 @@ async def test_not_found_shows_server_message_and_keeps_previous_result(  # type
         screen = await look_up(pilot, MISSING_ID)
         message = status(screen)
         assert message.startswith("Refused: HTTP 404: No batch transfer with ID " + MISSING_ID)
-        assert f"still showing {BATCH_SMALL_ID}" in message
+        assert f"Still showing transfer {BATCH_SMALL_ID} · profile embedded (sandbox)" in message
         assert screen.entry.value == MISSING_ID
         assert field_values(screen)["Transfer ID"] == BATCH_SMALL_ID
         assert screen.query_one("#batch-recipients", DataTable).row_count == 3
         assert MISSING_ID not in Prefs("embedded").recent("recent_batches")
+        assert screen.query_one("#batch-result").has_class("-stale")  # greyed: it is not the answer to the ID typed
+        # r reloads what is shown, never the other ID typed in the field.
+        calls = sandbox.api_calls().count(batch_get(BATCH_SMALL_ID))
+        screen.query_one("#batch-recipients").focus()
+        await pilot.press("r")
+        await wait_for_workers(pilot)
+        assert sandbox.api_calls().count(batch_get(BATCH_SMALL_ID)) == calls + 1
+        assert sandbox.api_calls().count(batch_get(MISSING_ID)) == 1
+        assert not screen.query_one("#batch-result").has_class("-stale")
+        assert screen.entry.value == MISSING_ID
 
 
 @pytest.mark.parametrize(
@@ -225,7 +235,8 @@ async def test_copy_keys_put_hashes_addresses_and_ids_on_the_clipboard(  # type:
         screen = await look_up(pilot, BATCH_SMALL_ID)
         details = sandbox.data.batches[BATCH_SMALL_ID].details
         fields: DataTable[Any] = screen.query_one("#batch-fields", DataTable)
-        assert app.focused is fields
+        assert app.focused is screen.query_one("#batch-recipients")  # the row that matters: the first recipient
+        fields.focus()
         await pilot.press("t")
         assert app.clipboard == details.receipt.transaction_hash
         labels = [str(fields.get_row_at(n)[0]) for n in range(fields.row_count)]
@@ -337,7 +348,10 @@ async def test_switching_profile_clears_the_result_but_keeps_the_typed_id(  # ty
         assert screen.transfer is None
         assert not screen.query_one("#batch-result").display
         assert screen.entry.value == BATCH_SMALL_ID
-        assert screen.query_one("#id-recent", Select).disabled is True  # that profile has no recent lookups
+        select: Select[str] = screen.query_one("#id-recent", Select)
+        offered = [value for _, value in select._options if isinstance(value, str)]
+        assert offered == [value for _, value in screen.entry.samples]  # no recent lookups there, only samples
+        assert select.prompt == "Samples to try"
 
 
 async def test_hand_edited_recent_list_offers_only_uuids(make_app) -> None:  # type: ignore[no-untyped-def]
@@ -347,7 +361,7 @@ async def test_hand_edited_recent_list_offers_only_uuids(make_app) -> None:  # t
         screen = await open_batch(pilot)
         select: Select[str] = screen.query_one("#id-recent", Select)
         offered = [value for _, value in select._options if isinstance(value, str)]
-        assert offered == [BATCH_SMALL_ID]
+        assert offered == [BATCH_SMALL_ID, *(value for _, value in screen.entry.samples)]
 
 
 async def test_typed_id_survives_switching_screens(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]

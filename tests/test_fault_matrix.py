@@ -282,7 +282,7 @@ class InboxSurface(Surface):
         assert row_keys(app, "#inbox-table") == self.page_one
         assert "Page 1 of" in static_text(app, "#inbox-status")
         assert input_value(app, "#filter-user") == "6f1c2a10-5b7e"
-        assert "still shown" in self.message(app)
+        assert "Still showing" in self.message(app)
 
     def recovered(self, app: ConsoleApp) -> None:
         assert "Page 2 of" in static_text(app, "#inbox-status")
@@ -315,7 +315,7 @@ class BatchSurface(Surface):
         assert fields(app, "#batch-fields")["Transfer ID"] == BATCH_SMALL_ID
         assert len(table_rows(app, "#batch-recipients")) == 3
         assert input_value(app, "#id-input") == BATCH_50_ID
-        assert f"still showing {BATCH_SMALL_ID}" in self.message(app)
+        assert f"Still showing transfer {BATCH_SMALL_ID}" in self.message(app)
 
     def recovered(self, app: ConsoleApp) -> None:
         assert fields(app, "#batch-fields")["Transfer ID"] == BATCH_50_ID
@@ -349,7 +349,7 @@ class QuoteSurface(Surface):
         assert ONRAMP_OPEN_ID in static_text(app, "#quote-heading")
         assert table_rows(app, "#quote-table") == self.quote
         assert input_value(app, "#id-input") == ONRAMP_OPEN_NO_EXPIRY_ID
-        assert f"last good quote of {ONRAMP_OPEN_ID}" in self.message(app)
+        assert f"Still showing onramp {ONRAMP_OPEN_ID}" in self.message(app)
         # Only a refusal of the onramp's state explains itself with the OPEN_QUOTE rule.
         assert "Only an onramp in status" not in self.message(app)
 

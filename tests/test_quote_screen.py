@@ -162,6 +162,15 @@ async def test_second_refresh_shows_what_changed(make_app, sandbox: Sandbox) -> 
         assert rows["Send gross"][2] == ""  # only the rate and the receive amounts are compared
         assert "Quote refreshed 2 times" in str(app.screen.query_one("#quote-message", Static).content)
         assert posts(sandbox) == [refresh_post(ONRAMP_OPEN_ID)] * 2
+        # Every refresh of this session, newest first, in its own table.
+        await pilot.press("r")
+        await wait_for_workers(pilot)
+        third = sandbox.data.onramps[ONRAMP_OPEN_ID].quote
+        assert third is not None
+        history: DataTable[Any] = app.screen.query_one("#quote-history", DataTable)
+        assert history.display and history.row_count == 3
+        rates = [str(history.get_row_at(n)[1]).strip() for n in range(3)]
+        assert rates == [str(third.rate), str(second.rate), str(first.rate)]
 
 
 async def test_another_onramp_starts_without_comparison(make_app) -> None:  # type: ignore[no-untyped-def]
@@ -211,7 +220,7 @@ async def test_not_open_quote_explains_and_keeps_last_good_quote(  # type: ignor
             "Refused: HTTP 409: Quote refresh is only allowed in status OPEN_QUOTE; this onramp is COMPLETED"
         )
         assert "Only an onramp in status OPEN_QUOTE has a quote that can be refreshed." in message
-        assert f"Still showing the last good quote of {ONRAMP_OPEN_ID}." in message
+        assert f"Still showing onramp {ONRAMP_OPEN_ID} · profile embedded (sandbox)" in message
         assert quote_rows(screen) == shown
         assert screen.entry.value == ONRAMP_COMPLETED_ID
         assert ONRAMP_COMPLETED_ID not in Prefs("embedded").recent("recent_onramps")
@@ -329,7 +338,7 @@ async def test_copy_takes_the_selected_value(make_app, sandbox: Sandbox) -> None
         screen = await refresh(pilot, ONRAMP_OPEN_ID)
         table: DataTable[Any] = screen.query_one("#quote-table", DataTable)
         assert app.focused is table
-        table.move_cursor(row=5)
+        assert table.cursor_row == 5  # the row that matters: the rate
         await pilot.press("c")
         assert app.clipboard == str(sandbox.data.onramps[ONRAMP_OPEN_ID].quote.rate)  # type: ignore[union-attr]
         destination: DataTable[Any] = screen.query_one("#quote-destination", DataTable)

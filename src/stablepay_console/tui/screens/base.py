@@ -56,6 +56,18 @@ class ConsoleScreen(Screen[None]):
     def compose_body(self) -> ComposeResult:
         yield from ()
 
+    COPY_HINT = "Select a row with a value first."
+
+    def action_copy(self) -> None:
+        """The one copy action: the focused widget says what its selected row holds (`copy_target`)."""
+        provider = getattr(self.focused, "copy_target", None)
+        target = provider() if callable(provider) else None
+        if target is None:
+            self.notify(self.COPY_HINT, severity="warning", timeout=3)
+            return
+        value, what = target
+        self.console.copy_with_notice(value, what)
+
     def action_leave_input(self) -> None:
         """Escape in a text field gives the keys back to the screen (what is typed stays)."""
         if isinstance(self.focused, Input):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,17 +11,18 @@ from textual.widgets import Static
 from stablepay_console.api import APIError
 from stablepay_console.api.models import BatchTransfer
 from stablepay_console.services.explorers import transaction_url
-from stablepay_console.tui.formatters.text import clean, plain, when
-from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.formatters.text import clean
+from stablepay_console.tui.screens.lookup import LookupScreen
 from stablepay_console.tui.widgets.batch_details import batch_rows
 from stablepay_console.tui.widgets.batch_fields import FieldTable
-from stablepay_console.tui.widgets.batch_id_entry import IdEntry
 from stablepay_console.tui.widgets.batch_recipients import RecipientsTable, summary
+from stablepay_console.tui.widgets.id_entry import IdEntry
+from stablepay_console.tui.widgets.result_status import ResultStatus
 
-READY = "Paste a transfer ID and press Enter, or pick one of your recent lookups."
+READY = "Paste a transfer ID and press Enter, or pick one of your recent lookups (or a sample)."
 
 
-class BatchScreen(ConsoleScreen):
+class BatchScreen(LookupScreen[BatchTransfer]):
     CSS_PATH = "../styles/batch.tcss"
 
     HELP = """\
@@ -48,40 +48,30 @@ the receipt's hashes, and every recipient with the count and the exact total.
         Binding("o", "open_explorer", "Explorer", id="batch.explorer", tooltip="Open the transaction in the explorer"),
     ]
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.transfer: BatchTransfer | None = None
+    ENTRY, STATUS, RESULT = "#batch-entry", "#batch-status", "#batch-result"
+    COPY_HINT = "Select a row with a hash, address or ID first."
 
     def compose_body(self) -> ComposeResult:
         yield IdEntry("transfer ID", "recent_batches", id="batch-entry")
-        yield Static(plain(READY), id="batch-status", classes="hint")
+        yield ResultStatus(READY, id="batch-status", classes="hint")
         with Vertical(id="batch-result"):
             yield FieldTable(id="batch-fields")
             yield Static("", id="batch-summary")
             yield RecipientsTable(id="batch-recipients")
 
     def on_mount(self) -> None:
-        self.query_one("#batch-result").display = False
+        self.render_status()
         self.load_recent()
         self.entry.input.focus()
 
-    @property
-    def entry(self) -> IdEntry:
-        return self.query_one("#batch-entry", IdEntry)
-
     def load_recent(self) -> None:
-        self.entry.load_recent(self.profile_name)
+        profile = self.console.profile
+        samples = self.console.services.sample_ids(profile, "batch") if profile is not None else []
+        self.entry.load_recent(self.profile_name, samples)
 
-    def on_profile_changed(self) -> None:
-        # Another environment: what is shown belongs to the old one. The typed ID stays.
-        self.transfer = None
-        self.query_one("#batch-result").display = False
-        self.set_status(plain(READY))
-        self.load_recent()
-        self.refresh_bindings()
-
-    def set_status(self, text: Text) -> None:
-        self.query_one("#batch-status", Static).update(text)
+    @property
+    def transfer(self) -> BatchTransfer | None:
+        return self.shown.value if self.shown is not None else None
 
     @on(IdEntry.Requested, "#batch-entry")
     def _requested(self, event: IdEntry.Requested) -> None:
@@ -89,53 +79,33 @@ the receipt's hashes, and every recipient with the count and the exact total.
 
     @work(exclusive=True, group="batch-lookup")
     async def lookup(self, transfer_id: str) -> None:
-        self.set_status(plain(f"Looking up {transfer_id}…"))
+        self.begin(f"Looking up transfer {transfer_id}…")
         try:
             batch = await self.console.client.get_batch_transfer(transfer_id)
         except APIError as exc:
-            self.show_error(exc)
+            self.failed(exc)
             return
+        self.succeeded(batch, transfer_id, f"transfer {transfer_id}")
         self.show(batch)
-        self.entry.remember(self.profile_name, transfer_id)
-
-    def show_error(self, exc: APIError) -> None:
-        """The server's message; whatever was shown before stays on screen."""
-        message = Text.assemble((f"{exc.kind}: ", "bold red"), (clean(str(exc), 300), "red"))
-        if self.transfer is not None:
-            message.append(f"  (still showing {self.transfer.details.id})", style="italic")
-        self.set_status(message)
 
     def show(self, batch: BatchTransfer) -> None:
-        self.transfer = batch
         now = self.console.now()
-        self.query_one("#batch-result").display = True
+        self.render_status()
         self.query_one(FieldTable).show(batch_rows(batch, now))
-        self.query_one(RecipientsTable).show(batch)
+        recipients = self.query_one(RecipientsTable)
+        recipients.show(batch)
         self.query_one("#batch-summary", Static).update(summary(batch))
-        self.set_status(plain(f"Batch transfer {batch.details.id}, fetched {when(now)}."))
         self.refresh_bindings()
-        self.query_one(FieldTable).focus()
+        recipients.focus()  # the row that matters: the first recipient
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("reload", "copy", "copy_hash", "open_explorer") and self.transfer is None:
             return None
         return True
 
-    def action_edit_id(self) -> None:
-        self.entry.input.focus()
-
     def action_reload(self) -> None:
-        if self.transfer is not None:
-            self.lookup(self.transfer.details.id)
-
-    def action_copy(self) -> None:
-        provider = getattr(self.focused, "copy_target", None)
-        target = provider() if callable(provider) else None
-        if target is None:
-            self.notify("Select a row with a hash, address or ID first.", severity="warning", timeout=3)
-            return
-        value, what = target
-        self.console.copy_with_notice(value, what)
+        if self.shown_id is not None:
+            self.lookup(self.shown_id)
 
     def action_copy_hash(self) -> None:
         if self.transfer is None:

@@ -6,19 +6,22 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Static
 
 from stablepay_console.api import APIError, StatusError
-from stablepay_console.api.models import OPEN_QUOTE, OnrampTransfer, QuoteInformation
-from stablepay_console.tui.formatters.text import clean, plain, when
+from stablepay_console.api.models import OPEN_QUOTE, OnrampTransfer
+from stablepay_console.services.quote_history import QuoteHistory
+from stablepay_console.tui.formatters.text import clean, when
 from stablepay_console.tui.modals.confirm import ConfirmScreen
-from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.screens.lookup import LookupScreen
 from stablepay_console.tui.widgets.batch_fields import FieldTable
-from stablepay_console.tui.widgets.batch_id_entry import IdEntry
+from stablepay_console.tui.widgets.id_entry import IdEntry
+from stablepay_console.tui.widgets.quote_history_table import QuoteHistoryTable
 from stablepay_console.tui.widgets.quote_parties import destination_rows, source_rows
-from stablepay_console.tui.widgets.quote_table import QuoteTable, expiry_text
+from stablepay_console.tui.widgets.quote_table import LINES, QuoteTable, expiry_text
+from stablepay_console.tui.widgets.result_status import ResultStatus
 
 READY = "Type an onramp ID and press Enter to refresh its quote, or pick one of your recent onramps."
 ONLY_OPEN = f"Only an onramp in status {OPEN_QUOTE} has a quote that can be refreshed."
@@ -29,7 +32,7 @@ def refused_for_state(status: int) -> bool:
     return 400 <= status < 500 and status not in (404, 408, 429)
 
 
-class QuoteScreen(ConsoleScreen):
+class QuoteScreen(LookupScreen[OnrampTransfer]):
     CSS_PATH = "../styles/quote.tcss"
 
     HELP = f"""\
@@ -40,8 +43,9 @@ sent, the rail fee, what is received, the rate and when the quote expires.
 
 - Type or paste the **onramp ID** and press **Enter** to refresh. A malformed
   ID is explained under the input and nothing is sent.
-- **r** refreshes the shown onramp again. From the second refresh on, the
-  rate and the receive amounts show how they moved (▲ up, ▼ down).
+- **r** refreshes the shown onramp again (the one on screen, not what is typed). From
+  the second refresh on, the rate and the receive amounts show how they moved (▲ up,
+  ▼ down), and a table lists every refresh of this session: time, rate, receive net, expiry.
 - On a **production** profile every refresh asks for confirmation first.
 - A refresh is never retried automatically; if one fails, the last good quote
   stays on screen. {ONLY_OPEN}
@@ -55,52 +59,48 @@ sent, the rail fee, what is received, the rate and when the quote expires.
         Binding("c", "copy", "Copy", id="quote.copy", tooltip="Copy the selected value"),
     ]
 
+    ENTRY, STATUS, RESULT = "#quote-entry", "#quote-message", "#quote-result"
+
     def __init__(self) -> None:
         super().__init__()
-        self.onramp: OnrampTransfer | None = None
-        self.previous: QuoteInformation | None = None
-        self.refreshes = 0
+        self.history = QuoteHistory()
         self.refreshing = False
         self._ticker: Timer | None = None
 
     def compose_body(self) -> ComposeResult:
         yield IdEntry("onramp ID", "recent_onramps", id="quote-entry")
-        yield Static(plain(READY), id="quote-message", classes="hint")
-        with Vertical(id="quote-result"):
+        yield ResultStatus(READY, id="quote-message", classes="hint")
+        with VerticalScroll(id="quote-result"):
             yield Static("", id="quote-heading")
             yield QuoteTable(id="quote-table")
             yield Static("", id="quote-expiry")
+            yield QuoteHistoryTable(id="quote-history")
             with Horizontal(id="quote-parties"):
                 yield FieldTable(label_width=9, id="quote-source")
                 yield FieldTable(label_width=9, id="quote-destination")
 
     def on_mount(self) -> None:
-        self.query_one("#quote-result").display = False
         self.query_one("#quote-source").border_title = "Source"
         self.query_one("#quote-destination").border_title = "Destination"
+        self.query_one("#quote-history").border_title = "Refreshes this session"
+        self.render_status()
         self.load_recent()
         self.entry.input.focus()
         self._ticker = self.set_interval(1.0, self.tick)
 
-    @property
-    def entry(self) -> IdEntry:
-        return self.query_one("#quote-entry", IdEntry)
-
     def load_recent(self) -> None:
-        self.entry.load_recent(self.profile_name)
+        profile = self.console.profile
+        samples = self.console.services.sample_ids(profile, "onramp") if profile is not None else []
+        self.entry.load_recent(self.profile_name, samples)
+
+    @property
+    def onramp(self) -> OnrampTransfer | None:
+        return self.shown.value if self.shown is not None else None
 
     def on_profile_changed(self) -> None:
         # A quote of another environment means nothing here; the typed ID stays.
-        self.onramp = None
-        self.previous = None
-        self.refreshes = 0
-        self.query_one("#quote-result").display = False
-        self.set_message(plain(READY))
-        self.load_recent()
-        self.refresh_bindings()
-
-    def set_message(self, text: Text) -> None:
-        self.query_one("#quote-message", Static).update(text)
+        self.history.clear()
+        super().on_profile_changed()
 
     # --- asking ------------------------------------------------------------------
 
@@ -109,8 +109,8 @@ sent, the rail fee, what is received, the rate and when the quote expires.
         self.request_refresh(event.value)
 
     def action_refresh_quote(self) -> None:
-        if self.onramp is not None:
-            self.request_refresh(self.onramp.details.id)
+        if self.shown_id is not None:
+            self.request_refresh(self.shown_id)  # the onramp on screen, not what is typed
         else:
             self.entry.submit()
 
@@ -137,7 +137,7 @@ sent, the rail fee, what is received, the rate and when the quote expires.
             if yes:
                 self.start_refresh(onramp_id)
             else:
-                self.set_message(plain("Refresh cancelled; nothing was sent."))
+                self.query_one(self.STATUS, ResultStatus).update(Text("Refresh cancelled; nothing was sent."))
 
         confirm = ConfirmScreen(
             question, title="Refresh a production quote?", yes_label="Refresh", no_label="Cancel", danger=True
@@ -154,36 +154,29 @@ sent, the rail fee, what is received, the rate and when the quote expires.
     @work(group="quote-refresh")
     async def refresh_quote(self, onramp_id: str) -> None:
         # Not exclusive: cancelling a POST in flight would leave its outcome unknown.
-        self.set_message(plain(f"Refreshing the quote of {onramp_id}…"))
+        self.begin(f"Refreshing the quote of onramp {onramp_id}…")
         try:
             onramp = await self.console.client.refresh_onramp_quote(onramp_id)
         except APIError as exc:
-            self.show_error(exc)
+            extra = None
+            if isinstance(exc, StatusError) and exc.status is not None and refused_for_state(exc.status):
+                extra = Text(ONLY_OPEN, style="yellow")
+            self.failed(exc, extra)
             return
         finally:
             self.refreshing = False
+        self.history.add(onramp, self.console.now())
+        self.succeeded(onramp, onramp.details.id, f"onramp {onramp.details.id}")
         self.show(onramp)
-        self.entry.remember(self.profile_name, onramp.details.id)
 
     # --- showing -----------------------------------------------------------------
 
-    def show_error(self, exc: APIError) -> None:
-        """The server's message, why if we can tell, and the last good quote left in place."""
-        message = Text.assemble((f"{exc.kind}: ", "bold red"), (clean(str(exc), 300), "red"))
-        if isinstance(exc, StatusError) and exc.status is not None and refused_for_state(exc.status):
-            message.append(f"\n{ONLY_OPEN}", style="yellow")
-        if self.onramp is not None:
-            message.append(f"\nStill showing the last good quote of {self.onramp.details.id}.", style="italic")
-        self.set_message(message)
-
     def show(self, onramp: OnrampTransfer) -> None:
-        same = self.onramp is not None and self.onramp.details.id == onramp.details.id
-        self.previous = self.onramp.quote if same and self.onramp is not None else None
-        self.refreshes = self.refreshes + 1 if same else 1
-        self.onramp = onramp
-        now = self.console.now()
         d = onramp.details
-        self.query_one("#quote-result").display = True
+        count = len(self.history)
+        times = "once" if count == 1 else f"{count} times"
+        note = "" if count == 1 else "; changes are against the previous quote"
+        self.render_status(Text(f"Quote refreshed {times}{note}."))
         self.query_one("#quote-heading", Static).update(
             Text.assemble(
                 "Onramp ",
@@ -194,17 +187,16 @@ sent, the rail fee, what is received, the rate and when the quote expires.
             )
         )
         table = self.query_one(QuoteTable)
+        table.display = onramp.quote is not None
         if onramp.quote is not None:
-            table.display = True
-            table.show(onramp.quote, self.previous)
-        else:
-            table.display = False
+            table.show(onramp.quote, self.history.previous)
+            table.move_cursor(row=len(LINES) - 1)  # the row that matters: the rate
+        history = self.query_one(QuoteHistoryTable)
+        history.display = count > 1
+        history.show(self.history)
         self.query_one("#quote-source", FieldTable).show(source_rows(onramp))
         self.query_one("#quote-destination", FieldTable).show(destination_rows(onramp))
         self.tick()
-        times = "once" if self.refreshes == 1 else f"{self.refreshes} times"
-        note = "" if self.previous is None else "; changes are against the previous quote"
-        self.set_message(plain(f"Quote refreshed {times} at {when(now)}{note}."))
         self.refresh_bindings()
         if onramp.quote is not None:
             table.focus()
@@ -228,15 +220,3 @@ sent, the rail fee, what is received, the rate and when the quote expires.
         if action == "copy" and self.onramp is None:
             return None
         return True
-
-    def action_edit_id(self) -> None:
-        self.entry.input.focus()
-
-    def action_copy(self) -> None:
-        provider = getattr(self.focused, "copy_target", None)
-        target = provider() if callable(provider) else None
-        if target is None:
-            self.notify("Select a row with a value first.", severity="warning", timeout=3)
-            return
-        value, what = target
-        self.console.copy_with_notice(value, what)

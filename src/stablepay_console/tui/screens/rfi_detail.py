@@ -46,11 +46,11 @@ class RfiDetailScreen(ConsoleScreen):
         Binding("escape", "back", "Back", id="rfi.back", tooltip="Back to the inbox"),
         Binding("o", "open_link", "Open link", id="rfi.open", tooltip="Open the hosted reply page"),
         Binding("l", "copy_link", "Copy link", id="rfi.copy_link", tooltip="Copy the hosted link"),
-        Binding("c", "copy('request')", "Copy ID", id="rfi.copy_id", tooltip="Copy the request ID"),
-        Binding("u", "copy('user')", "User ID", id="rfi.copy_user", tooltip="Copy the user ID"),
-        Binding("t", "copy('transfer')", "Transfer ID", id="rfi.copy_transfer", tooltip="Copy the transfer ID"),
-        Binding("d", "copy('round')", "Round ID", show=False, id="rfi.copy_round", tooltip="Copy the round ID"),
-        Binding("i", "copy('item')", "Item ID", id="rfi.copy_item", tooltip="Copy the highlighted item's ID"),
+        Binding("c", "copy_id('request')", "Copy ID", id="rfi.copy_id", tooltip="Copy the request ID"),
+        Binding("u", "copy_id('user')", "User ID", id="rfi.copy_user", tooltip="Copy the user ID"),
+        Binding("t", "copy_id('transfer')", "Transfer ID", id="rfi.copy_transfer", tooltip="Copy the transfer ID"),
+        Binding("d", "copy_id('round')", "Round ID", show=False, id="rfi.copy_round", tooltip="Copy the round ID"),
+        Binding("i", "copy_id('item')", "Item ID", id="rfi.copy_item", tooltip="Copy the highlighted item's ID"),
     ]
 
     def __init__(self, rfi: Rfi) -> None:
@@ -152,7 +152,7 @@ class RfiDetailScreen(ConsoleScreen):
             return
         self.console.copy_with_notice(r.link, "the hosted link")
 
-    def action_copy(self, what: str) -> None:
+    def action_copy_id(self, what: str) -> None:
         rfi = self.rfi
         item = self.query_one(RfiItemsTable).highlighted
         values = {

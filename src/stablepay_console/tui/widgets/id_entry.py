@@ -1,6 +1,6 @@
-"""Typing or picking an ID: an input checked inline, a list of recent lookups, an error line.
+"""Typing or picking an ID: an input checked inline, a list of recent lookups (and samples), an error line.
 
-Shared by batch lookup and quote refresh. Nothing leaves this widget unless it is a
+Shared by batch lookup, quote refresh and metrics. Nothing leaves this widget unless it is a
 valid UUID: a bad one gets its message under the input and no request is made.
 """
 
@@ -49,42 +49,57 @@ class IdEntry(Vertical):
         def control(self) -> IdEntry:
             return self.entry
 
-    def __init__(self, what: str, recent_key: str, *, id: str | None = None) -> None:
+    def __init__(
+        self, what: str, recent_key: str | None, *, id: str | None = None, input_id: str = "id-input"
+    ) -> None:
         super().__init__(id=id)
         self.what = what
         self.recent_key = recent_key
-        """The per-profile preference that keeps this entry's recent lookups."""
+        """The per-profile preference that keeps this entry's recent lookups; None keeps none."""
+        self.input_id = input_id
+        self.samples: list[tuple[str, str]] = []
+        """(label, ID) pairs the sandbox offers to try, listed after the recent lookups."""
+        self._recent: list[str] = []
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="id-row"):
-            yield Input(placeholder=f"{self.what[0].upper()}{self.what[1:]} (UUID), then Enter", id="id-input")
-            yield Select[str]([], prompt="Recent lookups (none yet)", id="id-recent", disabled=True)
+            yield Input(placeholder=f"{self.what[0].upper()}{self.what[1:]} (UUID), then Enter", id=self.input_id)
+            if self.recent_key is not None:
+                yield Select[str]([], prompt="Recent lookups (none yet)", id="id-recent", disabled=True)
         yield Static("", id="id-error")
 
     @property
     def input(self) -> Input:
-        return self.query_one("#id-input", Input)
+        return self.query_one(f"#{self.input_id}", Input)
 
     @property
     def value(self) -> str:
         return self.input.value
 
-    def load_recent(self, profile: str | None) -> None:
-        """Show the recent lookups of `profile` (none without a profile)."""
-        self.set_recent(Prefs(profile).recent(self.recent_key) if profile is not None else [])
+    def load_recent(self, profile: str | None, samples: list[tuple[str, str]] | None = None) -> None:
+        """Show the recent lookups of `profile` (none without a profile), then `samples` when given."""
+        if samples is not None:
+            self.samples = samples
+        if self.recent_key is not None:
+            self.set_recent(Prefs(profile).recent(self.recent_key) if profile is not None else [])
 
     def remember(self, profile: str | None, value: str) -> None:
         """Put `value` first among the recent lookups of `profile`."""
-        if profile is not None:
+        if profile is not None and self.recent_key is not None:
             self.set_recent(Prefs(profile).remember(self.recent_key, value))
 
     def set_recent(self, ids: list[str]) -> None:
         # The prefs file is the user's to edit: anything in it that is not a UUID is left out.
-        ids = [value for value in ids if _is_uuid(value)]
+        self._recent = [value for value in ids if _is_uuid(value)]
         select: Select[str] = self.query_one("#id-recent", Select)
-        select.set_options((Text(value), value) for value in ids)
-        select.prompt = "Recent lookups" if ids else "Recent lookups (none yet)"
-        select.disabled = not ids
+        options = [(Text(value), value) for value in self._recent]
+        options += [(Text.assemble(("sample ", "dim"), label), value) for label, value in self.samples]
+        select.set_options(options)
+        if self._recent:
+            select.prompt = "Recent lookups" + (" and samples" if self.samples else "")
+        else:
+            select.prompt = "Samples to try" if self.samples else "Recent lookups (none yet)"
+        select.disabled = not options
 
     def show_error(self, message: str) -> None:
         self.query_one("#id-error", Static).update(plain(message, style="bold red"))

@@ -1,0 +1,81 @@
+"""What the screens that ask for one thing by ID share: the ID entry, the result state, its status line.
+
+A result carries its provenance (profile, environment, the ID asked, when). A profile switch drops
+a result of the old profile; after an error the last result stays greyed and labelled with its own
+ID and time, and `r`, copy and open act on that shown ID, never on what is typed in the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from textual.widget import Widget
+
+from stablepay_console.api import APIError
+from stablepay_console.services.provenance import Loaded, Provenance, ResultState
+from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.widgets.id_entry import IdEntry
+from stablepay_console.tui.widgets.result_status import ResultStatus
+
+T = TypeVar("T")
+
+
+class LookupScreen(ConsoleScreen, Generic[T]):
+    """Subclasses name their entry, status and result widgets, and render `self.result.current`."""
+
+    ENTRY = "#lookup-entry"
+    STATUS = "#lookup-status"
+    RESULT = "#lookup-result"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.result: ResultState[T] = ResultState()
+
+    @property
+    def entry(self) -> IdEntry:
+        return self.query_one(self.ENTRY, IdEntry)
+
+    @property
+    def shown(self) -> Loaded[T] | None:
+        return self.result.current
+
+    @property
+    def shown_id(self) -> str | None:
+        """The ID of what is on screen: what `r`, copy and open act on."""
+        return self.result.current.target if self.result.current is not None else None
+
+    def provenance(self, asked: str) -> Provenance:
+        profile = self.console.profile
+        name, environment = (profile.name, profile.environment) if profile is not None else ("", "")
+        return Provenance(name, environment, asked, self.console.now())
+
+    def load_recent(self) -> None:
+        self.entry.load_recent(self.profile_name)
+
+    def render_status(self, extra: Any = None) -> None:
+        result: Widget = self.query_one(self.RESULT)
+        self.query_one(self.STATUS, ResultStatus).show(self.result, result, extra)
+
+    def begin(self, what: str) -> None:
+        self.result.begin(what)
+        self.render_status()
+
+    def failed(self, exc: APIError, extra: Any = None) -> None:
+        self.result.fail(f"{exc.kind}: {exc}")
+        self.render_status(extra)
+
+    def succeeded(self, value: T, target: str, asked: str) -> Loaded[T]:
+        loaded = Loaded(value, self.provenance(asked), target=target)
+        self.result.succeed(loaded)
+        self.entry.remember(self.profile_name, target)
+        return loaded
+
+    def on_profile_changed(self) -> None:
+        # Another environment: a result of the old one means nothing here. The typed ID stays.
+        self.result.profile_changed(self.profile_name or "")
+        self.render_status()
+        self.load_recent()
+        self.refresh_bindings()
+
+    def action_edit_id(self) -> None:
+        self.entry.input.focus()
