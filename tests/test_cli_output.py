@@ -1,0 +1,108 @@
+"""The pieces under the shell commands: durations, exact JSON, the output formats, hostile text."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+
+from stablepay_console.api.models import BatchTransfer, MetricResult, OnrampTransfer, Rfi
+from stablepay_console.cli.durations import format_duration, parse_duration
+from stablepay_console.cli.output import Output
+from stablepay_console.cli.wire import dumps
+from stablepay_console.sandbox import Sandbox
+from stablepay_console.sandbox.data import BATCH_SMALL_ID, METRIC_TX_COUNT_ID, ONRAMP_OPEN_ID
+
+EVIL = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202eevil\u2028next"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("90m", timedelta(minutes=90)), ("24h", timedelta(hours=24)), ("3d", timedelta(days=3)),
+     ("30s", timedelta(seconds=30)), ("1h30m", timedelta(minutes=90)), (" 2D ", timedelta(days=2)),
+     ("0m", timedelta(0))],
+)
+def test_durations(text: str, expected: timedelta) -> None:
+    assert parse_duration(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "24", "h", "1.5h", "-1h", "24 h", "1w", "1h 30m", "9999999d", "366d1s"])
+def test_bad_durations_say_what_is_accepted(text: str) -> None:
+    with pytest.raises(ValueError, match=r"duration|longer than a year"):
+        parse_duration(text)
+
+
+def test_durations_read_back_as_written() -> None:
+    for text in ("24h", "36h", "3d", "1h30m", "45s", "2d"):
+        assert format_duration(parse_duration(text)) == text
+    assert format_duration(timedelta(days=1)) == "24h"
+
+
+def sandbox_models() -> tuple[BatchTransfer, OnrampTransfer, MetricResult]:
+    data = Sandbox().data
+    return data.batches[BATCH_SMALL_ID], data.onramps[ONRAMP_OPEN_ID], MetricResult.model_validate(
+        data.metrics[METRIC_TX_COUNT_ID])
+
+
+def test_json_keeps_wire_names_and_exact_numbers() -> None:
+    batch, onramp, metric = sandbox_models()
+    for model in (batch, onramp, metric):
+        text = dumps(model)
+        assert json.loads(text) == json.loads(dumps(model, indent=None))
+        assert "_" not in "".join(json.loads(text)), "top-level names are camelCase"
+    wire = json.loads(dumps(onramp), parse_float=Decimal)
+    assert wire["transferDetails"]["source"]["amount"] == Decimal("1000.00")
+    assert wire["transferDetails"]["quoteInformation"]["rate"] == str(onramp.quote.rate)  # type: ignore[union-attr]
+    assert json.loads(dumps(batch))["transferDetails"]["destination"]["batch"][0]["amount"] == str(
+        batch.details.destination.batch[0].amount)
+    body = '{"data": [{"periodStart": "2026-11-20", "v": 12345678901234567890.01}]}'
+    big = MetricResult.model_validate(json.loads(body, parse_float=Decimal))  # as the client reads it
+    assert '"v": 12345678901234567890.01' in dumps(big), "no trip through float"
+    assert dumps(Rfi.model_validate({"id": "x", "kind": "k", "status": "s", "subjectType": "t",
+                                     "createdAt": "2026-11-20T09:30:00Z", "futureField": [1, {"a": None}]}),
+                 indent=None).count('"futureField": [1, {"a": null}]') == 1
+
+
+def test_json_and_csv_never_put_escape_sequences_on_the_terminal() -> None:
+    rfi = Rfi.model_validate({"id": EVIL, "kind": "k", "status": EVIL, "subjectType": "t",
+                              "createdAt": "2026-11-20T09:30:00Z"})
+    text = dumps(rfi)
+    for raw in ("\x1b", "\x07", "\u202e", "\u2028"):
+        assert raw not in text
+    assert json.loads(text)["status"] == EVIL, "the value itself is kept exactly"
+    out = io.StringIO()
+    Output("csv", out).csv(["id"], [[EVIL]])
+    assert "\x1b" not in out.getvalue() and "\u202e" not in out.getvalue()
+
+
+def test_plain_and_table_text_are_cleaned() -> None:
+    for fmt in ("plain", "table"):
+        out = io.StringIO()
+        Output(fmt, out).table(("id", "amount"), [[EVIL, "1.00"], ["b", "20.00"]], right=("amount",))
+        Output(fmt, out).fields([("Name", EVIL)])
+        assert "\x1b" not in out.getvalue() and "\u202e" not in out.getvalue(), fmt
+        assert "\\x1b" in out.getvalue()
+
+
+def test_plain_text_aligns_amounts_right() -> None:
+    out = io.StringIO()
+    Output("plain", out).table(("user", "amount"), [["a", "1.00 USDC"], ["bb", "20.00 USDC"]], right=("amount",))
+    assert out.getvalue().splitlines() == ["USER      AMOUNT", "a      1.00 USDC", "bb    20.00 USDC"]
+
+
+def test_text_mode_follows_the_terminal_and_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert Output("text", Tty()).fmt == "table"
+    assert Output("text", io.StringIO()).fmt == "plain"
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert Output("text", Tty()).fmt == "plain"
+    monkeypatch.setenv("NO_COLOR", "")
+    assert Output("text", Tty()).fmt == "table", "an empty NO_COLOR does not count (no-color.org)"
+    assert Output("json", Tty()).fmt == "json"
