@@ -66,6 +66,8 @@ class Rotation:
         self.on_switched = on_switched
         self.shared_with = tuple(shared_with)
         """Other profiles that use the same (old) key: deleting it stops them too."""
+        self.on_step: Callable[[Step, str], None] | None = None
+        """Told after each step is saved: the step reached, and why the last attempt failed (or "")."""
         saved = progress.load()
         self.state = RotationState.from_dict(saved) if saved else RotationState()
         self.resumed = saved is not None
@@ -220,6 +222,8 @@ class Rotation:
         if not self.can_abandon:
             raise RotationError("The profile already uses the new key: finish by deleting and checking the old one.")
         self.vault.delete(entry_name(self.profile.name, PENDING))
+        if self.on_step is not None:
+            self.on_step(self.step, "abandoned")
         self.progress.clear()
         self.state = RotationState()
         self.resumed = False
@@ -273,3 +277,5 @@ class Rotation:
 
     def _save(self) -> None:
         self.progress.save(self.state.to_dict())
+        if self.on_step is not None:
+            self.on_step(self.step, self.state.error)

@@ -12,10 +12,15 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+from stablepay_console.api.filters import RfiFilters
+from stablepay_console.api.models import OnrampTransfer, QuoteInformation
 from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.model import Profile
+from stablepay_console.profiles.rotation import STEP_TITLES, Step
+from stablepay_console.services.switching import SwitchOutcome
 from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, AuditHead
@@ -80,6 +85,41 @@ class AuditLog:
         """Append an entry in the background; the future holds it once written."""
         draft = self.draft(action, profile, target=target, outcome=outcome, **detail)
         return self.worker.fire(lambda record: record.append_audit(draft), f"append '{draft.action}' to the audit log")
+
+    def switched(self, outcome: SwitchOutcome, was: Profile | None) -> Future[AuditEntry]:
+        """A profile switch, applied or refused, with its ping result."""
+        result = (outcome.ping or "switched") if outcome.ok else f"not switched: {outcome.problem}"
+        previous = was.name if was is not None else ""
+        return self.append("profile.switch", outcome.profile, target=outcome.profile.name, outcome=result,
+                           previous=previous)
+
+    def quote_refreshed(
+        self, profile: Profile | None, onramp_id: str, old: QuoteInformation | None, new: OnrampTransfer | None,
+        problem: str = "",
+    ) -> Future[AuditEntry]:
+        """A quote refresh: the onramp, the rate before (when this session saw one) and after, or why it failed."""
+        quote = new.quote if new is not None else None
+        return self.append(
+            "quote.refresh", profile, target=onramp_id, outcome=f"failed: {problem}" if problem else "refreshed",
+            old_rate=str(old.rate) if old is not None else None, new_rate=str(quote.rate) if quote else None,
+        )
+
+    def exported(
+        self, profile: Profile | None, filters: RfiFilters, path: Path, count: int | None, problem: str = ""
+    ) -> Future[AuditEntry]:
+        """An export: its filters, its file and how many requests it wrote (or why it wrote none)."""
+        return self.append("export", profile, outcome=problem or "written", filters=filters.describe(),
+                           file=str(path), count=count)
+
+    def rotation_hook(self, profile: Profile) -> Callable[[Step, str], None]:
+        """For `Rotation.on_step`: one entry per step of a key rotation (never a key: steps and outcomes)."""
+
+        def step(reached: Step, problem: str) -> None:
+            title = STEP_TITLES.get(reached, str(reached))
+            self.append("key.rotation", profile, target=profile.name, outcome=problem or "ok", step=int(reached),
+                        title=title)
+
+        return step
 
 
 @dataclass(frozen=True)

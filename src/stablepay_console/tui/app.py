@@ -135,8 +135,9 @@ class ConsoleApp(App[None]):
             pong = await self.client.ping()
         except APIError as exc:
             self.ping_state = f"✗ {exc.kind}: {clean(exc.message, 80)}"
-            return
-        self.ping_state = f"✓ {clean(pong.message, 20)}"
+        else:
+            self.ping_state = f"✓ {clean(pong.message, 20)}"
+        self.services.audit.append("ping", self.profile, outcome=self.ping_state)
 
     async def apply_switch(self, outcome: SwitchOutcome) -> bool:
         """Apply a profile switch the services resolved; screens see it through the `profile` reactive.
@@ -144,6 +145,7 @@ class ConsoleApp(App[None]):
         A switch that cannot be applied (no usable key, a bad base URL) leaves the console as it was
         and says why; the screens keep the old profile's results, still current under the old banner.
         """
+        self.services.audit.switched(outcome, self.profile)
         if outcome.client is None:
             self.notify(outcome.problem, title="Cannot switch", severity="error", timeout=10, markup=False)
             return False

@@ -260,6 +260,7 @@ The built-in profiles are in-process simulations (no network, no real money).
         services = self.console.services
         try:
             rotation = self.book.rotation(profile, services.client_with, clock=self.console.now)
+            rotation.on_step = services.audit.rotation_hook(profile)
             rotation.start()
         except (RotationError, KeyStoreError) as exc:
             self.notify(str(exc), title="Cannot rotate", severity="error", timeout=10, markup=False)

@@ -162,10 +162,12 @@ sent, the rail fee, what is received, the rate and when the quote expires.
             if isinstance(exc, StatusError) and exc.status is not None and refused_for_state(exc.status):
                 extra = Text(ONLY_OPEN, style="yellow")
             self.failed(exc, extra)
+            self.console.services.audit.quote_refreshed(self.console.profile, onramp_id, None, None, exc.kind)
             return
         finally:
             self.refreshing = False
         self.history.add(onramp, self.console.now())
+        self.console.services.audit.quote_refreshed(self.console.profile, onramp_id, self.history.previous, onramp)
         self.succeeded(onramp, onramp.details.id, f"onramp {onramp.details.id}")
         self.show(onramp)
 

@@ -1,0 +1,149 @@
+"""`audit verify`: an intact chain passes; a changed, removed, reordered or cut-off entry is named."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+from datetime import timedelta
+
+import pytest
+
+from stablepay_console.cli import arguments as a
+from stablepay_console.cli.record_commands import add_audit_commands, add_record_commands, run
+from stablepay_console.services.audit import verify
+from stablepay_console.storage.record import open_record, record_file
+from stablepay_console.storage.record_types import AuditDraft
+from tests.conftest import FIXED_NOW
+
+RFI = "11111111-1111-4111-8111-111111111111"
+
+
+def parser() -> argparse.ArgumentParser:
+    """The record commands as the console's parser registers them (an `rfis` group and `audit`)."""
+    top = a.Parser(prog="stablepay-console")
+    common = a.Parser(add_help=False)
+    common.add_argument("--profile", metavar="NAME")
+    sub = top.add_subparsers(dest="command")
+    rfis = sub.add_parser("rfis").add_subparsers(dest="rfis_command", required=True)
+    add_record_commands(rfis, common)
+    add_audit_commands(sub)
+    return top
+
+
+def cli(*argv: str) -> int:
+    return run(parser().parse_args(list(argv)))
+
+
+def write_log(count: int = 6) -> None:
+    record = open_record()
+    for n in range(1, count + 1):
+        profile = "embedded" if n % 2 else "prod"
+        record.append_audit(AuditDraft(FIXED_NOW + timedelta(hours=n), "alice", profile, "sandbox", "ping",
+                                       RFI if n == 3 else "", f"outcome {n}", {"n": n}))
+    record.close()
+
+
+def tamper(*statements: str) -> None:
+    """What someone editing the file by hand would do: drop the guards, then change rows."""
+    with sqlite3.connect(record_file()) as conn:
+        conn.execute("DROP TRIGGER audit_no_update")
+        conn.execute("DROP TRIGGER audit_no_delete")
+        for sql in statements:
+            conn.execute(sql)
+
+
+def test_an_intact_log_verifies(capsys: pytest.CaptureFixture[str]) -> None:
+    write_log()
+    assert cli("audit", "verify") == 0
+    out, err = capsys.readouterr()
+    assert "intact: 6 entries" in out and str(record_file()) in err
+
+
+def test_an_empty_log_verifies(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("audit", "verify") == 0
+    assert "intact: 0 entries" in capsys.readouterr().out
+
+
+BROKEN: dict[str, tuple[tuple[str, ...], int, str]] = {
+    "edited": (("UPDATE audit SET outcome = 'nothing happened' WHERE seq = 4",), 4, "changed after it was written"),
+    "edited actor": (("UPDATE audit SET actor = 'mallory' WHERE seq = 2",), 2, "changed after it was written"),
+    "removed": (("DELETE FROM audit WHERE seq = 3",), 3, "missing (removed)"),
+    "truncated": (("DELETE FROM audit WHERE seq > 4",), 5, "end was cut off"),
+    "reordered": (
+        ("UPDATE audit SET seq = 100 WHERE seq = 2", "UPDATE audit SET seq = 2 WHERE seq = 5",
+         "UPDATE audit SET seq = 5 WHERE seq = 100"),
+        2,
+        "does not follow the entry before it",
+    ),
+    "first removed": (("DELETE FROM audit WHERE seq = 1",), 1, "missing (removed)"),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_a_tampered_log_fails_naming_the_first_broken_entry(case: str, capsys: pytest.CaptureFixture[str]) -> None:
+    statements, broken_at, reason = BROKEN[case]
+    write_log()
+    tamper(*statements)
+    assert cli("audit", "verify") == 1
+    err = capsys.readouterr().err
+    assert f"broken at entry {broken_at}:" in err and reason in err
+
+
+def test_a_cut_tail_stays_visible_after_more_entries_are_appended() -> None:
+    write_log()
+    tamper("DELETE FROM audit WHERE seq > 4")
+    record = open_record()
+    record.append_audit(AuditDraft(FIXED_NOW, "alice", "embedded", "sandbox", "ping"))
+    report = verify(record)
+    record.close()
+    assert not report.ok and report.broken_at == 5 and "5 to 6 are missing" in report.reason
+
+
+def test_a_rehashed_edit_still_breaks_the_next_link() -> None:
+    """Changing an entry and recomputing its own hash is not enough: the next entry names the old hash."""
+    from stablepay_console.storage.record_chain import entry_hash
+
+    write_log()
+    record = open_record()
+    third = record.audit()[2]
+    record.close()
+    forged = {**third.content(), "outcome": "forged"}
+    tamper(f"UPDATE audit SET outcome = 'forged', hash = '{entry_hash(third.prev_hash, forged)}' WHERE seq = 3")
+    record = open_record()
+    report = verify(record)
+    record.close()
+    assert not report.ok and report.broken_at == 4
+
+
+def test_audit_log_prints_filters_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    write_log()
+    assert cli("audit", "log", "--profile", "prod", "--json") == 0
+    entries = json.loads(capsys.readouterr().out)
+    assert [e["seq"] for e in entries] == [2, 4, 6]
+    assert entries[0]["detail"] == {"n": 2} and len(entries[0]["hash"]) == 64
+    assert set(entries[0]) >= {"at", "actor", "profile", "environment", "action", "target", "outcome", "prevHash"}
+    since = (FIXED_NOW + timedelta(hours=5)).date().isoformat() + "T" + (FIXED_NOW + timedelta(hours=5)).strftime(
+        "%H:%M:%S+00:00"
+    )
+    assert cli("audit", "log", "--since", since) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == ["SEQ", "TIME", "ACTOR"]
+    assert [line.split()[0] for line in lines[1:]] == ["5", "6"]
+    assert cli("audit", "log", "--since", "2000-01-01", "--limit", "2") == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]] == ["5", "6"]
+
+
+@pytest.mark.parametrize("bad", ["yesterday", "2026-13-01", "5x"])
+def test_a_bad_since_is_a_usage_error(bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        cli("audit", "log", "--since", bad)
+    assert exit_.value.code == 2
+    assert "is not a date" in capsys.readouterr().err
+
+
+def test_since_takes_a_span_back_from_now() -> None:
+    from stablepay_console.cli.record_commands import since_arg
+
+    assert since_arg("2026-11-01").tzinfo is not None
+    assert since_arg("7d") < since_arg("24h")

@@ -1,0 +1,124 @@
+"""Every action lands in the audit log: ping, profile switch, quote refresh, key rotation, export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input
+
+from stablepay_console.api import ApiKey
+from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE
+from stablepay_console.profiles.rotation import Rotation
+from stablepay_console.sandbox import Sandbox
+from stablepay_console.sandbox.data import ONRAMP_COMPLETED_ID, ONRAMP_OPEN_ID
+from stablepay_console.services.audit import verify
+from stablepay_console.storage.record_types import AuditEntry
+from stablepay_console.wiring import Services
+from tests.conftest import CANARY_KEY, FIXED_NOW, open_mode, submit_id, wait_for_workers
+
+SIZE = (120, 40)
+
+
+def entries(services: Services, action: str | None = None) -> list[AuditEntry]:
+    services.record.flush()
+    found = services.record.call(lambda record: record.audit())
+    return [e for e in found if action is None or e.action == action]
+
+
+async def test_the_start_up_ping_and_a_profile_switch_are_audited(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)
+        assert await app.use_profile(EMBEDDED_PRODUCTION_PROFILE)
+        await wait_for_workers(pilot)
+    (ping,) = entries(app.services, "ping")
+    assert (ping.profile, ping.environment, ping.outcome) == ("embedded", "sandbox", "✓ pong")
+    (switch,) = entries(app.services, "profile.switch")
+    assert (switch.profile, switch.environment, switch.target) == ("embedded-production", "production",
+                                                                   "embedded-production")
+    assert switch.outcome == "✓ pong" and switch.details == {"previous": "embedded"}
+    assert switch.time.tzinfo is not None
+    assert switch.actor, "the OS user name"
+    assert verify(app.services.record.call(lambda r: r)).ok
+
+
+async def test_quote_refreshes_are_audited_with_old_and_new_rate(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_mode(pilot, "quote")
+        await submit_id(pilot, ONRAMP_OPEN_ID)
+        await pilot.press("r")
+        await wait_for_workers(pilot)
+        await submit_id(pilot, ONRAMP_COMPLETED_ID)
+    first, second, refused = entries(app.services, "quote.refresh")
+    assert first.target == second.target == ONRAMP_OPEN_ID and first.outcome == "refreshed"
+    assert first.details["old_rate"] is None and first.details["new_rate"]
+    assert second.details["old_rate"] == first.details["new_rate"]
+    assert refused.target == ONRAMP_COMPLETED_ID and refused.outcome.startswith("failed: ")
+
+
+@pytest.mark.skip(reason="the export hook goes into tui/widgets/export_progress.py once that widget is committed")
+async def test_an_inbox_export_is_audited_with_filters_file_and_count(make_app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_inbox import start_export
+
+    app = make_app()
+    target = tmp_path / "issued.csv"
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)
+        await pilot.press("s")
+        await wait_for_workers(pilot)
+        await start_export(pilot, str(target))
+        await wait_for_workers(pilot)
+    (export,) = entries(app.services, "export")
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert export.outcome == "written"
+    assert export.details == {"filters": "status issued", "file": str(target), "count": len(lines) - 1}
+
+
+def rotation_with_audit(services: Services) -> Rotation:
+    rotation = services.book.rotation(EMBEDDED_PROFILE, services.client_with, clock=lambda: FIXED_NOW)
+    rotation.on_step = services.audit.rotation_hook(EMBEDDED_PROFILE)
+    return rotation
+
+
+async def test_each_rotation_step_is_audited_and_no_key_is_kept(sandbox: Sandbox) -> None:
+    services = Services(sandbox=sandbox, clock=lambda: FIXED_NOW)
+    sandbox.add_key(CANARY_KEY, "canary")
+    rotation = rotation_with_audit(services)
+    rotation.start()
+    rotation.confirm_generated()
+    rotation.paste(ApiKey(CANARY_KEY))
+    assert await rotation.verify_new()
+    rotation.switch()
+    steps = entries(services, "key.rotation")
+    assert [(e.details["step"], e.outcome) for e in steps] == [(1, "ok"), (2, "ok"), (3, "ok"), (4, "ok"), (5, "ok")]
+    assert steps[2].details["title"] == "Verify the new key with /ping"
+    assert all(e.target == "embedded" for e in steps)
+    text = repr(entries(services))
+    assert CANARY_KEY not in text and CANARY_KEY[-12:] not in text and CANARY_KEY[-4:] not in text
+
+
+async def test_an_abandoned_rotation_says_so(sandbox: Sandbox) -> None:
+    services = Services(sandbox=sandbox, clock=lambda: FIXED_NOW)
+    rotation = rotation_with_audit(services)
+    rotation.start()
+    rotation.abandon()
+    assert [e.outcome for e in entries(services, "key.rotation")] == ["ok", "abandoned"]
+
+
+async def test_starting_a_rotation_from_the_profiles_screen_is_audited(make_app) -> None:  # type: ignore[no-untyped-def]
+    from textual.widgets import DataTable
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen: Any = await open_mode(pilot, "profiles")
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=0)
+        await pilot.press("r")
+        await wait_for_workers(pilot)
+        for field in app.screen.query(Input):
+            field.cursor_blink = False
+    (started,) = entries(app.services, "key.rotation")
+    assert started.details["step"] == 1 and started.profile == "embedded"

@@ -1,0 +1,175 @@
+"""Round history: what the clients receive is recorded; a round that changes between fetches is a second round."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+import pytest
+
+from stablepay_console.api.models import Rfi, RfiItem
+from stablepay_console.profiles.model import EMBEDDED_PROFILE
+from stablepay_console.sandbox import Sandbox
+from stablepay_console.services.history_view import history_text
+from stablepay_console.storage.record_types import RfiHistory
+from stablepay_console.wiring import Services
+from tests.conftest import FIXED_NOW
+from tests.test_audit_chain import cli
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = FIXED_NOW
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def services(sandbox: Sandbox, clock: Clock) -> Services:
+    return Services(sandbox=sandbox, clock=clock)
+
+
+def issued(sandbox: Sandbox) -> tuple[int, Rfi]:
+    """The newest issued request with an open, unanswered round, and where it sits in the sandbox."""
+    for index, rfi in enumerate(sandbox.data.rfis):
+        if rfi.status == "issued" and rfi.round is not None and rfi.round.submitted_at is None and rfi.round.link:
+            return index, rfi
+    raise AssertionError("the sandbox has no issued request")
+
+
+async def fetch(services: Services, status: str | None = "issued") -> None:
+    async with services.client_for(EMBEDDED_PROFILE) as client:
+        await client.list_rfis(status=status, limit=100)
+    services.record.flush()
+
+
+def history(services: Services, rfi_id: str) -> RfiHistory:
+    return services.record.call(lambda record: record.history("embedded", rfi_id))
+
+
+async def test_a_round_that_changes_between_two_fetches_is_a_second_round(
+    services: Services, sandbox: Sandbox, clock: Clock
+) -> None:
+    index, rfi = issued(sandbox)
+    await fetch(services)
+    first = history(services, rfi.id)
+    assert first.seen and len(first.rounds) == 1
+    assert first.rounds[0].round_no == rfi.round.round and first.rounds[0].items == [  # type: ignore[union-attr]
+        i.to_wire() for i in rfi.round.items  # type: ignore[union-attr]
+    ]
+
+    old = rfi.round
+    assert old is not None
+    new_items = [*old.items[1:], RfiItem(id="99999999-0000-4000-8000-000000000001", kind="question",
+                                         label="Who is the beneficial owner?", required=True)]
+    asked_again = old.model_copy(update={
+        "id": "99999999-9999-4999-8999-999999999999", "round": old.round + 1, "issued_at": FIXED_NOW,
+        "expires_at": FIXED_NOW + timedelta(days=3), "items": new_items,
+        "link": "https://sandbox.stablepay.example/rfi/respond/second",
+    })
+    sandbox.data.rfis[index] = rfi.model_copy(update={"round": asked_again, "current_round": old.round + 1})
+    clock.now = FIXED_NOW + timedelta(hours=2)
+    await fetch(services)
+
+    second = history(services, rfi.id)
+    assert [r.round_no for r in second.rounds] == [old.round, old.round + 1]
+    earlier, latest = second.rounds
+    assert earlier.expires_at == old.expires_at and earlier.last_seen == FIXED_NOW, "the earlier round is kept as seen"
+    assert latest.first_seen == FIXED_NOW + timedelta(hours=2)
+    assert [i["label"] for i in latest.items] == [i.label for i in new_items]
+    text = history_text(second)
+    assert f"compliance asked again: round {old.round + 1} (was round {old.round})" in text
+    assert "items added: Who is the beneficial owner?" in text and f"items dropped: {old.items[0].label}" in text
+    assert "deadline 2026-11-23 09:30 UTC" in text
+    assert second.last_request()["round"]["id"] == asked_again.id  # type: ignore[index]
+
+
+async def test_an_answered_round_is_a_new_entry_and_the_status_timeline_grows(
+    services: Services, sandbox: Sandbox, clock: Clock
+) -> None:
+    index, rfi = issued(sandbox)
+    await fetch(services)
+    assert rfi.round is not None
+    answered = rfi.round.model_copy(update={"submitted_at": FIXED_NOW + timedelta(minutes=30), "link": None})
+    sandbox.data.rfis[index] = rfi.model_copy(update={"status": "submitted", "round": answered})
+    clock.now = FIXED_NOW + timedelta(hours=1)
+    await fetch(services, status=None)
+    clock.now = FIXED_NOW + timedelta(hours=3)
+    await fetch(services, status=None)
+
+    h = history(services, rfi.id)
+    assert [(r.round_no, r.link_state) for r in h.rounds] == [(rfi.round.round, "open"), (rfi.round.round, "gone")]
+    assert [(s.status, s.first_seen, s.last_seen) for s in h.statuses] == [
+        ("issued", FIXED_NOW, FIXED_NOW),
+        ("submitted", FIXED_NOW + timedelta(hours=1), FIXED_NOW + timedelta(hours=3)),
+    ]
+    text = history_text(h)
+    assert "answered at 2026-11-20 10:00 UTC; hosted link gone" in text
+    assert "submitted  first seen 2026-11-20 10:30 UTC, last seen 2026-11-20 12:30 UTC" in text
+
+
+async def test_an_unchanged_request_only_moves_last_seen(services: Services, sandbox: Sandbox, clock: Clock) -> None:
+    _, rfi = issued(sandbox)
+    await fetch(services)
+    clock.now = FIXED_NOW + timedelta(days=1)
+    await fetch(services)
+    h = history(services, rfi.id)
+    assert len(h.rounds) == 1 and len(h.statuses) == 1
+    assert h.record is not None and h.record.first_seen == FIXED_NOW and h.record.last_seen == clock.now
+    assert h.rounds[0].last_seen == clock.now and h.statuses[0].last_seen == clock.now
+
+
+async def test_a_headless_export_records_every_request(services: Services, sandbox: Sandbox, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.api.filters import RfiFilters
+    from stablepay_console.services.export import export_rfis
+
+    async with services.client_for(EMBEDDED_PROFILE) as client:
+        result = await export_rfis(client, tmp_path / "all.json", "json", RfiFilters())
+    services.record.flush()
+    assert result.count == len(sandbox.data.rfis)
+    last = sandbox.data.rfis[-1]
+    assert history(services, last.id).seen
+
+
+async def test_hostile_server_text_is_kept_exact_but_shown_escaped(services: Services, sandbox: Sandbox) -> None:
+    index, rfi = issued(sandbox)
+    assert rfi.round is not None
+    evil = RfiItem(id="99999999-0000-4000-8000-000000000002", kind="question", label="Pay \x1b]52;c;aGk=\x07 now\u202e",
+                   required=True)
+    sandbox.data.rfis[index] = rfi.model_copy(update={"round": rfi.round.model_copy(update={"items": [evil]})})
+    await fetch(services)
+    h = history(services, rfi.id)
+    assert h.rounds[0].items[0]["label"] == evil.label, "the record keeps the server's exact value"
+    text = history_text(h)
+    assert "\x1b" not in text and "\u202e" not in text and "\\x1b]52;c;aGk=\\x07 now\\u202e" in text
+
+
+async def test_rfis_history_prints_text_and_json(services: Services, sandbox: Sandbox, capsys) -> None:  # type: ignore[no-untyped-def]
+    _, rfi = issued(sandbox)
+    await fetch(services)
+    assert cli("rfis", "history", rfi.id) == 0
+    out = capsys.readouterr().out
+    assert f"Request {rfi.id} · profile embedded (sandbox)" in out and "Rounds seen (1):" in out
+    assert "Status timeline:" in out
+    assert cli("rfis", "history", rfi.id, "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["seen"] is True and data["status"] == "issued" and data["rounds"][0]["linkState"] == "open"
+    assert data["rounds"][0]["items"][0]["id"] == rfi.round.items[0].id  # type: ignore[union-attr]
+
+
+def test_rfis_history_of_an_unseen_request_fails_saying_so(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert cli("rfis", "history", "22222222-2222-4222-8222-222222222222") == 1
+    assert "has not been seen under profile embedded" in capsys.readouterr().err
+
+
+def test_rfis_history_refuses_a_bad_id(capsys) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit) as exit_:
+        cli("rfis", "history", "not-a-uuid")
+    assert exit_.value.code == 2
+    assert "request ID" in capsys.readouterr().err
