@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from stablepay_console.api.numbers import exact_sum, usable_number
 from stablepay_console.api.vocabulary import RFI_KINDS as RFI_KINDS
 from stablepay_console.api.vocabulary import RFI_STATUSES as RFI_STATUSES
 
@@ -220,8 +221,14 @@ class BatchTransfer(WireModel):
         return self.transfer_details
 
     @property
-    def total(self) -> Decimal:
-        return sum((r.amount for r in self.transfer_details.destination.batch), Decimal(0))
+    def total(self) -> Decimal | None:
+        """The exact sum of the amounts (no rounding, whatever their size); None if one is unreadable."""
+        return exact_sum(r.amount for r in self.transfer_details.destination.batch)
+
+    @property
+    def unreadable_amounts(self) -> int:
+        """Recipients whose amount parsed but cannot be added up (`1e999999999`, `NaN`)."""
+        return sum(1 for r in self.transfer_details.destination.batch if not usable_number(r.amount))
 
 
 class PartyUser(WireModel):

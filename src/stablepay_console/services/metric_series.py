@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from stablepay_console.api.models import MetricResult, MetricRow
+from stablepay_console.api.numbers import exact_sum, number_text, usable_number, usable_time, utc_key
 
 Period = date | datetime
 TOP_SERIES = 10
@@ -59,7 +60,8 @@ class Series:
 
     @property
     def total(self) -> Decimal:
-        return sum((v for v in self.values if v is not None), Decimal(0))
+        """The exact sum of the values present (every one is a usable number: see `build_series`)."""
+        return _sum(v for v in self.values if v is not None)
 
     @property
     def present(self) -> int:
@@ -79,6 +81,10 @@ class MetricSeries:
     interval: str | None = None
     gridded: bool = False
     """True when `periods` is the full grid of the interval (gaps are visible as None)."""
+    unreadable_periods: int = 0
+    """Rows left out because their `periodStart` parsed but names no usable instant (`0001-01-01T00:00:00+14:00`)."""
+    unreadable_values: int = 0
+    """Values left out (shown as gaps) because they cannot be added up (`1e999999999`, NaN)."""
 
     @property
     def is_empty(self) -> bool:
@@ -93,10 +99,13 @@ class MetricSeries:
 
 
 def sort_key(period: Period) -> datetime:
-    """Dates and date-times on one time line (a date is its midnight UTC)."""
-    if isinstance(period, datetime):
-        return period.astimezone(timezone.utc)
-    return datetime(period.year, period.month, period.day, tzinfo=timezone.utc)
+    """Dates and date-times on one time line (a date is its midnight UTC); never raises."""
+    return utc_key(period)
+
+
+def _sum(values: Iterable[Decimal]) -> Decimal:
+    total = exact_sum(values)
+    return total if total is not None else Decimal("NaN")
 
 
 def template_name(template: str) -> str:
@@ -135,7 +144,7 @@ def dimension_value(row: MetricRow, name: str) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Decimal):
-        return format(value, "f")
+        return number_text(value)
     return str(value)
 
 
@@ -154,12 +163,15 @@ def _step(period: Period, interval: str) -> Period | None:
     step = _FIXED_STEPS.get(interval)
     if step is None:
         return None
-    if isinstance(period, datetime):
-        # Step in UTC so a daylight-saving change cannot shift the grid.
-        return (period.astimezone(timezone.utc) + step).astimezone(period.tzinfo)
-    if step < timedelta(days=1):
+    try:
+        if isinstance(period, datetime):
+            # Step in UTC so a daylight-saving change cannot shift the grid.
+            return (period.astimezone(timezone.utc) + step).astimezone(period.tzinfo)
+        if step < timedelta(days=1):
+            return None
+        return period + step
+    except OverflowError:  # the end of the calendar
         return None
-    return period + step
 
 
 def grid(observed: list[Period], interval: str | None) -> list[Period] | None:
@@ -186,7 +198,8 @@ def grid(observed: list[Period], interval: str | None) -> list[Period] | None:
 def build_series(result: MetricResult, top: int = TOP_SERIES) -> MetricSeries:
     dimensions = dimensions_of(result)
     fields = numeric_fields_of(result, dimensions)
-    rows = sorted(result.data, key=lambda r: sort_key(r.period_start))
+    usable = [r for r in result.data if usable_time(r.period_start)]
+    rows = sorted(usable, key=lambda r: sort_key(r.period_start))
     observed: dict[datetime, Period] = {}
     for row in rows:
         observed.setdefault(sort_key(row.period_start), row.period_start)
@@ -199,13 +212,18 @@ def build_series(result: MetricResult, top: int = TOP_SERIES) -> MetricSeries:
 
     # cells[field][combination][period index] = sum of the values sent for it
     cells: dict[str, dict[tuple[str, ...], dict[int, Decimal]]] = {f: {} for f in fields}
+    unreadable = 0
     for row in rows:
         combo = tuple(dimension_value(row, d) for d in dimensions)
         at = index[sort_key(row.period_start)]
         for name, value in row.numbers.items():
-            if name in cells:
-                slot = cells[name].setdefault(combo, {})
-                slot[at] = slot.get(at, Decimal(0)) + value
+            if name not in cells:
+                continue
+            if not usable_number(value):
+                unreadable += 1
+                continue
+            slot = cells[name].setdefault(combo, {})
+            slot[at] = _sum((slot[at], value)) if at in slot else value
 
     series: list[Series] = []
     for name in fields:
@@ -218,6 +236,8 @@ def build_series(result: MetricResult, top: int = TOP_SERIES) -> MetricSeries:
         missing=missing,
         interval=interval,
         gridded=full is not None,
+        unreadable_periods=len(result.data) - len(usable),
+        unreadable_values=unreadable,
     )
 
 
@@ -231,7 +251,7 @@ def _series_of_field(
         return [Series(field=name, label=name, values=line(points)) for points in combos.values()]
 
     def total(item: tuple[tuple[str, ...], dict[int, Decimal]]) -> Decimal:
-        return sum(item[1].values(), Decimal(0))
+        return _sum(item[1].values())
 
     # Largest first; ties broken by the values themselves so the order never depends on the server's.
     ranked = sorted(combos.items(), key=lambda item: (-total(item), item[0]))
@@ -244,7 +264,7 @@ def _series_of_field(
         rest: dict[int, Decimal] = {}
         for _combo, points in folded:
             for at, value in points.items():
-                rest[at] = rest.get(at, Decimal(0)) + value
+                rest[at] = _sum((rest[at], value)) if at in rest else value
         out.append(Series(field=name, label=OTHER, values=line(rest), folded=len(folded)))
     return out
 
@@ -261,7 +281,7 @@ def csv_cell(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Decimal):
-        return format(value, "f")
+        return number_text(value)
     if isinstance(value, (date, datetime)):
         return value.isoformat()
     text = str(value)
