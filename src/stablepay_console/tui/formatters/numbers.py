@@ -20,6 +20,7 @@ MAX_EXPONENT = 999_999
 """Beyond Decimal's default exponent range a value cannot take part in any sum: unreadable."""
 MAX_PLACES = 8
 
+_FOUR = decimal.Context(prec=4, Emax=MAX_EXPONENT, Emin=-MAX_EXPONENT, traps=[])
 _WIDE = decimal.Context(prec=MAX_DIGITS * 2 + 10, Emax=MAX_EXPONENT, Emin=-MAX_EXPONENT, traps=[])
 
 
@@ -59,21 +60,25 @@ def number(value: object, places: int | None = None) -> str:
         return unreadable(value)
     amount = Decimal(value)  # type: ignore[arg-type]
     if not amount.is_zero() and not -MAX_DIGITS <= amount.adjusted() <= MAX_DIGITS:
-        return _scientific(amount)
+        return scientific(amount)
     if places is not None:
         places = min(max(places, 0), MAX_PLACES)
         rounded = _WIDE.quantize(amount, Decimal(1).scaleb(-places))
         if rounded.is_finite():
             amount = rounded
     if not amount.is_zero() and amount.as_tuple().exponent < -MAX_DIGITS:  # type: ignore[operator]
-        return _scientific(amount)
+        return scientific(amount)
     return f"{amount:,f}"
 
 
-def _scientific(amount: Decimal) -> str:
-    digits = _WIDE.create_decimal(amount).normalize(_WIDE)
+def scientific(amount: Decimal) -> str:
+    """`1.5E+45`, `-2E-30`: at most four significant digits."""
+    if not usable(amount):
+        return unreadable(amount)
+    if amount.is_zero():
+        return "0"
+    digits = _FOUR.create_decimal(amount).normalize(_FOUR)
     mantissa = _WIDE.scaleb(digits, -digits.adjusted())
-    mantissa = _WIDE.quantize(mantissa, Decimal("0.001")).normalize(_WIDE)
     return f"{mantissa:f}E{digits.adjusted():+d}"
 
 

@@ -1,59 +1,54 @@
-"""The metric chart (plotext) and its legend.
+"""The metric chart (plotext); its legend lives in metric_legend.
 
-One subplot per numeric field, x = bucket position on the time grid. A missing
-bucket is a gap: lines are broken there and no bar is drawn; zero is drawn only
-where the server sent zero.
+One subplot per numeric field, x = bucket position on the time grid. A missing bucket is a gap:
+lines are broken there and no bar is drawn; zero is drawn only where the server sent zero. A
+value too large to draw (1e400 is infinite as a float) is left out like a gap and counted in
+the legend. Each subplot names its field in words; the y axis has round ticks with
+separators, whole numbers only for counts, and no currency (the API names none).
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
-from rich.text import Text
 from textual.app import RenderResult
-from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from stablepay_console.services.metric_series import MetricSeries, Series, period_label
+from stablepay_console.tui.formatters.metrics import field_title, nice_ticks, tick_label, words
+from stablepay_console.tui.formatters.numbers import finite_float, usable
 from stablepay_console.tui.formatters.text import clean
+from stablepay_console.tui.widgets.metric_colors import RGB
+from stablepay_console.tui.widgets.metric_legend import MAX_SUBPLOTS, MetricLegend, series_colors
+
+__all__ = ["ChartStyle", "MetricChart", "MetricLegend", "tick_positions"]
 
 ChartStyle = Literal["line", "bar"]
-RGB = tuple[int, int, int]
-
-PALETTE: list[RGB] = [
-    (66, 165, 245),
-    (255, 167, 38),
-    (102, 187, 106),
-    (239, 83, 80),
-    (171, 71, 188),
-    (38, 198, 218),
-    (255, 238, 88),
-    (141, 110, 99),
-    (236, 64, 122),
-    (156, 204, 101),
-    (158, 158, 158),  # "other" when there are ten others before it
-]
-MAX_SUBPLOTS = 4
+DRAWABLE = 1e100
+"""Beyond this size a value is left out of the chart (the plotting library's arithmetic overflows)."""
 
 
-def color_of(index: int) -> RGB:
-    return PALETTE[index % len(PALETTE)]
+def drawable(value: Decimal | None) -> float | None:
+    """A value for plotting only (the table and the CSV keep the exact Decimal); None leaves a gap."""
+    number = finite_float(value) if value is not None else None
+    return number if number is not None and abs(number) <= DRAWABLE else None
 
 
 def _segments(values: list[Decimal | None]) -> list[tuple[list[int], list[float]]]:
-    """Runs of consecutive present values, so a line never bridges a missing bucket."""
+    """Runs of consecutive drawable values, so a line never bridges a missing bucket."""
     runs: list[tuple[list[int], list[float]]] = []
     xs: list[int] = []
     ys: list[float] = []
     for i, value in enumerate(values):
-        if value is None:
+        y = drawable(value)
+        if y is None:
             if xs:
                 runs.append((xs, ys))
             xs, ys = [], []
             continue
         xs.append(i)
-        ys.append(float(value))  # plotting only: the table and the CSV keep the exact Decimal
+        ys.append(y)
     if xs:
         runs.append((xs, ys))
     return runs
@@ -73,6 +68,34 @@ def tick_positions(count: int, width: int) -> list[int]:
     return ticks
 
 
+def is_count(series: list[Series]) -> bool:
+    """Whether every value sent is a whole number (a count): its axis never gets a fractional tick."""
+    values = [v for one in series for v in one.values if v is not None and usable(v)]
+    return bool(values) and all(v == v.to_integral_value() for v in values)
+
+
+def stacks(series: list[Series], size: int) -> tuple[list[int], list[list[float]]]:
+    """The periods with something to stack, and each series' drawable value there (0 where it has none)."""
+    at = [i for i in range(size) if any(drawable(one.values[i]) is not None for one in series)]
+    return at, [[drawable(one.values[i]) or 0.0 for i in at] for one in series]
+
+
+def y_range(series: list[Series], style: ChartStyle, size: int) -> tuple[float, float] | None:
+    """The values the y axis must cover (bars always include zero)."""
+    if style == "bar" and len(series) > 1:
+        at, columns = stacks(series, size)
+        if not at:
+            return None
+        tops = [sum(c[k] for c in columns if c[k] > 0) for k in range(len(at))]
+        bottoms = [sum(c[k] for c in columns if c[k] < 0) for k in range(len(at))]
+        return min(0.0, *bottoms), max(0.0, *tops)
+    values = [y for one in series for y in (drawable(v) for v in one.values) if y is not None]
+    if not values:
+        return None
+    low, high = min(values), max(values)
+    return (min(0.0, low), max(0.0, high)) if style == "bar" else (low, high)
+
+
 class MetricChart(PlotextPlot):
     """Draws a `MetricSeries` as lines or bars; redrawn at each render so it follows the size."""
 
@@ -83,11 +106,12 @@ class MetricChart(PlotextPlot):
         self.series_data: MetricSeries | None = None
         self.chart_style: ChartStyle = "line"
         self.title_text = ""
+        """The chart's name in words ("Daily gross volume"), as the screen gives it."""
 
     def show(self, data: MetricSeries, style: ChartStyle, title: str) -> None:
         self.series_data = data
         self.chart_style = style
-        self.title_text = title
+        self.title_text = clean(title, 100)
         self.refresh()
 
     def render(self) -> RenderResult:
@@ -100,110 +124,65 @@ class MetricChart(PlotextPlot):
         data = self.series_data
         fields = data.fields[:MAX_SUBPLOTS] if data is not None else []
         if data is None or not fields:
-            plt.title(self.title_text)
+            plt.title(clean(self.title_text, 100))
             return
         plt.subplots(len(fields), 1)
         ticks = tick_positions(len(data.periods), self.size.width - 10)
         labels = [period_label(data.periods[i], data.interval) for i in ticks]
+        colors = series_colors(data)
         for row, name in enumerate(fields, start=1):
             sub = plt.subplot(row, 1)
-            title = name if row > 1 or not self.title_text else f"{self.title_text}: {name}"
-            sub.title(clean(title, 100))
-            series = data.for_field(name)
+            sub.title(clean(self._subtitle(row, name), 100))
+            indexes = [i for i, one in enumerate(data.series) if one.field == name]
+            series = [data.series[i] for i in indexes]
+            shades = [colors[i] for i in indexes]
             if self.chart_style == "bar":
-                self._bars(sub, series)
+                self._bars(sub, series, shades, len(data.periods))
                 sub.xlim(-0.5, max(len(data.periods) - 0.5, 0.5))
             else:
-                self._lines(sub, series)
+                self._lines(sub, series, shades)
                 sub.xlim(-0.25, max(len(data.periods) - 0.75, 0.75))
             sub.xticks([float(t) for t in ticks], labels)
+            self._y_axis(sub, series, len(data.periods))
         if len(data.fields) == 1 or len(fields) == 1:
             plt.subplot(len(fields), 1).xlabel(f"periodStart, by {clean(data.interval or 'period', 20)}")
 
-    def _lines(self, sub: object, series: list[Series]) -> None:
-        for one in series:
-            color = series_color(self.series_data, one)  # type: ignore[arg-type]
+    def _subtitle(self, row: int, field: str) -> str:
+        """Row 1 carries the chart's name; each subplot names its field in words."""
+        if row > 1 or not self.title_text:
+            return field_title(field)
+        named = words(field)
+        if named.lower() in self.title_text.lower():
+            return self.title_text
+        return f"{self.title_text}: {named}"
+
+    def _y_axis(self, sub: Any, series: list[Series], size: int) -> None:
+        span = y_range(series, self.chart_style, size)
+        if span is None:
+            return
+        ticks = nice_ticks(*span, whole=is_count(series))
+        if len(ticks) < 2:
+            return
+        step = ticks[1] - ticks[0]
+        sub.ylim(ticks[0], ticks[-1])
+        sub.yticks(ticks, [tick_label(t, step) for t in ticks])
+
+    def _lines(self, sub: Any, series: list[Series], shades: list[RGB]) -> None:
+        for one, color in zip(series, shades, strict=True):
             for xs, ys in _segments(one.values):
                 marker = "braille" if len(xs) > 1 else "●"
-                sub.plot(xs, ys, color=color, marker=marker)  # type: ignore[attr-defined]
+                sub.plot(xs, ys, color=color, marker=marker)
 
-    def _bars(self, sub: object, series: list[Series]) -> None:
-        data = self.series_data
-        if data is None or not series:
+    def _bars(self, sub: Any, series: list[Series], shades: list[RGB], size: int) -> None:
+        if not series:
             return
-        colors = [series_color(data, one) for one in series]
         if len(series) == 1:
-            xs = [float(i) for i, v in enumerate(series[0].values) if v is not None]
-            ys = [float(v) for v in series[0].values if v is not None]  # plotting only
-            if xs:
-                sub.bar(xs, ys, color=colors[0], width=0.7)  # type: ignore[attr-defined]
+            points = [(float(i), y) for i, y in enumerate(drawable(v) for v in series[0].values) if y is not None]
+            if points:
+                sub.bar([x for x, _ in points], [y for _, y in points], color=shades[0], width=0.7)
             return
         # Breakdowns stack per period. A missing value adds nothing to its stack, and a period
         # with no value at all gets no bar: nothing is drawn where the server sent nothing.
-        at = [i for i in range(len(data.periods)) if any(one.values[i] is not None for one in series)]
-        if not at:
-            return
-        stacks = [[float(one.values[i] or 0) for i in at] for one in series]  # plotting only
-        sub.stacked_bar([float(i) for i in at], stacks, color=colors, width=0.7)  # type: ignore[attr-defined]
-
-
-def series_color(data: MetricSeries, one: Series) -> RGB:
-    """Without breakdowns each field has its colour; with them, each series its rank's colour."""
-    if not data.dimensions:
-        return color_of(data.fields.index(one.field))
-    return color_of(data.for_field(one.field).index(one))
-
-
-def legend_entries(data: MetricSeries) -> list[tuple[RGB | None, str]]:
-    """(colour, text) of each legend entry; a colour of None marks a heading."""
-    entries: list[tuple[RGB | None, str]] = []
-    if not data.dimensions:
-        for one in data.series[:MAX_SUBPLOTS]:
-            entries.append((series_color(data, one), f"{clean(one.label, 40)} (total {one.total:,})"))
-    for field in data.fields[:MAX_SUBPLOTS] if data.dimensions else []:
-        entries.append((None, f"{clean(field, 40)} by {' · '.join(clean(d, 30) for d in data.dimensions)}:"))
-        for one in data.for_field(field):
-            folded = f", {one.folded} combinations" if one.folded else ""
-            entries.append((series_color(data, one), f"{clean(one.label, 60)} ({one.total:,}{folded})"))
-    hidden = len(data.fields) - MAX_SUBPLOTS
-    if hidden > 0:
-        entries.append((None, f"{hidden} more numeric field(s) are in the table view."))
-    return entries
-
-
-def legend_text(data: MetricSeries, width: int) -> Text:
-    """The entries packed into lines of `width` cells; an entry is never split, a heading starts a line."""
-    text = Text()
-    used = 0
-    for color, label in legend_entries(data):
-        size = len(label) + (2 if color is not None else 0)
-        if used and (color is None or used + 3 + size > width):
-            text.append("\n")
-            used = 0
-        elif used:
-            text.append("   ")
-            used += 3
-        if color is None:
-            text.append(label, style="bold")
-        else:
-            text.append("■ ", style="rgb({},{},{})".format(*color))
-            text.append(label)
-        used += size
-    return text
-
-
-class MetricLegend(Static):
-    """The chart's legend: which colour is which series."""
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("", id=id)
-        self.series_data: MetricSeries | None = None
-
-    def show(self, data: MetricSeries) -> None:
-        self.series_data = data
-        self.refresh(layout=True)
-
-    def render(self) -> Text:
-        if self.series_data is None:
-            return Text("")
-        return legend_text(self.series_data, max(20, self.content_size.width))
+        at, columns = stacks(series, size)
+        if at:
+            sub.stacked_bar([float(i) for i in at], columns, color=list(shades), width=0.7)

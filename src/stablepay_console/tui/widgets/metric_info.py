@@ -11,13 +11,14 @@ from textual.widgets import Static
 
 from stablepay_console.api.models import MetricFilter, MetricMetadata, MetricResult
 from stablepay_console.services.metric_series import KNOWN_TEMPLATES, period_text
+from stablepay_console.tui.formatters.numbers import number
 from stablepay_console.tui.formatters.text import clean
 
 MAX_VALUES = 6
 
 
 def _count(value: int | None) -> str:
-    return "—" if value is None else f"{value:,}"
+    return "—" if value is None else number(value)
 
 
 def _values(values: list[Any]) -> str:
@@ -41,7 +42,7 @@ def filter_text(name: str, flt: MetricFilter) -> Text:
         line.append(_values(flt.values))
     if flt.count is not None:
         line.append("\n")
-        line.append(f"{flt.count:,} values", style="italic")
+        line.append(f"{number(flt.count)} values", style="italic")
         if flt.values is None or len(flt.values) < flt.count:
             line.append(" ")
             line.append("(list shortened)" if flt.values else "(list omitted)", style="dim")

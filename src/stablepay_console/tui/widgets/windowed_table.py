@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Self
 
 from rich.text import Text
 from textual.widgets import DataTable
@@ -41,16 +42,19 @@ class WindowedTable(DataTable[Text]):
 
     def show_rows(self, count: int, row_of: RowOf, position: int = 0) -> None:
         """Show a list of `count` rows (`row_of(i)` builds row i), the cursor on `position`."""
+        self.clear()
         self.total_rows = max(0, count)
         self._row_of = row_of
         self._load_around(min(max(position, 0), max(self.total_rows - 1, 0)))
 
-    def clear_rows(self) -> None:
+    def clear(self, columns: bool = False) -> Self:
+        """Forget the list as well as the rows (a cleared table never slides back to old rows)."""
         self.total_rows = 0
         self.window_start = 0
         self._row_of = None
-        self.clear()
+        super().clear(columns)
         self.window_changed()
+        return self
 
     @property
     def window_end(self) -> int:
@@ -76,7 +80,7 @@ class WindowedTable(DataTable[Text]):
     def _load_around(self, index: int) -> None:
         start = min(max(index - self.window // 2, 0), max(self.total_rows - self.window, 0))
         self.window_start = start
-        self.clear()
+        super().clear()
         row_of = self._row_of
         if row_of is not None:
             for i in range(start, min(self.total_rows, start + self.window)):
