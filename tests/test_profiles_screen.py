@@ -115,11 +115,42 @@ async def test_add_a_profile_from_the_form(sandbox: Sandbox, memory_keyring) -> 
         app.screen.query_one("#form-name", Input).value = "team"
         app.screen.query_one("#form-base-url", Input).value = TEAM_URL
         app.screen.query_one("#form-key", Input).value = CANARY_KEY
+        app.screen.query_one("#form-key-created", Input).value = "2025-12-01"
+        await pilot.pause()
+        assert "counts from 2025-12-01, as given" in str(app.screen.query_one("#form-date-hint").render())
+        await pilot.click("#form-save")
+        await settle(pilot)
+        error = str(app.screen.query_one("#form-error").render())
+        assert "refused the key (Not authorized). Nothing was saved." in error, "checked with /ping first"
+        assert not app.screen.query_one("#form-save-unchecked").display, "a refused key cannot be saved anyway"
+        assert memory_keyring.entries == {} and ProfileStore().profiles() == []
+
+        sandbox.add_key(CANARY_KEY, "the team's key")
         await pilot.click("#form-save")
         await settle(pilot)
         assert memory_keyring.entries[("stablepay-console", "team")] == CANARY_KEY
         assert ProfileStore().default() == Profile("team", "sandbox", TEAM_URL)
         assert "team" in table_text(app)
+        assert "Rotation due: 11 months" in table_text(app)
+
+
+async def test_form_offers_to_save_unchecked_when_the_server_cannot_be_reached(sandbox: Sandbox) -> None:
+    app = build_app(sandbox)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_profiles(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        app.screen.query_one("#form-name", Input).value = "team"
+        app.screen.query_one("#form-base-url", Input).value = TEAM_URL
+        app.screen.query_one("#form-key", Input).value = SANDBOX_KEY
+        sandbox.faults.force = "502_html"
+        await pilot.click("#form-save")
+        await settle(pilot)
+        assert "could not be checked" in str(app.screen.query_one("#form-error").render())
+        assert ProfileStore().profiles() == []
+        await pilot.click("#form-save-unchecked")
+        await settle(pilot)
+        assert ProfileStore().get("team") is not None
 
 
 async def test_form_refuses_plain_http_inline(sandbox: Sandbox) -> None:

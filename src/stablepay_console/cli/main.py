@@ -65,6 +65,20 @@ def add_profile_commands(sub: argparse._SubParsersAction[Parser], common: Parser
     add.add_argument("--base-url", required=True, help="the environment's base URL (https://…)")
     add.add_argument("--default", action="store_true", help="start the console on this profile")
     add.add_argument("--no-key", action="store_true", help="keep no key (use STABLEPAY_API_KEY instead)")
+    add.add_argument("--key-created", metavar="YYYY-MM-DD",
+                     help="when the key was created in the dashboard (default: a JWT key's own date, else today)")
+    add.add_argument("--no-verify", action="store_true",
+                     help="save the key without checking it with /ping against the base URL first")
+    edit = profile_sub.add_parser(
+        "edit", help="change a profile's environment, base URL, key (--new-key) or the key's creation date",
+        description="Change a profile. --new-key reads the new key from a hidden prompt or standard input.",
+    )
+    edit.add_argument("name")
+    edit.add_argument("--environment", choices=["sandbox", "production"])
+    edit.add_argument("--base-url", help="the environment's base URL (https://…)")
+    edit.add_argument("--new-key", action="store_true", help="replace the key (read from a prompt or standard input)")
+    edit.add_argument("--key-created", metavar="YYYY-MM-DD", help="when the key was created in the dashboard")
+    edit.add_argument("--no-verify", action="store_true", help="save a new key without checking it with /ping")
     remove = profile_sub.add_parser("remove", help="remove a profile and forget its keys")
     remove.add_argument("name")
     use = profile_sub.add_parser("use", help="make a profile the default one")

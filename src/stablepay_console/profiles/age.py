@@ -43,22 +43,22 @@ class KeyAge:
             return "age unknown"
         age = f"{self.months} month{'s' if self.months != 1 else ''}"
         if self.level == "overdue":
-            return f"OVERDUE: {age}"
+            return f"Rotation OVERDUE: {age}"
         if self.level == "due":
-            return f"due: {age}"
+            return f"Rotation due: {age}"
         return age
 
     @property
     def sentence(self) -> str:
         if self.since is None or self.rotate_by is None:
-            return "The date of this key is not known; rotate it to start tracking its age."
+            return "The key's creation date is not known."
         since = self.since.strftime("%Y-%m-%d")
         by = self.rotate_by.strftime("%Y-%m-%d")
         if self.level == "overdue":
-            return f"The key is overdue for rotation: in use since {since}, it was due by {by}. Rotate it now."
+            return f"The key is overdue for rotation: created {since}, it was due by {by}. Rotate it now."
         if self.level == "due":
-            return f"The key is {self.months} months old (since {since}): rotate it before {by}."
-        return f"Key in use since {since}; rotate it by {by}."
+            return f"The key is {self.months} months old (created {since}): rotate it before {by}."
+        return f"Key created {since}; rotate it by {by}."
 
 
 def key_age(since: datetime | None, now: datetime) -> KeyAge:

@@ -199,7 +199,8 @@ class ProfileBook:
             return []
         names = []
         for other in self.profiles():
-            if other.name == profile.name or self.vault_for(other).problem:
+            # A built-in profile's key belongs to its in-process simulator: never the same key as a real one's.
+            if other.name == profile.name or other.embedded != profile.embedded or self.vault_for(other).problem:
                 continue
             try:
                 if self.vault_for(other).get(entry_name(other.name)) == key:

@@ -1,38 +1,64 @@
-"""`stablepay-console profile list|add|remove|use`: profiles from the command line, keys never in argv."""
+"""`stablepay-console profile list|add|edit|remove|use`: profiles from the command line, keys never in argv.
+
+`add` (and `edit --new-key`) checks the key with `/ping` against the profile's base URL before
+saving it; `--no-verify` skips the check and says so. `--key-created YYYY-MM-DD` dates the key
+(default: a JWT key's own `iat`, else today), so its age counts from its creation.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import getpass
 import sys
+from collections.abc import Callable
+from datetime import datetime
 from typing import TextIO
 
-from stablepay_console.api import ApiKey
+from stablepay_console.api import ApiKey, StablePayClient
+from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.book import ProfileBook
+from stablepay_console.profiles.key_date import key_created, parse_key_created
 from stablepay_console.profiles.keys import ENV_KEY, ENV_PROFILE, KeyStoreError
+from stablepay_console.profiles.model import Profile
+from stablepay_console.profiles.rotation import STEP_TITLES
 from stablepay_console.profiles.store import ProfileStoreError, make_profile
+from stablepay_console.profiles.verify import check_key
+
+ClientFor = Callable[[Profile, ApiKey], StablePayClient]
+
+REFUSED = 1
+"""Exit code when the server refused the key (or could not check it): nothing was saved."""
 
 
-def read_key(stdin: TextIO) -> ApiKey:
+def network_client(profile: Profile, key: ApiKey) -> StablePayClient:
+    return StablePayClient(profile.base_url, key)
+
+
+def read_key(stdin: TextIO, prompt: str = "API key (hidden): ") -> ApiKey:
     """From a hidden prompt on a terminal, else the first line of standard input."""
     if stdin.isatty():
-        return ApiKey(getpass.getpass("API key (hidden): "))
+        return ApiKey(getpass.getpass(prompt))
     return ApiKey(stdin.readline())
 
 
 def list_profiles(book: ProfileBook, out: TextIO) -> int:
     default = book.default_name()
     rows = [("", "PROFILE", "ENVIRONMENT", "BASE URL", "KEY", "KEY AGE")]
+    due = []
     for profile in book.configured():
         status = book.key_status(profile)
+        age = book.age(profile)
         rows.append((
             "*" if profile.name == default else "",
             profile.name,
             profile.environment,
-            profile.base_url,
-            status.label,
-            book.age(profile).short,
+            clean(profile.base_url, 80),
+            clean(status.label, 60),
+            age.short,
         ))
+        if age.level in ("due", "overdue"):
+            due.append(f"{profile.name}: {age.sentence}")
     if len(rows) == 1:
         print("No profiles yet: the console opens on the built-in sandbox. Add one with "
               "`stablepay-console profile add NAME --environment … --base-url …`.", file=out)
@@ -40,14 +66,55 @@ def list_profiles(book: ProfileBook, out: TextIO) -> int:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip(), file=out)
+    if due:
+        print("\nRotation due (rotate at least every 12 months; `r` on Profiles & keys in the console):", file=out)
+        for line in due:
+            print(f"  {line}", file=out)
+    pending = [(p, s) for p, s in book.pending_rotations() if not p.embedded]
+    for profile, step in pending:
+        print(f"\nA key rotation of {profile.name} is pending: it stopped at step {step.value} of 6 "
+              f"({STEP_TITLES[step]}). Resume it with `r` on Profiles & keys.", file=out)
     problem = book.keys.problem
     if problem:
         print(f"\nNote: {problem}", file=out)
     return 0
 
 
-def add_profile(book: ProfileBook, args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
+def given_date(args: argparse.Namespace, book: ProfileBook) -> datetime | None:
+    text = getattr(args, "key_created", None)
+    return parse_key_created(text, book.clock()) if text else None
+
+
+def verified(profile: Profile, key: ApiKey, args: argparse.Namespace, client_for: ClientFor, out: TextIO) -> bool:
+    """Whether the key may be saved: it answered `/ping`, or `--no-verify` was given (and this is said)."""
+    if args.no_verify:
+        print(f"Not checked: with --no-verify the key was not tried against {clean(profile.base_url, 80)}. "
+              "It may be mistyped or belong to the other environment.", file=out)
+        return True
+    verdict = asyncio.run(check_key(client_for(profile, key), profile.base_url))
+    if verdict.ok:
+        print(verdict.message, file=out)
+        return True
+    print(f"stablepay-console: {verdict.message}", file=sys.stderr)
+    if verdict.refused:
+        print(f"Is it a key of the {profile.environment} environment, copied whole?", file=sys.stderr)
+    else:
+        print("Nothing was saved. To save it without the check, add --no-verify.", file=sys.stderr)
+    return False
+
+
+def dated(key: ApiKey | None, given: datetime | None, book: ProfileBook) -> str:
+    if key is None and given is None:
+        return ""
+    when, source = key_created(key, given, book.clock())
+    return f" The key's age counts from {when:%Y-%m-%d} ({source})."
+
+
+def add_profile(book: ProfileBook, args: argparse.Namespace, stdin: TextIO, out: TextIO, client_for: ClientFor) -> int:
     profile = make_profile(args.name, args.environment, args.base_url)
+    given = given_date(args, book)
+    if book.store.get(profile.name) is not None:
+        raise ProfileStoreError(f"A profile named {profile.name!r} already exists.")
     key = None
     problem = book.keys.problem
     if not args.no_key:
@@ -57,25 +124,55 @@ def add_profile(book: ProfileBook, args: argparse.Namespace, stdin: TextIO, out:
                   f"and {ENV_KEY} set.", file=sys.stderr)
             return 2
         key = read_key(stdin)
-    book.add(profile, key, make_default=args.default)
+        if not verified(profile, key, args, client_for, out):
+            return REFUSED
+    book.add(profile, key, make_default=args.default, key_since=given)
     where = f"its key {key.masked} is in the OS keyring" if key else f"no key kept: set {ENV_PROFILE} and {ENV_KEY}"
-    print(f"Added profile {profile.name} ({profile.environment}, {profile.base_url}); {where}.", file=out)
+    print(f"Added profile {profile.name} ({profile.environment}, {profile.base_url}); {where}."
+          f"{dated(key, given, book)}", file=out)
     return 0
 
 
-def run(args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None) -> int:
+def edit_profile(
+    book: ProfileBook, old: Profile, args: argparse.Namespace, stdin: TextIO, out: TextIO, client_for: ClientFor
+) -> int:
+    profile = make_profile(old.name, args.environment or old.environment, args.base_url or old.base_url)
+    given = given_date(args, book)
+    key = None
+    if args.new_key:
+        if book.keys.problem:
+            raise KeyStoreError(book.keys.problem)
+        key = read_key(stdin, "New API key (hidden): ")
+        if not verified(profile, key, args, client_for, out):
+            return REFUSED
+    book.edit(profile, key, key_since=given)
+    changed = f"; its new key {key.masked} is in the OS keyring" if key else ""
+    print(f"Saved profile {profile.name} ({profile.environment}, {profile.base_url}){changed}."
+          f"{dated(key, given, book)}", file=out)
+    return 0
+
+
+def run(
+    args: argparse.Namespace,
+    stdin: TextIO | None = None,
+    out: TextIO | None = None,
+    *,
+    book: ProfileBook | None = None,
+    client_for: ClientFor = network_client,
+) -> int:
     stdin = stdin or sys.stdin
     out = out or sys.stdout
-    book = ProfileBook()
+    book = book or ProfileBook()
     try:
         if args.profile_command == "list":
             return list_profiles(book, out)
         if args.profile_command == "add":
-            return add_profile(book, args, stdin, out)
+            return add_profile(book, args, stdin, out, client_for)
         profile = next((p for p in book.configured() if p.name == args.name), None)
         if profile is None:
-            name = args.name if len(args.name) <= 60 else args.name[:57] + "..."
-            raise ProfileStoreError(f"There is no profile named {name!r}.")
+            raise ProfileStoreError(f"There is no profile named {clean(args.name, 60)!r}.")
+        if args.profile_command == "edit":
+            return edit_profile(book, profile, args, stdin, out, client_for)
         if args.profile_command == "remove":
             book.remove(profile)
             print(f"Removed profile {profile.name} and forgot its keys. Delete the key in the dashboard "
@@ -85,5 +182,5 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | Non
             print(f"The console now starts on {profile.name} ({profile.environment}).", file=out)
         return 0
     except (ValueError, ProfileStoreError, KeyStoreError) as exc:
-        print(f"stablepay-console: {exc}", file=sys.stderr)
+        print(f"stablepay-console: {clean(str(exc), 600)}", file=sys.stderr)
         return 2

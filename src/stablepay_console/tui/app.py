@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from stablepay_console.api import APIError, StablePayClient
 from stablepay_console.profiles.model import Profile
 from stablepay_console.services.switching import SwitchOutcome
+from stablepay_console.tui import key_notices
 from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider
 from stablepay_console.tui.formatters.text import clean, has_control
 from stablepay_console.tui.screens import TOP_LEVEL
@@ -53,6 +54,8 @@ class ConsoleApp(App[None]):
 
     profile: reactive[Profile | None] = reactive(None)
     ping_state: reactive[str] = reactive("not checked")
+    key_badge: reactive[str] = reactive("")
+    """"ROTATION DUE" (or OVERDUE) while the active profile's key is 11 months old or more; else ""."""
 
     def __init__(
         self,
@@ -76,6 +79,9 @@ class ConsoleApp(App[None]):
         self.switch_mode("inbox")
         if self.ping_on_start:
             self.check_ping()
+        if self.profile is not None:
+            key_notices.announce_key_age(self, self.profile)
+        key_notices.announce_pending_rotations(self)
 
     async def on_unmount(self) -> None:
         self.release_exit_signals()
@@ -153,12 +159,18 @@ class ConsoleApp(App[None]):
         self.client = outcome.client
         self.ping_state = outcome.ping or "not checked"
         self.profile = outcome.profile
+        key_notices.announce_key_age(self, outcome.profile)
         await old.aclose()
         return True
 
     async def use_profile(self, profile: Profile) -> bool:
         """Switch to `profile` now (resolve, build, ping, apply); False, having said why, when it can't."""
         return await self.apply_switch(await self.services.switch(profile))
+
+    async def action_quit(self) -> None:
+        """Quit; with a production key's rotation unfinished, ask first."""
+        if not key_notices.ask_before_quitting(self):
+            self.exit()
 
     def action_switch_profile(self) -> None:
         from stablepay_console.tui.modals.profile_switcher import open_switcher

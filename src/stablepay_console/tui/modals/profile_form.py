@@ -1,23 +1,33 @@
-"""The add/edit profile form: name, environment, base URL and a masked key field (never echoed)."""
+"""The add/edit profile form: name, environment, base URL, a masked key field (never echoed) and the key's date.
+
+A new key is checked with `/ping` against the base URL before anything is saved: a refused key is
+not saved; when the server cannot be reached, "Save without checking" is offered, said plainly.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from stablepay_console.api import ApiKey
+from stablepay_console.profiles.key_date import key_created, parse_key_created
 from stablepay_console.profiles.keys import KeyStoreError
 from stablepay_console.profiles.model import ENVIRONMENTS, Profile
 from stablepay_console.profiles.store import ProfileStoreError, make_profile
+from stablepay_console.profiles.verify import KeyCheck
 from stablepay_console.tui.formatters.text import clean
 
-SaveProfile = Callable[[Profile, ApiKey | None, bool], None]
+SaveProfile = Callable[[Profile, ApiKey | None, bool, datetime | None], None]
+"""Keep (profile, new key or None, make it the default, the key's creation date or None)."""
+CheckKey = Callable[[Profile, ApiKey], Awaitable[KeyCheck]]
 
 
 class ProfileForm(ModalScreen[Profile | None]):
@@ -26,13 +36,16 @@ class ProfileForm(ModalScreen[Profile | None]):
     DEFAULT_CSS = """
     ProfileForm { align: center middle; background: $background 60%; }
     ProfileForm > #form-box {
-        width: 84; height: auto; padding: 1 2; border: thick $primary; background: $surface;
+        width: 96%; max-width: 96; height: auto; max-height: 100%; padding: 0 1; border: thick $primary;
+        background: $surface;
     }
-    ProfileForm #form-title { text-style: bold; margin-bottom: 1; }
-    ProfileForm Label { margin-top: 1; }
-    ProfileForm #form-keyring { color: $warning; margin-top: 1; }
-    ProfileForm #form-error { color: $error; margin-top: 1; height: auto; }
-    ProfileForm #form-buttons { height: auto; align-horizontal: right; margin-top: 1; }
+    ProfileForm #form-title { text-style: bold; }
+    ProfileForm #form-grid { grid-size: 2; grid-columns: 18 1fr; grid-rows: auto; height: auto; }
+    ProfileForm #form-grid Label { padding-top: 1; }
+    ProfileForm #form-date-hint { color: $text-muted; }
+    ProfileForm #form-keyring { color: $warning; }
+    ProfileForm #form-error { color: $error; height: auto; }
+    ProfileForm #form-buttons { height: auto; align-horizontal: right; }
     ProfileForm #form-buttons Button { margin-left: 2; }
     """
 
@@ -40,41 +53,96 @@ class ProfileForm(ModalScreen[Profile | None]):
 
     HELP = (
         "## Profile\n\nA profile is a name, an environment and a base URL. The key is typed or pasted into a "
-        "hidden field and goes to the OS keyring, never to a file. Tab moves between fields; Enter in a field saves."
+        "hidden field and goes to the OS keyring, never to a file; it is checked with `/ping` before it is saved. "
+        "The key's creation date (YYYY-MM-DD) drives the rotation reminders: empty means today, or a JWT key's "
+        "own issue date. Tab moves between fields; Enter in a field saves."
     )
 
-    def __init__(self, save: SaveProfile, *, profile: Profile | None = None, keyring_problem: str | None = None,
-                 is_default: bool = False) -> None:
+    def __init__(
+        self,
+        save: SaveProfile,
+        *,
+        profile: Profile | None = None,
+        keyring_problem: str | None = None,
+        is_default: bool = False,
+        check: CheckKey | None = None,
+        now: Callable[[], datetime] | None = None,
+        key_since: datetime | None = None,
+    ) -> None:
         super().__init__()
         self.save = save
         self.editing = profile
         self.keyring_problem = keyring_problem
         self.is_default = is_default
+        self.check = check
+        self.now = now or (lambda: datetime.now().astimezone())
+        self.stored_date = f"{key_since:%Y-%m-%d}" if key_since is not None else ""
 
     def compose(self) -> ComposeResult:
         p = self.editing
-        with Vertical(id="form-box"):
-            title = f"Edit profile {p.name}" if p else "Add a profile"
+        with VerticalScroll(id="form-box"):
+            title = f"Edit profile {clean(p.name, 40)}" if p else "Add a profile"
             yield Static(Text(title), id="form-title")
-            yield Label("Name")
-            yield Input(p.name if p else "", placeholder="e.g. acme-production", id="form-name", disabled=p is not None)
-            yield Label("Environment")
-            yield Select([(e, e) for e in ENVIRONMENTS], value=p.environment if p else "sandbox", allow_blank=False,
-                         id="form-environment")
-            yield Label("Base URL")
-            yield Input(p.base_url if p else "", placeholder="https://…", id="form-base-url")
-            yield Label("API key (hidden as you type)" + (" — leave empty to keep the stored key" if p else ""))
-            yield Input(password=True, placeholder="paste the key", id="form-key")
+            with Grid(id="form-grid"):
+                yield Label("Name")
+                yield Input(p.name if p else "", placeholder="e.g. acme-production", id="form-name",
+                            disabled=p is not None)
+                yield Label("Environment")
+                yield Select([(e, e) for e in ENVIRONMENTS], value=p.environment if p else "sandbox",
+                             allow_blank=False, id="form-environment")
+                yield Label("Base URL")
+                yield Input(p.base_url if p else "", placeholder="https://…", id="form-base-url")
+                yield Label("API key")
+                yield Input(password=True, id="form-key",
+                            placeholder="paste it (hidden)" + ("; empty keeps the stored key" if p else ""))
+                yield Label("Key created")
+                yield Input(self.stored_date, id="form-key-created",
+                            placeholder=f"YYYY-MM-DD (empty: today, {self.now():%Y-%m-%d}, or a JWT key's own date)")
+            yield Static("", id="form-date-hint")
             yield Checkbox("Make this the default profile", value=self.is_default, id="form-default")
             if self.keyring_problem:
-                yield Static(Text(self.keyring_problem), id="form-keyring")
+                yield Static(Text(clean(self.keyring_problem, 400)), id="form-keyring")
             yield Static("", id="form-error")
             with Horizontal(id="form-buttons"):
                 yield Button("Save", id="form-save", variant="primary")
+                yield Button("Save without checking", id="form-save-unchecked", variant="warning")
                 yield Button("Cancel", id="form-cancel")
 
     def on_mount(self) -> None:
+        self.query_one("#form-save-unchecked", Button).display = False
         self.query_one("#form-base-url" if self.editing else "#form-name", Input).focus()
+        self.show_date()
+
+    # --- the key's date ----------------------------------------------------------------------------
+
+    def key_and_date(self) -> tuple[ApiKey | None, datetime | None]:
+        """The typed key (None: keep the stored one) and the given creation date (None: default). ValueError."""
+        raw_key = self.query_one("#form-key", Input).value
+        key = ApiKey(raw_key) if raw_key.strip() else None
+        typed = self.query_one("#form-key-created", Input).value.strip()
+        if not typed or (key is not None and typed == self.stored_date):
+            return key, None  # a new key with the old key's date untouched is dated afresh
+        return key, parse_key_created(typed, self.now())
+
+    def show_date(self) -> None:
+        hint = self.query_one("#form-date-hint", Static)
+        try:
+            key, given = self.key_and_date()
+        except ValueError as exc:
+            hint.update(Text(clean(str(exc), 200)))
+            return
+        if key is None and given is None:
+            hint.update(Text(f"The stored key keeps its date ({self.stored_date})." if self.stored_date else ""))
+            return
+        when, source = key_created(key, given, self.now())
+        hint.update(Text(f"The key's age counts from {when:%Y-%m-%d}, {source}."))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id in ("form-key", "form-key-created"):
+            self.show_date()
+            self.query_one("#form-save-unchecked", Button).display = False
+
+    # --- saving ------------------------------------------------------------------------------------
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -84,26 +152,46 @@ class ProfileForm(ModalScreen[Profile | None]):
         event.stop()
         if event.button.id == "form-save":
             self.submit()
+        elif event.button.id == "form-save-unchecked":
+            self.submit(checked=False)
         else:
             self.dismiss(None)
 
-    def submit(self) -> None:
-        error = self.query_one("#form-error", Static)
-        key_input = self.query_one("#form-key", Input)
+    def fail(self, message: str) -> None:
+        self.query_one("#form-error", Static).update(Text(clean(message, 400)))
+
+    def submit(self, checked: bool = True) -> None:
         try:
             profile = make_profile(
                 self.query_one("#form-name", Input).value,
                 str(self.query_one("#form-environment", Select).value),
                 self.query_one("#form-base-url", Input).value,
             )
-            key = ApiKey(key_input.value) if key_input.value.strip() else None
+            key, given = self.key_and_date()
         except ValueError as exc:
-            error.update(Text(clean(str(exc), 300)))
+            self.fail(str(exc))
             return
+        if key is not None and checked and self.check is not None and not self.keyring_problem:
+            self.fail(f"Checking the key with /ping at {profile.base_url}…")
+            self.check_then_save(profile, key, given)
+            return
+        self.keep(profile, key, given)
+
+    @work(exclusive=True, group="profile-form-check")
+    async def check_then_save(self, profile: Profile, key: ApiKey, given: datetime | None) -> None:
+        assert self.check is not None
+        verdict = await self.check(profile, key)
+        if verdict.ok:
+            self.keep(profile, key, given)
+            return
+        self.fail(verdict.message if verdict.refused else f"{verdict.message} Save it without the check?")
+        self.query_one("#form-save-unchecked", Button).display = not verdict.refused
+
+    def keep(self, profile: Profile, key: ApiKey | None, given: datetime | None) -> None:
         try:
-            self.save(profile, key, self.query_one("#form-default", Checkbox).value)
+            self.save(profile, key, self.query_one("#form-default", Checkbox).value, given)
         except (KeyStoreError, ProfileStoreError) as exc:
-            error.update(Text(clean(str(exc), 300)))
+            self.fail(str(exc))
             return
-        key_input.value = ""
+        self.query_one("#form-key", Input).value = ""
         self.dismiss(profile)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -13,6 +14,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from stablepay_console.profiles.book import ProfileBook
+from stablepay_console.profiles.keys import KeyStoreError
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.store import ProfileStoreError
 from stablepay_console.tui.formatters.text import clean
@@ -48,9 +50,17 @@ def request_switch(app: App[Any], profile: Profile) -> None:
     app.run_worker(switch_to(app, profile), group="switch-profile", exclusive=True)
 
 
-def profile_prompt(profile: Profile, active: Profile | None, book: ProfileBook) -> Text:
+AGE_STYLES = {"due": "bold black on yellow", "overdue": "bold white on red"}
+
+
+def profile_prompt(profile: Profile, active: Profile | None, book: ProfileBook, now: datetime | None = None) -> Text:
     marker = "▶ " if active is not None and profile.name == active.name else "  "
     status = book.key_status(profile)
+    try:
+        age = book.age(profile, now)
+    except (ProfileStoreError, KeyStoreError):
+        age = None
+    due = Text(f" {age.short} ", style=AGE_STYLES[age.level]) if age is not None and age.level in AGE_STYLES else ""
     return Text.assemble(
         marker,
         (clean(profile.name, 30).ljust(22), "bold"),
@@ -58,7 +68,9 @@ def profile_prompt(profile: Profile, active: Profile | None, book: ProfileBook) 
         "  ",
         clean(profile.where, 36).ljust(37),
         "  ",
-        (status.label, "" if status.usable else "red"),
+        (clean(status.label, 40), "" if status.usable else "red"),
+        "  " if due else "",
+        due,
     )
 
 
@@ -68,10 +80,12 @@ class ProfileSwitcher(ModalScreen[Profile | None]):
     DEFAULT_CSS = """
     ProfileSwitcher { align: center middle; background: $background 60%; }
     ProfileSwitcher > #switcher-box {
-        width: 110; height: auto; max-height: 80%; padding: 1 2; border: thick $primary; background: $surface;
+        width: 96%; max-width: 130; height: auto; max-height: 90%; padding: 1 2; border: thick $primary;
+        background: $surface;
     }
     ProfileSwitcher #switcher-title { text-style: bold; margin-bottom: 1; }
     ProfileSwitcher OptionList { height: auto; max-height: 20; }
+    ProfileSwitcher .hint { color: $text-muted; }
     """
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="switcher.cancel", tooltip="Keep the current profile")]
@@ -81,17 +95,20 @@ class ProfileSwitcher(ModalScreen[Profile | None]):
         "and the new profile's key is checked with `/ping`. Escape keeps the current profile."
     )
 
-    def __init__(self, profiles: list[Profile], active: Profile | None, book: ProfileBook) -> None:
+    def __init__(
+        self, profiles: list[Profile], active: Profile | None, book: ProfileBook, now: datetime | None = None
+    ) -> None:
         super().__init__()
         self.profiles = profiles
         self.active = active
         self.book = book
+        self.now = now
 
     def compose(self) -> ComposeResult:
         with Vertical(id="switcher-box"):
             yield Static(Text("Switch profile"), id="switcher-title")
             yield OptionList(
-                *(Option(profile_prompt(p, self.active, self.book), id=p.name) for p in self.profiles),
+                *(Option(profile_prompt(p, self.active, self.book, self.now), id=p.name) for p in self.profiles),
                 id="switcher-list",
             )
             yield Static(Text("Enter switches · Escape cancels"), classes="hint")
@@ -123,4 +140,4 @@ def open_switcher(app: App[Any]) -> None:
         if profile is not None and profile != console.profile:
             await switch_to(app, profile)
 
-    app.push_screen(ProfileSwitcher(profiles, console.profile, book), chosen)
+    app.push_screen(ProfileSwitcher(profiles, console.profile, book, console.now()), chosen)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +15,7 @@ from stablepay_console.profiles.keys import KeyStoreError
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import STEP_TITLES, RotationError, Step
 from stablepay_console.profiles.store import ProfileStoreError
+from stablepay_console.profiles.verify import KeyCheck, check_key
 from stablepay_console.tui.formatters.text import clean, when
 from stablepay_console.tui.modals.profile_form import ProfileForm
 from stablepay_console.tui.modals.profile_switcher import environment_label, profile_book, switch_to
@@ -152,6 +155,8 @@ The built-in profiles are in-process simulations (no network, no real money).
         lines.append(f" at {clean(profile.where)}\n")
         lines.append(f"Key: {status.label}" + (f" — {status.note}" if status.note else "") + "\n")
         lines.append(age.sentence, style=AGE_STYLES[age.level])
+        if age.level == "unknown" and not profile.embedded:
+            lines.append(" Give it with e (edit), or rotate the key.", style=AGE_STYLES[age.level])
         rotations = book.rotations(profile)
         if rotations:
             lines.append("\nRotated: " + ", ".join(when(r) for r in rotations[-3:]))
@@ -179,13 +184,18 @@ The built-in profiles are in-process simulations (no network, no real money).
             await switch_to(self.app, profile)
             self.refresh_profiles()
 
+    async def check_key(self, profile: Profile, key: ApiKey) -> KeyCheck:
+        """`/ping` with a key the form is about to save, against the profile's own base URL."""
+        return await check_key(self.console.services.client_with(profile, key), profile.base_url)
+
     def action_add(self) -> None:
         book = self.book
 
-        def save(profile: Profile, key: ApiKey | None, make_default: bool) -> None:
-            book.add(profile, key, make_default=make_default)
+        def save(profile: Profile, key: ApiKey | None, make_default: bool, since: datetime | None) -> None:
+            book.add(profile, key, make_default=make_default, key_since=since)
 
-        self.app.push_screen(ProfileForm(save, keyring_problem=book.keys.problem), self._saved)
+        form = ProfileForm(save, keyring_problem=book.keys.problem, check=self.check_key, now=self.console.now)
+        self.app.push_screen(form, self._saved)
 
     def action_edit(self) -> None:
         profile = self._configured("edited")
@@ -193,13 +203,14 @@ The built-in profiles are in-process simulations (no network, no real money).
             return
         book = self.book
 
-        def save(changed: Profile, key: ApiKey | None, make_default: bool) -> None:
-            book.edit(changed, key)
+        def save(changed: Profile, key: ApiKey | None, make_default: bool, since: datetime | None) -> None:
+            book.edit(changed, key, key_since=since)
             if make_default:
                 book.set_default(changed.name)
 
         form = ProfileForm(save, profile=profile, keyring_problem=book.keys.problem,
-                           is_default=self._default(book) == profile.name)
+                           is_default=self._default(book) == profile.name, check=self.check_key,
+                           now=self.console.now, key_since=book.key_since(profile))
         self.app.push_screen(form, self._saved)
 
     async def _saved(self, profile: Profile | None) -> None:

@@ -20,10 +20,14 @@ class EnvironmentBanner(Static):
 
     profile: reactive[Profile | None] = reactive(None)
     ping: reactive[str] = reactive("checking…")
+    badge: reactive[str] = reactive("")
+    """"ROTATION DUE" while the active profile's key is due (the app's `key_badge`)."""
 
     def on_mount(self) -> None:
         self.watch(self.app, "profile", self._set_profile, init=True)
         self.watch(self.app, "ping_state", self._set_ping, init=True)
+        if hasattr(type(self.app), "key_badge"):
+            self.watch(self.app, "key_badge", self._set_badge, init=True)
 
     def _set_profile(self, profile: Profile | None) -> None:
         self.profile = profile
@@ -31,6 +35,9 @@ class EnvironmentBanner(Static):
 
     def _set_ping(self, state: str) -> None:
         self.ping = state
+
+    def _set_badge(self, badge: str) -> None:
+        self.badge = badge
 
     def render(self) -> Text:
         profile = self.profile
@@ -41,8 +48,10 @@ class EnvironmentBanner(Static):
         else:
             env = Text(" SANDBOX: simulated, no real money ", style="bold")
         # The ping comes before the address: on a narrow terminal the address is what gets cut.
+        badge = Text(f" {clean(self.badge, 20)} ", style="bold black on yellow") if self.badge else Text("")
         return Text.assemble(
             env,
+            badge,
             "  profile ",
             (clean(profile.name, 30), "bold"),
             " · ping ",
