@@ -2,51 +2,48 @@
 
 No Textual here: the TUI calls `export_rfis` from a worker and passes a progress
 callback; a script can call it the same way. The file is written beside its
-final name as `<name>.part` and renamed only once complete, so a cancelled or
-failed export leaves nothing behind.
+final name as `<name>.part` and renamed only once complete, so a cancelled, failed
+or terminated export leaves nothing behind. Paging trusts nothing the server says
+(see `api.paging`); the result says what happened (`ExportResult.summary`, `.warning`).
+Rows and cells are in `export_rows` (CSV through the one cell guard).
 """
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Callable
-from contextlib import aclosing
+import asyncio
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import aclosing, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
 
 from stablepay_console.api.client import StablePayClient
 from stablepay_console.api.filters import RfiFilters
-from stablepay_console.api.models import Rfi
 from stablepay_console.api.paging import PagingReport
+from stablepay_console.services.export_rows import CSV_COLUMNS, RowWriter, csv_row
+
+__all__ = [
+    "CSV_COLUMNS",
+    "FORMATS",
+    "ExportResult",
+    "ExportTerminated",
+    "RfiFilters",
+    "csv_row",
+    "default_export_name",
+    "export_rfis",
+    "resolve_export_path",
+]
 
 FORMATS = ("csv", "json")
-
-CSV_COLUMNS = (
-    "id",
-    "kind",
-    "status",
-    "subjectType",
-    "userId",
-    "transferId",
-    "flowType",
-    "createdAt",
-    "currentRound",
-    "roundId",
-    "roundIssuedAt",
-    "roundExpiresAt",
-    "roundSubmittedAt",
-    "itemCount",
-    "requiredItemCount",
-    "link",
-)
 
 Progress = Callable[[int, int], None]
 """Called with (records written so far, total expected); total grows if the server's does."""
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+class ExportTerminated(KeyboardInterrupt):
+    """SIGTERM stopped a headless export; nothing was written (a command treats it as Ctrl+C)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +52,10 @@ class ExportResult:
     count: int
     fmt: str
     paging: PagingReport = field(default_factory=PagingReport)
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    outside_range: int = 0
+    """Requests fetched but not written because their creation time is outside the date range."""
 
     @property
     def duplicates(self) -> int:
@@ -64,31 +65,51 @@ class ExportResult:
     def reread(self) -> int:
         return self.paging.reread_pages
 
+    @property
+    def has_range(self) -> bool:
+        return self.created_after is not None or self.created_before is not None
+
     def summary(self) -> str:
-        """`Exported 245 requests · 3 duplicates skipped · 1 page re-read`."""
-        return " · ".join(
-            (
-                f"Exported {self.count:,} {_plural(self.count, 'request')}",
-                f"{self.duplicates:,} {_plural(self.duplicates, 'duplicate')} skipped",
-                f"{self.reread:,} {_plural(self.reread, 'page')} re-read",
-            )
-        )
+        """`Exported 245 requests · 3 duplicates skipped · 1 page re-read` (and the date range, when one was asked)."""
+        parts = [
+            f"Exported {self.count:,} {_plural(self.count, 'request')}{self._range_words()}",
+            f"{self.duplicates:,} {_plural(self.duplicates, 'duplicate')} skipped",
+            f"{self.reread:,} {_plural(self.reread, 'page')} re-read",
+        ]
+        if self.has_range:
+            parts.append(f"{self.outside_range:,} outside the range left out")
+        if self.paging.date_range_stop and self.created_after is not None:
+            parts.append(f"paging stopped once past {_day(self.created_after)} (the list is newest first)")
+        return " · ".join(parts)
 
     def warning(self) -> str | None:
-        """Why the count may not be the whole list, when it differs from the server's total (or the walk was cut)."""
+        """Why the count may not be the whole list: it differs from the server's total, or the walk was cut."""
         p = self.paging
         if p.capped:
             return f"Stopped at {self.count:,} requests, the most one export writes; the server's total is {p.total:,}."
-        if not p.total_differs:
-            return None
+        if self.has_range or not p.total_differs:
+            return None  # with a date range the server's total counts the whole list, not the range
         return (
             f"The server's total says {p.total:,} but {p.delivered:,} distinct requests came; "
             f"paging stopped: {p.stopped or 'the end'}. The file holds what the server actually sent."
         )
 
+    def _range_words(self) -> str:
+        if self.created_after is not None and self.created_before is not None:
+            return f" created from {_day(self.created_after)} to before {_day(self.created_before)}"
+        if self.created_after is not None:
+            return f" created on or after {_day(self.created_after)}"
+        if self.created_before is not None:
+            return f" created before {_day(self.created_before)}"
+        return ""
+
 
 def _plural(count: int, noun: str) -> str:
     return noun if count == 1 else noun + "s"
+
+
+def _day(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment.hour or moment.minute else moment.strftime("%Y-%m-%d")
 
 
 def default_export_name(filters: RfiFilters, fmt: str, now: datetime) -> str:
@@ -125,63 +146,33 @@ def resolve_export_path(text: str, fmt: str, default_name: str, cwd: Path | None
     return path
 
 
-def _cell(value: Any) -> str:
-    """A CSV cell that a spreadsheet will not run as a formula."""
-    if value is None:
-        return ""
-    text = value.isoformat() if isinstance(value, datetime) else str(value)
-    return "'" + text if text.startswith(_FORMULA_START) else text
+@contextmanager
+def _sigterm_cancels(enabled: bool) -> Iterator[list[bool]]:
+    """While the export runs, SIGTERM cancels it (so the `.part` file is removed) instead of killing the process.
 
+    Only in the main thread, and only when nothing else handles SIGTERM (the console has its own way out).
+    """
+    fired: list[bool] = []
+    task = asyncio.current_task()
+    if (
+        not enabled
+        or task is None
+        or threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield fired
+        return
+    loop = asyncio.get_running_loop()
 
-def csv_row(rfi: Rfi) -> list[str]:
-    r = rfi.round
-    values: list[Any] = [
-        rfi.id,
-        rfi.kind,
-        rfi.status,
-        rfi.subject_type,
-        rfi.user_id,
-        rfi.transfer_id,
-        rfi.flow_type,
-        rfi.created_at,
-        rfi.current_round,
-        r.id if r else None,
-        r.issued_at if r else None,
-        r.expires_at if r else None,
-        r.submitted_at if r else None,
-        len(r.items) if r else None,
-        sum(1 for item in r.items if item.required) if r else None,
-        r.link if r else None,
-    ]
-    return [_cell(v) for v in values]
+    def terminate() -> None:
+        fired.append(True)
+        task.cancel()
 
-
-class _Writer:
-    """Streams records to an open file in one format."""
-
-    def __init__(self, out: IO[str], fmt: str) -> None:
-        self.out = out
-        self.fmt = fmt
-        self.count = 0
-        self._csv = csv.writer(out) if fmt == "csv" else None
-
-    def start(self) -> None:
-        if self._csv is not None:
-            self._csv.writerow(CSV_COLUMNS)
-        else:
-            self.out.write("[")
-
-    def write(self, rfi: Rfi) -> None:
-        if self._csv is not None:
-            self._csv.writerow(csv_row(rfi))
-        else:
-            self.out.write(",\n  " if self.count else "\n  ")
-            self.out.write(json.dumps(rfi.to_wire(), ensure_ascii=False))
-        self.count += 1
-
-    def finish(self) -> None:
-        if self._csv is None:
-            self.out.write("\n]\n" if self.count else "]\n")
+    loop.add_signal_handler(signal.SIGTERM, terminate)
+    try:
+        yield fired
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 async def export_rfis(
@@ -191,14 +182,40 @@ async def export_rfis(
     filters: RfiFilters,
     progress: Progress | None = None,
     page_size: int = 100,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+    stop_on_sigterm: bool = False,
 ) -> ExportResult:
-    """Write every RFI matching `filters` to `path`, newest first, reporting progress.
+    """Write every RFI matching `filters` (and created in [created_after, created_before)) to `path`, newest first.
 
-    Raises the client's APIError (or OSError) on failure, and lets cancellation through;
-    either way no file is left at `path` or beside it.
+    The API has no date filter and lists newest first: paging stops after a page wholly older than
+    `created_after`. Raises the client's APIError (or OSError) on failure, and lets cancellation
+    through (ExportTerminated on SIGTERM when `stop_on_sigterm`); either way no file is left at
+    `path` or beside it.
     """
     if fmt not in FORMATS:
         raise ValueError(f"Unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}.")
+    if created_after is not None and created_before is not None and created_after >= created_before:
+        raise ValueError("The date range is empty: the start must come before the end.")
+    with _sigterm_cancels(stop_on_sigterm) as terminated:
+        try:
+            return await _export(client, path, fmt, filters, progress, page_size, created_after, created_before)
+        except asyncio.CancelledError:
+            if terminated:
+                raise ExportTerminated("the export was terminated") from None
+            raise
+
+
+async def _export(
+    client: StablePayClient,
+    path: Path,
+    fmt: str,
+    filters: RfiFilters,
+    progress: Progress | None,
+    page_size: int,
+    created_after: datetime | None,
+    created_before: datetime | None,
+) -> ExportResult:
     report = progress or (lambda done, total: None)
     # One small request first, so progress can say "of N" from the start.
     probe = await client.list_rfis(filters.status, filters.kind, filters.user_id, limit=1, offset=0)
@@ -206,13 +223,22 @@ async def export_rfis(
     report(0, total)
     part = path.with_name(path.name + ".part")
     paging = PagingReport()
+    outside = 0
     try:
         with part.open("x", encoding="utf-8", newline="") as out:
-            writer = _Writer(out, fmt)
+            writer = RowWriter(out, fmt)
             writer.start()
-            rfis = client.iter_rfis(filters.status, filters.kind, filters.user_id, page_size=page_size, report=paging)
+            rfis = client.iter_rfis(
+                filters.status, filters.kind, filters.user_id, page_size=page_size, report=paging,
+                older_than=created_after,
+            )
             async with aclosing(rfis):  # pages still in flight are cancelled on the way out
                 async for rfi in rfis:
+                    if (created_after is not None and rfi.created_at < created_after) or (
+                        created_before is not None and rfi.created_at >= created_before
+                    ):
+                        outside += 1
+                        continue
                     writer.write(rfi)
                     total = max(total, writer.count)
                     if writer.count % 20 == 0 or writer.count == total:
@@ -223,4 +249,7 @@ async def export_rfis(
     except BaseException:
         part.unlink(missing_ok=True)
         raise
-    return ExportResult(path=path, count=writer.count, fmt=fmt, paging=paging)
+    return ExportResult(
+        path=path, count=writer.count, fmt=fmt, paging=paging, created_after=created_after,
+        created_before=created_before, outside_range=outside,
+    )

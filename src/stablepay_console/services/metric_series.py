@@ -14,35 +14,27 @@ import csv
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from stablepay_console.api.models import MetricResult, MetricRow
 from stablepay_console.api.numbers import exact_sum, number_text, usable_number, usable_time, utc_key
+from stablepay_console.services.csv_guard import guard_cell, guard_row
+from stablepay_console.services.metric_grid import MAX_GRID, MONTH_STEPS, grid
+
+__all__ = ["KNOWN_TEMPLATES", "MAX_GRID", "OTHER", "MetricSeries", "Series", "build_series", "csv_cell", "csv_columns",
+           "grid", "period_label", "period_text", "sort_key", "sorted_rows", "template_name", "to_csv"]
 
 Period = date | datetime
 TOP_SERIES = 10
 OTHER = "other"
 NO_VALUE = "(none)"
-MAX_GRID = 5000
-"""Above this many buckets the grid is not filled in (only the periods sent are kept)."""
-
 KNOWN_TEMPLATES = {
     "GROSS_VOLUME": "Gross volume",
     "TRANSACTION_COUNT": "Transaction count",
 }
 
-_MONTH_STEPS = {"month": 1, "monthly": 1, "quarter": 3, "quarterly": 3, "year": 12, "yearly": 12, "annual": 12}
-_FIXED_STEPS = {
-    "minute": timedelta(minutes=1),
-    "hour": timedelta(hours=1),
-    "hourly": timedelta(hours=1),
-    "day": timedelta(days=1),
-    "daily": timedelta(days=1),
-    "week": timedelta(weeks=1),
-    "weekly": timedelta(weeks=1),
-}
 
 
 @dataclass(frozen=True)
@@ -148,53 +140,6 @@ def dimension_value(row: MetricRow, name: str) -> str:
     return str(value)
 
 
-def _add_months(day: date, months: int) -> date | None:
-    y, m = divmod(day.year * 12 + day.month - 1 + months, 12)
-    try:
-        return day.replace(year=y, month=m + 1)
-    except ValueError:
-        return None
-
-
-def _step(period: Period, interval: str) -> Period | None:
-    months = _MONTH_STEPS.get(interval)
-    if months is not None:
-        return _add_months(period, months)
-    step = _FIXED_STEPS.get(interval)
-    if step is None:
-        return None
-    try:
-        if isinstance(period, datetime):
-            # Step in UTC so a daylight-saving change cannot shift the grid.
-            return (period.astimezone(timezone.utc) + step).astimezone(period.tzinfo)
-        if step < timedelta(days=1):
-            return None
-        return period + step
-    except OverflowError:  # the end of the calendar
-        return None
-
-
-def grid(observed: list[Period], interval: str | None) -> list[Period] | None:
-    """Every bucket from the first observed to the last, or None when the periods sent do not fit one grid."""
-    if not observed or not interval:
-        return None
-    interval = interval.strip().lower()
-    kinds = {isinstance(p, datetime) for p in observed}
-    if len(kinds) != 1:
-        return None
-    last = sort_key(observed[-1])
-    buckets: list[Period] = [observed[0]]
-    while sort_key(buckets[-1]) < last:
-        nxt = _step(buckets[-1], interval)
-        if nxt is None or len(buckets) >= MAX_GRID:
-            return None
-        buckets.append(nxt)
-    on_grid = {sort_key(b) for b in buckets}
-    if any(sort_key(p) not in on_grid for p in observed):
-        return None
-    return buckets
-
-
 def build_series(result: MetricResult, top: int = TOP_SERIES) -> MetricSeries:
     dimensions = dimensions_of(result)
     fields = numeric_fields_of(result, dimensions)
@@ -271,22 +216,9 @@ def _series_of_field(
 
 # --- CSV ------------------------------------------------------------------------
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
 def csv_cell(value: Any) -> str:
-    """Exact text of a value: Decimals in plain notation, nothing rounded, no spreadsheet formulas."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Decimal):
-        return number_text(value)
-    if isinstance(value, (date, datetime)):
-        return value.isoformat()
-    text = str(value)
-    # A text cell a spreadsheet would run as a formula is quoted with a leading apostrophe.
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    """Exact text of a value through the one CSV cell guard (no formulas, no raw escapes, numbers exact)."""
+    return guard_cell(value)
 
 
 def csv_columns(result: MetricResult) -> list[str]:
@@ -314,7 +246,7 @@ def to_csv(result: MetricResult) -> str:
     columns = csv_columns(result)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
+    writer.writerow(guard_row(columns))  # the field names are the server's: the header is guarded too
     for row in sorted_rows(result):
         values = row.fields
         writer.writerow(
@@ -334,7 +266,7 @@ def period_label(period: Period, interval: str | None = None) -> str:
         return text if period.utcoffset() in (None, timedelta(0)) else text + period.strftime(" %z")
     if kind in ("year", "yearly", "annual"):
         return period.strftime("%Y")
-    if kind in _MONTH_STEPS:
+    if kind in MONTH_STEPS:
         return period.strftime("%b %Y")
     return period.strftime("%d %b")
 
