@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from textual.widgets import DataTable
 
-from tests.conftest import wait_for_workers
+from stablepay_console.sandbox import Sandbox
+from stablepay_console.sandbox.control import add_request, open_round
+from stablepay_console.services.radar import due_report
+from tests.conftest import FIXED_NOW, wait_for_workers
 
 
 async def test_opens_on_inbox_with_sandbox_banner(make_app) -> None:  # type: ignore[no-untyped-def]
@@ -60,3 +65,154 @@ async def test_command_palette_opens_screens_by_name(make_app) -> None:  # type:
         await pilot.press("enter")
         await wait_for_workers(pilot)
         assert app.current_mode == "batch"
+
+
+# --- the deadline radar -----------------------------------------------------------------------
+
+
+def radar_app(sandbox, clock=None):  # type: ignore[no-untyped-def]
+    from stablepay_console.profiles.model import EMBEDDED_PROFILE
+    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.wiring import Services
+
+    return ConsoleApp(EMBEDDED_PROFILE, Services(sandbox=sandbox), clock=clock or (lambda: FIXED_NOW),
+                      ping_on_start=False, radar=True)
+
+
+def banner_text(app) -> str:  # type: ignore[no-untyped-def]
+    return str(app.screen.query_one("EnvironmentBanner").render())
+
+
+def notices(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.title, n.message) for n in app._notifications]
+
+
+async def test_radar_counts_due_and_overdue_in_the_banner(sandbox) -> None:  # type: ignore[no-untyped-def]
+    issued = [r for r in sandbox.data.rfis if r.status == "issued"]
+    expected = due_report(issued, FIXED_NOW, timedelta(hours=24))
+    assert expected.due and expected.overdue
+    app = radar_app(sandbox)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_for_workers(pilot)
+        label = f"{len(expected.due)} due < 24h · {len(expected.overdue)} overdue"
+        assert label in banner_text(app)
+        assert notices(app) == [], "what is already there on start is counted, not announced"
+        await pilot.press("2")
+        await wait_for_workers(pilot)
+        assert label in banner_text(app), "every screen's banner shows it"
+
+
+async def test_radar_count_is_hidden_when_nothing_is_due() -> None:
+    app = radar_app(Sandbox(now=FIXED_NOW, rfis=0))
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_for_workers(pilot)
+        assert app.radar_label == ""
+        assert "due <" not in banner_text(app) and "overdue" not in banner_text(app)
+
+
+async def test_radar_notifies_new_rounds_and_deadlines_crossing_24h_and_1h(sandbox) -> None:  # type: ignore[no-untyped-def]
+    now = [FIXED_NOW]
+    app = radar_app(sandbox, clock=lambda: now[0])
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_for_workers(pilot)
+        answered = next(r for r in sandbox.data.rfis if r.status == "submitted")
+        open_round(sandbox.data, sandbox.state.rng, answered.id, timedelta(hours=30))
+        raised = add_request(sandbox.data, sandbox.state.rng, timedelta(hours=25))
+        app.radar.poll()
+        await wait_for_workers(pilot)
+        said = notices(app)
+        assert [t for t, m in said if answered.id[:8] in m] == ["Compliance asked again"]
+        assert [t for t, m in said if raised.id[:8] in m] == ["New request"]
+        assert "Press ! for needs action" in said[0][1]
+        app.clear_notifications()
+
+        now[0] = FIXED_NOW + timedelta(hours=2)  # the new request now has 23 hours left; the round 28
+        app.radar.poll()
+        await wait_for_workers(pilot)
+        about = [(title, text) for title, text in notices(app) if raised.id[:8] in text]
+        assert [title for title, _ in about] == ["Deadline in under 24 hours"]
+        assert "deadline in 23h 00m" in about[0][1]
+        assert all(answered.id[:8] not in text for _, text in notices(app)), "28 hours left: nothing to say"
+        app.clear_notifications()
+        app.radar.poll()
+        await wait_for_workers(pilot)
+        assert notices(app) == [], "each crossing is told once"
+
+        now[0] = FIXED_NOW + timedelta(hours=24, minutes=30)
+        app.radar.poll()
+        await wait_for_workers(pilot)
+        about = [n for n in app._notifications if raised.id[:8] in n.message]
+        assert [(n.title, n.severity) for n in about] == [("Deadline in under 1 hour", "warning")]
+
+
+async def test_exclamation_mark_opens_needs_action_from_any_screen(sandbox) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.tui.radar import in_needs_action
+
+    app = radar_app(sandbox)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_for_workers(pilot)
+        await pilot.press("2")
+        await wait_for_workers(pilot)
+        await pilot.press("escape", "exclamation_mark")
+        await wait_for_workers(pilot)
+        assert app.current_mode == "inbox" and in_needs_action(app.screen)
+        await pilot.press("exclamation_mark")
+        await wait_for_workers(pilot)
+        assert in_needs_action(app.screen), "pressed again, it stays on needs action"
+
+
+async def test_clicking_the_count_opens_needs_action(sandbox) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.tui.radar import in_needs_action
+    from stablepay_console.tui.widgets.banner import EnvironmentBanner
+
+    app = radar_app(sandbox)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_for_workers(pilot)
+        await pilot.press("3")
+        await wait_for_workers(pilot)
+        x = banner_text(app).index(app.radar_label) + 1  # the banner's left padding is one cell
+        await pilot.click(EnvironmentBanner, offset=(x + 2, 0))
+        await wait_for_workers(pilot)
+        assert app.current_mode == "inbox" and in_needs_action(app.screen)
+
+
+async def test_radar_off_switch_in_the_palette_is_kept(sandbox) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.storage import watch_state
+
+    app = radar_app(sandbox)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_for_workers(pilot)
+        assert app.radar_label
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Deadline radar: off")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for_workers(pilot)
+        assert app.radar_label == "" and "due <" not in banner_text(app)
+        calls = len(sandbox.api_calls())
+        app.radar.poll()
+        await wait_for_workers(pilot)
+        assert len(sandbox.api_calls()) == calls, "off means no polling"
+    assert watch_state.radar_seconds() == 0
+    again = radar_app(sandbox)
+    async with again.run_test(size=(160, 30)) as pilot:
+        await wait_for_workers(pilot)
+        assert again.radar_label == "", "still off in the next run"
+
+
+async def test_a_slow_radar_poll_never_holds_a_key_press(sandbox) -> None:  # type: ignore[no-untyped-def]
+    app = radar_app(sandbox)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_for_workers(pilot)
+        sandbox.faults.latency = 1.0
+        app.radar.poll(restart=True)
+        await pilot.pause()
+        radar = [w for w in app.workers if w.group == "deadline-radar"]
+        assert radar and not radar[0].is_finished
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.current_mode == "batch"
+        assert not radar[0].is_finished, "the key was handled while the poll was still waiting"
+        sandbox.faults.latency = 0.0
+        await wait_for_workers(pilot)

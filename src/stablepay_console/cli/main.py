@@ -142,7 +142,7 @@ def run_console(args: argparse.Namespace) -> int:
     started = start_profile(args)
     if started is None:
         return 2
-    app = ConsoleApp(*started)
+    app = ConsoleApp(*started, radar=True)
     app.run()
     return app.return_code or 0
 

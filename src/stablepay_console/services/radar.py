@@ -8,11 +8,13 @@ polls is worked out by `services.watch_events.Tracker`, which `rfis watch` uses 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.services.watch_events import (
     CONSOLE_MARKS,
     ISSUED,
@@ -67,9 +69,10 @@ def due_report(rfis: Iterable[Rfi], now: datetime, within: timedelta) -> DueRepo
     return DueReport(sorted(due, key=_by_deadline), sorted(overdue, key=_by_deadline), checked, within, now)
 
 
-async def every_rfi(client: StablePayClient, status: str | None = None) -> list[Rfi]:
-    """Every request (of one status), all pages: the same paging as the export."""
-    return [rfi async for rfi in client.iter_rfis(status=status)]
+async def every_rfi(client: StablePayClient, filters: RfiFilters | None = None) -> list[Rfi]:
+    """Every request matching `filters`, all pages, newest first: the same paging as the export."""
+    f = filters or RfiFilters()
+    return [rfi async for rfi in client.iter_rfis(f.status, f.kind, f.user_id)]
 
 
 # --- the console's background poll ------------------------------------------------------
@@ -105,7 +108,11 @@ class RadarPoller:
         self.tracker = Tracker(marks=CONSOLE_MARKS, quiet_baseline=True)
 
     async def poll(self, client: StablePayClient, now: datetime) -> RadarUpdate:
-        issued = await every_rfi(client, ISSUED)
+        issued = await every_rfi(client, RfiFilters(status=ISSUED))
+        # Thousands of requests take a moment to compare: off the event loop, so no key press waits.
+        return await asyncio.to_thread(self._digest, issued, now)
+
+    def _digest(self, issued: list[Rfi], now: datetime) -> RadarUpdate:
         report = due_report(issued, now, timedelta(hours=24))
         events: dict[str, WatchEvent] = {}
         for event in self.tracker.observe(issued, now):

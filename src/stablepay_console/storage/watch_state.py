@@ -45,3 +45,28 @@ def save(profile: str, base_url: str, memory: dict[str, Any]) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     return path
+
+
+# --- the console's radar setting ---------------------------------------------------------
+
+RADAR_CHOICES = (0, 30, 60, 300)
+"""Seconds between the console's radar polls; 0 is off."""
+RADAR_DEFAULT = 60
+
+
+def radar_seconds() -> int:
+    """The console's radar interval, as last chosen (the default when never chosen or unreadable)."""
+    try:
+        value = json.loads(locations.state_file("radar").read_text(encoding="utf-8")).get("seconds")
+    except (OSError, ValueError, AttributeError):
+        return RADAR_DEFAULT
+    return value if value in RADAR_CHOICES and not isinstance(value, bool) else RADAR_DEFAULT
+
+
+def save_radar_seconds(seconds: int) -> None:
+    if seconds not in RADAR_CHOICES:
+        raise ValueError(f"The radar polls every {', '.join(map(str, RADAR_CHOICES))} seconds (0 is off).")
+    path = locations.ensure(locations.state_file("radar"))
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
+    tmp.replace(path)

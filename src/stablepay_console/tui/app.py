@@ -21,6 +21,7 @@ from stablepay_console.services.switching import SwitchOutcome
 from stablepay_console.tui import key_notices
 from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider
 from stablepay_console.tui.formatters.text import clean, has_control
+from stablepay_console.tui.radar import Radar, RadarCommands, open_needs_action
 from stablepay_console.tui.screens import TOP_LEVEL
 
 log = logging.getLogger(__name__)
@@ -40,13 +41,15 @@ class ConsoleApp(App[None]):
 
     TITLE = "stablepay-console"
     CSS_PATH = "styles/app.tcss"
-    COMMANDS = App.COMMANDS | {ScreensProvider, ProfilesProvider}
+    COMMANDS = App.COMMANDS | {ScreensProvider, ProfilesProvider, RadarCommands}
     BINDINGS = [
         *(
             Binding(e.key, f"switch_mode('{e.mode}')", e.title, id=f"screen.{e.mode}", tooltip=e.description)
             for e in TOP_LEVEL
         ),
         Binding("f2", "switch_profile", "Profile", id="profile.switch", tooltip="Switch to another profile"),
+        Binding("exclamation_mark", "radar_needs_action", "Due", show=False, id="radar.due",
+                tooltip="Needs action: issued requests, nearest deadline first"),
         Binding("f1,question_mark", "toggle_help", "Help", id="help", tooltip="Keys and help for this screen"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave the console"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit.ctrl_c"),
@@ -54,6 +57,8 @@ class ConsoleApp(App[None]):
 
     profile: reactive[Profile | None] = reactive(None)
     ping_state: reactive[str] = reactive("not checked")
+    radar_label: reactive[str] = reactive("")
+    """The deadline radar's count for the banner ("2 due < 24h · 1 overdue"); "" hides it."""
     key_badge: reactive[str] = reactive("")
     """"ROTATION DUE" (or OVERDUE) while the active profile's key is 11 months old or more; else ""."""
 
@@ -64,11 +69,14 @@ class ConsoleApp(App[None]):
         *,
         clock: Clock = utc_now,
         ping_on_start: bool = True,
+        radar: bool = False,
     ) -> None:
         super().__init__()
         self.services = services
         self.clock = clock
         self.ping_on_start = ping_on_start
+        self.radar = Radar(self) if radar else None
+        """The background poll of due requests (the installed console turns it on)."""
         self.client: StablePayClient = services.client_for(profile)
         self.set_reactive(ConsoleApp.profile, profile)
         for entry in TOP_LEVEL:
@@ -77,6 +85,8 @@ class ConsoleApp(App[None]):
     def on_mount(self) -> None:
         self.catch_exit_signals()
         self.switch_mode("inbox")
+        if self.radar is not None:
+            self.radar.start()
         if self.ping_on_start:
             self.check_ping()
         if self.profile is not None:
@@ -176,6 +186,9 @@ class ConsoleApp(App[None]):
         from stablepay_console.tui.modals.profile_switcher import open_switcher
 
         open_switcher(self)
+
+    async def action_radar_needs_action(self) -> None:
+        await open_needs_action(self)
 
     def action_toggle_help(self) -> None:
         if self.screen.query("HelpPanel"):

@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from stablepay_console.profiles.model import Profile
 from stablepay_console.tui.formatters.text import clean
+from stablepay_console.tui.radar import radar_text
 
 
 class EnvironmentBanner(Static):
@@ -20,12 +21,15 @@ class EnvironmentBanner(Static):
 
     profile: reactive[Profile | None] = reactive(None)
     ping: reactive[str] = reactive("checking…")
+    radar: reactive[str] = reactive("")
     badge: reactive[str] = reactive("")
     """"ROTATION DUE" while the active profile's key is due (the app's `key_badge`)."""
 
     def on_mount(self) -> None:
         self.watch(self.app, "profile", self._set_profile, init=True)
         self.watch(self.app, "ping_state", self._set_ping, init=True)
+        if hasattr(type(self.app), "radar_label"):
+            self.watch(self.app, "radar_label", self._set_radar, init=True)
         if hasattr(type(self.app), "key_badge"):
             self.watch(self.app, "key_badge", self._set_badge, init=True)
 
@@ -35,6 +39,9 @@ class EnvironmentBanner(Static):
 
     def _set_ping(self, state: str) -> None:
         self.ping = state
+
+    def _set_radar(self, label: str) -> None:
+        self.radar = label
 
     def _set_badge(self, badge: str) -> None:
         self.badge = badge
@@ -56,6 +63,8 @@ class EnvironmentBanner(Static):
             (clean(profile.name, 30), "bold"),
             " · ping ",
             clean(self.ping, 60),
+            " · " if self.radar else "",
+            radar_text(self.radar),
             " · ",
             clean(profile.where, 80),
             no_wrap=True,

@@ -1,0 +1,184 @@
+"""The deadline radar in the console: nothing due slips by while the console is open.
+
+A background poll of the active profile's issued requests (a Textual worker: a key press never
+waits on it) keeps a count in the banner, "2 due < 24h · 1 overdue" (hidden when zero), and raises
+a notification when a new request or round arrives or a deadline crosses 24 h or 1 h. Pressing `!`,
+clicking the count, or the command palette opens the inbox's needs-action view. The palette also
+sets how often it polls (30 s, 60 s, 5 min) or switches it off; the choice is kept between runs.
+What is due and what changed is worked out UI-free in `services.radar`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rich.style import Style
+from rich.text import Text
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.notifications import SeverityLevel
+from textual.timer import Timer
+
+from stablepay_console.api.errors import APIError
+from stablepay_console.api.sanitize import clean
+from stablepay_console.services.radar import RadarPoller
+from stablepay_console.services.watch_events import NEW_REQUEST, NEW_ROUND, WatchEvent, deadline_words
+from stablepay_console.storage import watch_state
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from stablepay_console.tui.app import ConsoleApp
+
+log = logging.getLogger(__name__)
+
+GROUP = "deadline-radar"
+NEEDS_ACTION_VIEW = "needs action"
+NEEDS_ACTION_ACTION = "app.radar_needs_action"
+TITLES = {
+    NEW_REQUEST: "New request",
+    NEW_ROUND: "Compliance asked again",
+    "deadline_24h": "Deadline in under 24 hours",
+    "deadline_1h": "Deadline in under 1 hour",
+}
+
+
+def radar_text(label: str) -> Text:
+    """The banner's count: bold, and a click on it opens needs action. Empty when nothing is due."""
+    if not label:
+        return Text("")
+    return Text(f" {clean(label, 60)} ", style=Style(bold=True, reverse=True, meta={"@click": NEEDS_ACTION_ACTION}))
+
+
+def describe(event: WatchEvent, now_words: str) -> str:
+    rfi = event.rfi
+    what = f"{clean(rfi.kind, 20)} request {clean(rfi.id, 40)[:8]}"
+    if event.kind == NEW_ROUND and rfi.round is not None:
+        what = f"Round {rfi.round.round} of {what}"
+    return f"{what}: {now_words}. Press ! for needs action."
+
+
+class Radar:
+    """Polls in the background for one app; follows profile switches; `seconds` 0 means off."""
+
+    def __init__(self, app: ConsoleApp) -> None:
+        self.app = app
+        self.poller = RadarPoller()
+        self.seconds = watch_state.radar_seconds()
+        self._timer: Timer | None = None
+
+    def start(self) -> None:
+        self.app.watch(self.app, "profile", self._switched, init=False)
+        self._schedule()
+        self.poll()
+
+    def _schedule(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self.seconds:
+            self._timer = self.app.set_interval(self.seconds, self.poll, name="deadline radar")
+
+    def set_seconds(self, seconds: int) -> None:
+        """A new interval (0: off), kept for the next run too."""
+        self.seconds = seconds
+        try:
+            watch_state.save_radar_seconds(seconds)
+        except OSError as exc:
+            log.warning("The radar setting could not be kept: %s", type(exc).__name__)
+        self._schedule()
+        if seconds:
+            self.app.notify(f"Deadline radar: every {interval_words(seconds)}.", timeout=3, markup=False)
+            self.poll()
+        else:
+            self.app.workers.cancel_group(self.app, GROUP)
+            self.app.radar_label = ""
+            self.app.notify("Deadline radar off.", timeout=3, markup=False)
+
+    def poll(self, *, restart: bool = False) -> None:
+        """Start a poll unless one is running (`restart`: cancel it and start again)."""
+        if not self.seconds:
+            return
+        running = [w for w in self.app.workers if w.group == GROUP and not w.is_finished]
+        if running and not restart:
+            return
+        self.app.run_worker(self._poll(), name="deadline radar", group=GROUP, exclusive=True, exit_on_error=False)
+
+    async def _poll(self) -> None:
+        app, poller, profile = self.app, self.poller, self.app.profile
+        try:
+            update = await poller.poll(app.client, app.now())
+        except APIError as exc:
+            log.info("Deadline radar: the poll failed (%s)", exc.kind)
+            return
+        if app.profile is not profile or poller is not self.poller:
+            return  # the profile changed meanwhile: this count is another profile's
+        app.radar_label = update.label
+        for event in update.events:
+            severity: SeverityLevel = "warning" if event.kind == "deadline_1h" else "information"
+            message = describe(event, deadline_words(event.rfi.deadline, update.at))
+            app.notify(message, title=TITLES.get(event.kind, "Deadline radar"), severity=severity, timeout=12,
+                       markup=False)
+
+    def _switched(self) -> None:
+        # Another profile's requests: start from a clean memory, hide the old count, look at once.
+        self.poller = RadarPoller()
+        self.app.radar_label = ""
+        self.poll(restart=True)
+
+
+def interval_words(seconds: int) -> str:
+    return f"{seconds // 60} min" if seconds >= 120 else f"{seconds} s"
+
+
+def in_needs_action(screen: object) -> bool:
+    """Whether the inbox shows needs action (its view is kept on the screen or on its pager)."""
+    for holder in (getattr(screen, "paging", None), screen):
+        view = getattr(holder, "view", None)
+        if isinstance(view, str):
+            return view == NEEDS_ACTION_VIEW
+    return False
+
+
+async def open_needs_action(app: App[None]) -> None:
+    """The inbox's needs-action view: every issued request, nearest deadline first."""
+    from stablepay_console.tui.screens.inbox import InboxScreen
+
+    if getattr(app, "current_mode", None) != "inbox":
+        await app.switch_mode("inbox")
+    while not isinstance(app.screen, InboxScreen) and len(app.screen_stack) > 1:
+        await app.pop_screen()
+    screen = app.screen
+    if isinstance(screen, InboxScreen) and not in_needs_action(screen):
+        screen.action_toggle_needs_action()
+
+
+class RadarCommands(Provider):
+    """The radar in the command palette: open needs action, how often to poll, off."""
+
+    def _entries(self) -> list[tuple[str, Callable[[], object], str]]:
+        app = self.app
+        entries: list[tuple[str, Callable[[], object], str]] = [
+            ("Needs action: requests due first", partial(app.run_action, NEEDS_ACTION_ACTION),
+             "Every issued request, nearest deadline first (key !)"),
+        ]
+        radar: Radar | None = getattr(app, "radar", None)
+        if radar is not None:
+            for seconds in watch_state.RADAR_CHOICES:
+                said = f"every {interval_words(seconds)}" if seconds else "off"
+                entries.append((f"Deadline radar: {said}", partial(radar.set_seconds, seconds),
+                                "How often the banner's count of due requests is refreshed"))
+        return entries
+
+    async def discover(self) -> Hits:
+        for text, action, help_text in self._entries():
+            yield DiscoveryHit(text, action, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, action, help_text in self._entries():
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), action, help=help_text)
