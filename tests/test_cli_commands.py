@@ -106,7 +106,8 @@ def test_list_all_pages_csv_has_the_export_columns(server: Server) -> None:
     assert len(records) == len(rows) - 1 == 240
     assert [r[0] for r in rows[1:]] == [r["id"] for r in records]
     assert len({r["id"] for r in records}) == 240
-    assert "240 requests" in as_csv.err and "every page" in as_csv.err
+    assert "240 requests" in as_csv.err and "every page; 0 duplicates skipped" in as_csv.err
+    assert "Warning" not in as_csv.err
 
 
 # --- rfis due -------------------------------------------------------------------------------

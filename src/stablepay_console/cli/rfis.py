@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import io
+from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -45,15 +47,26 @@ def cells(rfi: Rfi, now: datetime, columns: tuple[str, ...]) -> list[str]:
 
 
 def print_rfis(out: Output, rfis: list[Rfi], now: datetime, columns: tuple[str, ...] = LIST_COLUMNS) -> None:
-    """A list of requests as every format shows it; JSON and CSV exactly as the export writes them."""
+    """A list of requests as every format shows it; CSV exactly as the export writes it."""
     if out.fmt == "json":
         out.json(rfis)
     elif out.fmt == "csv":
-        from stablepay_console.services.export import CSV_COLUMNS, csv_row
-
-        out.csv(CSV_COLUMNS, (csv_row(rfi) for rfi in rfis))
+        out.write(export_text(rfis, "csv"))
     elif rfis:
         out.table(columns, (cells(rfi, now, columns) for rfi in rfis))
+
+
+def export_text(rfis: Iterable[Rfi], fmt: str) -> str:
+    """The export's own rows (its writer, its columns, its cell guard), as text."""
+    from stablepay_console.services.export_rows import RowWriter
+
+    buffer = io.StringIO()
+    writer = RowWriter(buffer, fmt)
+    writer.start()
+    for rfi in rfis:
+        writer.write(rfi)
+    writer.finish()
+    return buffer.getvalue()
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -84,17 +97,32 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
-    from stablepay_console.services.radar import every_rfi
+    """Every page, walked as the export walks them; printed only once complete (nothing on stdout on an error)."""
+    from contextlib import aclosing
+
+    from stablepay_console.api.paging import PagingReport
+
+    paging = PagingReport()
 
     async def every() -> list[Rfi]:
         async with session.client() as client:
-            return await every_rfi(client, filters)
+            f = filters
+            rfis = client.iter_rfis(f.status, f.kind, f.user_id, report=paging)
+            async with aclosing(rfis):
+                return [rfi async for rfi in rfis]
 
     found = run_async(every)
     if isinstance(found, int):
         return found
-    print_rfis(out, found, session.services.clock())
-    note(f"{len(found)} requests ({filters.describe()}), every page; {session.where}.")
+    if out.fmt == "json":
+        out.write(export_text(found, "json"))
+    else:
+        print_rfis(out, found, session.services.clock())
+    note(f"{len(found)} requests ({filters.describe()}), every page; {paging.duplicates} duplicates skipped, "
+         f"{paging.reread_pages} pages re-read; {session.where}.")
+    if paging.capped or paging.total_differs:
+        note(f"Warning: the server's total says {paging.total} but {paging.delivered} distinct requests came "
+             f"(paging stopped: {paging.stopped or 'the end'}).")
     return OK
 
 
