@@ -7,8 +7,10 @@ Endpoints: "rfis" (GET /v2/rfis), "batch", "quote" (POST refresh), "metric", "pi
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 
 from tests.hostile_payloads import (
+    BASE_TIME,
     BIG_TOTAL,
     HOSTILE,
     LIST_SIZE,
@@ -197,6 +199,19 @@ def shrinking(endpoint: str, query: Query, call: int, trickle: float) -> Reply |
     return list_reply(query, size=LIST_SIZE - gone, first=gone)
 
 
+def days(endpoint: str, query: Query, call: int, trickle: float) -> Reply | None:
+    """An honest newest-first list whose n-th RFI was created n half-days before BASE_TIME (45 rows, 22 days)."""
+    if endpoint != "rfis":
+        return None
+    limit, offset = _window(query)
+    rows = []
+    for n in range(offset, min(LIST_SIZE, offset + limit)):
+        row = rfi(n)
+        row["createdAt"] = (BASE_TIME - timedelta(hours=12 * n)).isoformat()
+        rows.append(row)
+    return json_reply(page(rows, limit, offset, LIST_SIZE))
+
+
 # --- numbers and size -----------------------------------------------------------------
 
 
@@ -247,6 +262,7 @@ CASES: dict[str, Case] = {
     "same-page-1e9": _same_page(10**9),
     "growing": growing,
     "shrinking": shrinking,
+    "days": days,
     "extreme-numbers": extreme_numbers,
     "big-round": big_round,
     "big-batch": big_batch,

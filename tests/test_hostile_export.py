@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import csv
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -53,3 +57,88 @@ def test_an_honest_export_has_a_summary_and_no_warning(
     err = capsys.readouterr().err
     assert "Exported 45 requests · 0 duplicates skipped · 0 pages re-read" in err
     assert "Warning" not in err
+
+
+# --- a date range ------------------------------------------------------------------------------
+
+
+def test_a_date_range_exports_only_its_days_and_says_it(
+    hostile_server: HostileServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_profile(hostile_server, "days", monkeypatch)
+    out = tmp_path / "november.csv"
+    assert main(["export", "--created-after", "2026-11-10", "--created-before", "2026-11-15", "-o", str(out)]) == 0
+    with out.open(encoding="utf-8") as f:
+        created = [row["createdAt"] for row in csv.DictReader(f)]
+    # Row n was created n half-days before 2026-11-20 09:00: n = 11 .. 20 fall in [Nov 10, Nov 15).
+    assert len(created) == 10
+    assert max(created) == "2026-11-14T21:00:00+00:00" and min(created) == "2026-11-10T09:00:00+00:00"
+    err = capsys.readouterr().err
+    assert "Exported 10 requests created from 2026-11-10 to before 2026-11-15" in err
+    assert "35 outside the range left out" in err
+    assert "Warning" not in err  # the server's total counts the whole list, not the range
+
+
+async def test_paging_stops_once_past_the_start_of_the_range_and_says_so(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    from stablepay_console.api import StablePayClient
+    from stablepay_console.services.export import RfiFilters, export_rfis
+    from tests.test_hostile_paging import Counting
+
+    transport = Counting("days")
+    after = datetime(2026, 11, 10, tzinfo=timezone.utc)
+    async with StablePayClient("http://127.0.0.1", "k", transport=transport, export_concurrency=1) as client:
+        result = await export_rfis(client, tmp_path / "r.csv", "csv", RfiFilters(), page_size=10, created_after=after)
+    assert result.count == 21  # n = 0 .. 20
+    assert result.paging.date_range_stop
+    assert "paging stopped once past 2026-11-10 (the list is newest first)" in result.summary()
+    offsets = [int(r.url.params["offset"]) for r in transport.requests]
+    assert max(offsets) <= 40  # the page at 30 is wholly older: at most one more page was in flight
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--created-after", "2026-13-01"], "is not a day (YYYY-MM-DD"),
+        (["--created-before", "20261101"], "is not a day"),
+        (["--created-after", "2026-11-15", "--created-before", "2026-11-15"], "the range is empty"),
+    ],
+)
+def test_a_bad_range_is_refused(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["export", *args, "--output", str(tmp_path / "x.csv")])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not list(tmp_path.glob("x.csv*"))
+
+
+# --- SIGTERM -----------------------------------------------------------------------------------
+
+
+def test_sigterm_during_an_export_leaves_no_part_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The installed command, against a server that trickles every page: SIGTERM mid-file removes the .part."""
+    installed = Path(sys.executable).with_name("stablepay-console")
+    out = tmp_path / "audit.csv"
+    part = out.with_name(out.name + ".part")
+    with HostileServer(trickle=0.5) as server:
+        use_profile(server, "trickle-after-probe", monkeypatch)
+        proc = subprocess.Popen([str(installed), "export", "--output", str(out)], cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while not part.exists():  # the probe answered, the file is open, the first page trickles
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "the export never started its file"
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=20)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 130, err
+    assert "export cancelled, nothing was written" in err
+    assert not part.exists() and not out.exists()
+    assert "Traceback" not in err

@@ -11,6 +11,7 @@ from stablepay_console import __version__
 from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
 from stablepay_console.cli import parsers
 from stablepay_console.cli.arguments import Parser, positive, quoted, say, uuid_of
+from stablepay_console.cli.export_flags import add_range_flags, range_of
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", "-o", default="", metavar="PATH",
                         help="file or folder to write (default: a dated name in the current folder); "
                         "an existing file is never overwritten")
+    add_range_flags(export)
     return parser
 
 
@@ -167,6 +169,7 @@ def run_export(args: argparse.Namespace) -> int:
         return 2
     profile, services = started
     filters = RfiFilters(status=args.status, kind=args.kind, user_id=args.user_id)
+    created_after, created_before = range_of(args)
     name = default_export_name(filters, args.format, datetime.now(timezone.utc))
     try:
         if has_control(args.output):
@@ -182,7 +185,8 @@ def run_export(args: argparse.Namespace) -> int:
 
     async def export() -> ExportResult:
         async with services.client_for(profile) as client:
-            return await export_rfis(client, path, args.format, filters, progress)
+            return await export_rfis(client, path, args.format, filters, progress, created_after=created_after,
+                                     created_before=created_before, stop_on_sigterm=True)
 
     print(f"Exporting RFIs ({filters.describe()}) from profile {profile.name} ({profile.environment})…",
           file=sys.stderr)
