@@ -29,4 +29,5 @@ TOP_LEVEL = [
     ScreenEntry("quote", "3", "Quote refresh", "quote", "QuoteScreen", "Refresh an onramp's conversion quote"),
     ScreenEntry("metrics", "4", "Metrics", "metrics", "MetricsScreen", "Run a saved reporting metric as a chart"),
     ScreenEntry("profiles", "5", "Profiles & keys", "profiles", "ProfilesScreen", "Profiles, keys and rotation"),
+    ScreenEntry("audit", "6", "Audit log", "audit", "AuditScreen", "What was done with this console, and its check"),
 ]

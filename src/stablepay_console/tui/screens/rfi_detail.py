@@ -16,6 +16,7 @@ from stablepay_console.tui.formatters.rfi import held_transfer, link_absence_rea
 from stablepay_console.tui.formatters.text import ago, clean, countdown, plain, when
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
+from stablepay_console.tui.widgets.rfi_record import RECORD_BINDINGS, RECORD_HELP, RecordActions, RfiRecordPanel
 
 HELP = """\
 ## Request for information
@@ -39,9 +40,9 @@ def _grid() -> Table:
     return grid
 
 
-class RfiDetailScreen(ConsoleScreen):
+class RfiDetailScreen(RecordActions, ConsoleScreen):
     CSS_PATH = "../styles/rfi_detail.tcss"
-    HELP = HELP
+    HELP = HELP + RECORD_HELP
     BINDINGS = [
         Binding("escape", "back", "Back", id="rfi.back", tooltip="Back to the inbox"),
         Binding("o", "open_link", "Open link", id="rfi.open", tooltip="Open the hosted reply page"),
@@ -51,6 +52,7 @@ class RfiDetailScreen(ConsoleScreen):
         Binding("t", "copy_id('transfer')", "Transfer ID", id="rfi.copy_transfer", tooltip="Copy the transfer ID"),
         Binding("d", "copy_id('round')", "Round ID", show=False, id="rfi.copy_round", tooltip="Copy the round ID"),
         Binding("i", "copy_id('item')", "Item ID", id="rfi.copy_item", tooltip="Copy the highlighted item's ID"),
+        *RECORD_BINDINGS,
     ]
 
     def __init__(self, rfi: Rfi) -> None:
@@ -71,6 +73,7 @@ class RfiDetailScreen(ConsoleScreen):
         title = f"Items ({len(items)}), in the order the server gives them" if items else "No items: no round is open."
         yield Static(Text(title), id="rfi-items-title")
         yield RfiItemsTable(items, id="rfi-items")
+        yield RfiRecordPanel(rfi.id, id="rfi-record")
 
     def on_mount(self) -> None:
         self.tick()
@@ -144,6 +147,7 @@ class RfiDetailScreen(ConsoleScreen):
             self.notify(link_absence_reason(self.rfi), title="No link", severity="warning", markup=False)
             return
         self.console.open_link(r.link, "hosted reply page")
+        self.console.services.audit.append("link.open", self.console.profile, target=self.rfi.id, what="hosted link")
 
     def action_copy_link(self) -> None:
         r = self.rfi.round
@@ -151,6 +155,7 @@ class RfiDetailScreen(ConsoleScreen):
             self.notify(link_absence_reason(self.rfi), title="No link", severity="warning", markup=False)
             return
         self.console.copy_with_notice(r.link, "the hosted link")
+        self.console.services.audit.append("link.copy", self.console.profile, target=self.rfi.id, what="hosted link")
 
     def action_copy_id(self, what: str) -> None:
         rfi = self.rfi

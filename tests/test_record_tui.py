@@ -1,0 +1,162 @@
+"""The record in the console: the RFI detail shows rounds seen, notes and the claim; the audit view filters."""
+
+from __future__ import annotations
+
+import webbrowser
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
+
+from stablepay_console.api.models import Rfi
+from stablepay_console.sandbox import Sandbox
+from stablepay_console.storage.record_types import AuditEntry
+from stablepay_console.tui.screens.audit import AuditScreen
+from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
+from stablepay_console.tui.widgets.rfi_history import RfiHistoryView
+from stablepay_console.tui.widgets.rfi_notes import RfiNotesView
+from tests.conftest import FIXED_NOW, open_mode, wait_for_workers
+from tests.test_record_history import issued
+
+SIZE = (120, 40)
+
+
+def audit(app: Any, action: str | None = None) -> list[AuditEntry]:
+    app.services.record.flush()
+    return [e for e in app.services.record.call(lambda r: r.audit()) if action is None or e.action == action]
+
+
+async def open_detail(pilot: Pilot[Any], rfi: Rfi) -> RfiDetailScreen:
+    await wait_for_workers(pilot)
+    screen = RfiDetailScreen(rfi)
+    await pilot.app.push_screen(screen)
+    await wait_for_workers(pilot)
+    for field in screen.query(Input):
+        field.cursor_blink = False
+    return screen
+
+
+async def test_the_detail_shows_the_rounds_seen_and_what_changed(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    index, rfi = issued(sandbox)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)  # the inbox's first page is recorded
+        assert rfi.round is not None
+        again = rfi.round.model_copy(update={"id": "99999999-9999-4999-8999-999999999991", "round": 2,
+                                              "expires_at": FIXED_NOW + timedelta(days=4)})
+        sandbox.data.rfis[index] = rfi.model_copy(update={"round": again, "current_round": 2})
+        await pilot.press("r")
+        await wait_for_workers(pilot)
+        screen = await open_detail(pilot, sandbox.data.rfis[index])
+        text = screen.query_one(RfiHistoryView).text
+        assert "Entry 1: round 1" in text and "Entry 2: round 2" in text
+        assert "compliance asked again: round 2 (was round 1)" in text
+        assert "deadline 2026-11-24 09:30 UTC" in text and "Status timeline" in text
+        await pilot.press("h")
+        await pilot.pause()
+
+
+async def test_a_note_typed_in_the_detail_is_kept_shown_and_audited(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    _, rfi = issued(sandbox)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_detail(pilot, rfi)
+        await pilot.press("n")
+        assert isinstance(app.focused, Input) and app.focused.id == "note-input"
+        await pilot.press(*"Asked for the bank letter")
+        await pilot.press("enter")
+        await wait_for_workers(pilot)
+        view = screen.query_one(RfiNotesView)
+        assert "Asked for the bank letter" in view.text and app.focused.value == ""
+        await pilot.press("escape")  # leaves the field, not the screen
+        await pilot.pause()
+        assert app.screen is screen
+        screen.query_one("#note-input", Input).value = "   "
+        screen.query_one(RfiNotesView).post_message(RfiNotesView.NoteTyped("   "))
+        await wait_for_workers(pilot)
+        assert "The note is empty." in str(screen.query_one("#notes-error").render())
+    notes = app.services.record.call(lambda r: r.notes("embedded", rfi.id))
+    assert [n.text for n in notes] == ["Asked for the bank letter"]
+    (entry,) = audit(app, "note.add")
+    assert entry.target == rfi.id and entry.details["text"] == "Asked for the bank letter"
+
+
+async def test_m_claims_and_releases_and_someone_elses_claim_is_respected(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    _, rfi = issued(sandbox)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_detail(pilot, rfi)
+        await pilot.press("m")
+        await wait_for_workers(pilot)
+        assert "Claimed by you" in screen.query_one(RfiNotesView).text
+        await pilot.press("m")
+        await wait_for_workers(pilot)
+        assert "Not claimed" in screen.query_one(RfiNotesView).text
+        app.services.record.call(lambda r: r.claim("embedded", rfi.id, "bob", FIXED_NOW))
+        await pilot.press("m")
+        await wait_for_workers(pilot)
+        assert "Claimed by bob" in screen.query_one(RfiNotesView).text
+    assert [e.outcome for e in audit(app) if e.action.startswith("claim")] == [
+        "claimed", "released", "refused: claimed by bob"]
+
+
+async def test_e_writes_the_evidence_pack_in_the_current_folder(  # type: ignore[no-untyped-def]
+    make_app, sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, rfi = issued(sandbox)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_detail(pilot, rfi)
+        await pilot.press("e")
+        await wait_for_workers(pilot)
+    (pack,) = work.iterdir()
+    assert pack.name == f"evidence-{rfi.id}-20261120-093000"
+    assert {p.name for p in pack.iterdir()} == {"rfi.json", "rounds.json", "notes.json", "audit.json", "README.md"}
+    assert f"# Evidence: request for information {rfi.id}" in (pack / "README.md").read_text()
+    (entry,) = audit(app, "evidence.write")
+    assert entry.details["folder"] == str(pack)
+
+
+async def test_opening_and_copying_the_hosted_link_are_audited(  # type: ignore[no-untyped-def]
+    make_app, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, rfi = issued(sandbox)
+    monkeypatch.setattr(webbrowser, "open", lambda url: True)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_detail(pilot, rfi)
+        await pilot.press("o", "l")
+        await wait_for_workers(pilot)
+    assert [(e.action, e.target) for e in audit(app) if e.action.startswith("link")] == [
+        ("link.open", rfi.id), ("link.copy", rfi.id)]
+
+
+async def test_the_audit_view_lists_newest_first_filters_and_checks_the_chain(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    _, rfi = issued(sandbox)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_detail(pilot, rfi)
+        await pilot.press("m")
+        await wait_for_workers(pilot)
+        await pilot.press("escape")
+        screen = await open_mode(pilot, "audit")
+        assert isinstance(screen, AuditScreen)
+        await wait_for_workers(pilot)
+        assert "The audit log is intact" in str(screen.query_one("#audit-chain").render())
+        table = screen.query_one(DataTable)
+        actions = [str(table.get_row_at(i)[4]) for i in range(table.row_count)]
+        assert actions == ["claimed a request", "pinged the API"], "newest first"
+        await pilot.press("slash")
+        await pilot.press(*rfi.id[:8], "enter")
+        await pilot.pause()
+        assert table.row_count == 1 and str(table.get_row_at(0)[5]) == rfi.id
+        assert "1 of the latest 2 entries matching" in str(screen.query_one("#audit-status").render())
+        await pilot.press("x")
+        await pilot.pause()
+        assert table.row_count == 2
