@@ -13,9 +13,10 @@ from textual.widgets import Input, Select, Static
 
 from stablepay_console.api import FieldError, ValidationFailed
 from stablepay_console.sandbox import Sandbox
-from stablepay_console.tui.modals.inbox_export import ExportDialog, ExportProgress
+from stablepay_console.tui.modals.export_dialog import ExportDialog
 from stablepay_console.tui.screens.inbox import InboxScreen
 from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
+from stablepay_console.tui.widgets.export_progress import ExportProgress
 from stablepay_console.tui.widgets.inbox_table import InboxTable
 from tests.conftest import FIXED_NOW, wait_for_workers
 
@@ -491,13 +492,13 @@ async def test_export_can_be_cancelled(make_app, sandbox: Sandbox, tmp_path: Pat
         await wait_for_workers(pilot)
         sandbox.faults.latency = 5.0
         await start_export(pilot, str(tmp_path / "slow.csv"))
-        assert inbox(pilot).exporting
+        assert app.screen.query_one(ExportProgress).running
         assert "Esc cancels" in app.screen.query_one(ExportProgress).text
         await pilot.press("escape")
         await wait_for_workers(pilot)
-        assert not inbox(pilot).exporting
+        assert not app.screen.query_one(ExportProgress).running
         assert "cancelled" in app.screen.query_one(ExportProgress).text
-        assert list(tmp_path.iterdir()) == []
+        assert not list(tmp_path.glob("slow.csv*"))
 
 
 async def test_export_failure_says_so_and_writes_nothing(make_app, sandbox: Sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -509,7 +510,7 @@ async def test_export_failure_says_so_and_writes_nothing(make_app, sandbox: Sand
         await wait_for_workers(pilot)
         text = app.screen.query_one(ExportProgress).text
         assert "Export failed" in text and "Simulated internal failure" in text
-        assert list(tmp_path.iterdir()) == []
+        assert not list(tmp_path.glob("broken.csv*"))
 
 
 # --- snapshots -------------------------------------------------------------------

@@ -21,9 +21,9 @@ from stablepay_console.sandbox.data import (
     METRIC_TX_COUNT_ID,
 )
 from stablepay_console.services.metric_series import OTHER, to_csv
-from stablepay_console.storage import locations
 from stablepay_console.storage.bookmarks import BookmarkStore
 from stablepay_console.storage.prefs import Prefs
+from stablepay_console.tui.modals.export_dialog import ExportDialog
 from stablepay_console.tui.modals.metric_prompt import MetricPrompt
 from stablepay_console.tui.screens.metrics import MetricsScreen
 from stablepay_console.tui.widgets.metric_bookmarks import BookmarkList
@@ -100,8 +100,8 @@ def legend(screen: MetricsScreen) -> str:
 
 
 def info(screen: MetricsScreen) -> str:
-    assert screen.result is not None
-    return "\n".join(f"{label} {value}" for label, value in metadata_rows(screen.result))
+    assert screen.state.shown is not None
+    return "\n".join(f"{label} {value}" for label, value in metadata_rows(screen.state.shown))
 
 
 # --- running and charting ---------------------------------------------------------------
@@ -129,7 +129,9 @@ async def test_bookmarked_daily_volume_charts_sorted_with_gaps(make_app, sandbox
         assert "No data sent for 4 bucket(s), left blank (not zero): 23 Oct, 01 Nov, 10 Nov, 19 Nov" in shown(
             screen, "#metric-gaps"
         )
-        assert "GROSS_VOLUME · 9a0e7c55… · 26 rows · 22 Oct → 20 Nov · line chart" in shown(screen, "#metric-status")
+        status = shown(screen, "#metric-status")
+        assert "Daily gross volume (GROSS_VOLUME) · 26 rows · 22 Oct → 20 Nov · line chart" in status
+        assert f"From metric {METRIC_DAILY_VOLUME_ID} · profile embedded (sandbox)" in status
         assert "grossVolume (total 1,409,474.78)" in legend(screen)
         assert "transactionCount (total 4,006)" in legend(screen)
         assert "22 Oct" in str(chart.render())  # the x axis reads as dates
@@ -142,7 +144,7 @@ async def test_bookmarked_daily_volume_charts_sorted_with_gaps(make_app, sandbox
         await pilot.pause()
         table = screen.query_one("#metric-table", DataTable)
         assert current_view(screen) == "metric-table"
-        assert table.row_count == 26
+        assert table.row_count == 26 + 1  # every row sent, then the totals row
         assert [str(c.label) for c in table.columns.values()] == ["periodStart", "grossVolume", "transactionCount"]
         assert str(table.get_row_at(0)[0]) == "2026-10-22"
         assert str(table.get_row_at(0)[1]) == "35,222.55"
@@ -153,23 +155,26 @@ async def test_bookmarked_daily_volume_charts_sorted_with_gaps(make_app, sandbox
         assert chart.chart_style == "bar"  # the style survives the trip to the table
 
 
-async def test_export_writes_the_exact_dataset(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+async def test_export_writes_the_exact_dataset(make_app, sandbox: Sandbox, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, METRIC_TX_COUNT_ID)
         await pilot.press("e")
         await pilot.pause()
-        prompt = app.screen
-        assert isinstance(prompt, MetricPrompt)
-        path = Path(prompt.query_one(Input).value)
-        assert path.parent == locations.data_dir() / "exports"
-        assert path.name == "metric-9a0e7c55-20261120-093000.csv"
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)  # the same dialog as the inbox export, in the same folder
+        assert dialog.cwd == tmp_path
+        name = dialog.query_one("#export-path", Input).value
+        assert name == "metric-daily-transaction-count-20261120-093000.csv"
+        path = tmp_path / name
         await pilot.press("enter")
-        await pilot.pause()
+        await wait_for_workers(pilot)
         assert app.screen is screen
-        assert screen.result is not None
-        assert path.read_text(encoding="utf-8") == to_csv(screen.result)
+        assert screen.state.shown is not None
+        assert path.read_text(encoding="utf-8") == to_csv(screen.state.shown)
+        assert not list(tmp_path.glob("*.part"))
         lines = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
         assert lines[0] == ["periodStart", "transactionType", "transactionStatus", "transactionCount"]
         assert len(lines) == 85
@@ -177,11 +182,11 @@ async def test_export_writes_the_exact_dataset(make_app, sandbox: Sandbox) -> No
         # A second export to the same name is refused inline rather than overwriting.
         await pilot.press("e")
         await pilot.pause()
-        app.screen.query_one(Input).value = str(path)
+        app.screen.query_one("#export-path", Input).value = str(path)
         await pilot.press("enter")
         await pilot.pause()
-        assert isinstance(app.screen, MetricPrompt)
-        assert "already exists" in str(app.screen.query_one("#prompt-error", Static).render())
+        assert isinstance(app.screen, ExportDialog)
+        assert "already exists" in str(app.screen.query_one("#export-error", Static).render())
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is screen
@@ -264,7 +269,7 @@ async def test_unknown_template_and_fields_render_as_sent(make_app, sandbox: San
         screen = await open_metrics(pilot)
         await run_id(pilot, mid)
         assert "Template [red]MYSTERY_TEMPLATE (unknown template)" in info(screen)
-        assert "[red]MYSTERY_TEMPLATE · " in shown(screen, "#metric-status")  # markup shown, not applied
+        assert "Daily [red]MYSTERY_TEMPLATE ([red]MYSTERY_TEMPLATE) · " in shown(screen, "#metric-status")  # not markup
         assert "zorbIndex (total 7.25)" in legend(screen)
         assert "weird[bold] (total 3)" in legend(screen)
         data = screen.query_one(MetricChart).series_data
@@ -298,12 +303,12 @@ async def test_invalid_id_is_refused_inline_without_a_request(make_app, sandbox:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, "9a0e7c55-1d2b-4e3f-8a6b-0000000000d")
-        assert "must be a UUID of 36 characters" in shown(screen, "#metric-id-error")
+        assert "must be a UUID of 36 characters" in shown(screen, "#metric-entry #id-error")
         await run_id(pilot, " 9a0e7c55 1d2b ")
-        assert "contains spaces" in shown(screen, "#metric-id-error")
+        assert "contains spaces" in shown(screen, "#metric-entry #id-error")
         assert metric_calls(sandbox) == []
         await pilot.press("x")  # typing clears the message
-        assert shown(screen, "#metric-id-error") == ""
+        assert shown(screen, "#metric-entry #id-error") == ""
 
 
 async def test_error_keeps_the_previous_result(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
@@ -314,8 +319,9 @@ async def test_error_keeps_the_previous_result(make_app, sandbox: Sandbox) -> No
         await run_id(pilot, UNKNOWN_ID)
         status = shown(screen, "#metric-status")
         assert f"Refused: HTTP 404: No saved metric with ID {UNKNOWN_ID}" in status
-        assert "still showing 9a0e7c55" in status
-        assert screen.result_id == METRIC_MONTHLY_VOLUME_ID
+        assert f"Still showing metric {METRIC_MONTHLY_VOLUME_ID} · profile embedded (sandbox)" in status
+        assert screen.shown_id == METRIC_MONTHLY_VOLUME_ID
+        assert screen.query_one("#metric-views").has_class("-stale")
         assert screen.query_one(MetricChart).display
 
         sandbox.faults.force = "500"
@@ -323,7 +329,7 @@ async def test_error_keeps_the_previous_result(make_app, sandbox: Sandbox) -> No
         await pilot.press("r")
         await wait_for_workers(pilot)
         assert "Server error" in shown(screen, "#metric-status")
-        assert screen.result_id == METRIC_MONTHLY_VOLUME_ID
+        assert screen.shown_id == METRIC_MONTHLY_VOLUME_ID
 
 
 async def test_switching_screens_keeps_the_id_and_result(make_app) -> None:  # type: ignore[no-untyped-def]
@@ -341,7 +347,7 @@ async def test_switching_screens_keeps_the_id_and_result(make_app) -> None:  # t
         await wait_for_workers(pilot)
         assert app.screen is screen
         assert screen.query_one("#metric-id", Input).value == "half-typed"
-        assert screen.result_id == METRIC_TX_COUNT_ID and screen.view == "table"
+        assert screen.shown_id == METRIC_TX_COUNT_ID and screen.state.view == "table"
 
 
 # --- bookmarks -----------------------------------------------------------------------------
@@ -362,7 +368,7 @@ async def test_add_rename_remove_bookmarks_persist_per_profile(make_app, sandbox
         await pilot.pause()
         prompt = app.screen
         assert isinstance(prompt, MetricPrompt)
-        assert prompt.query_one(Input).value == "Gross volume (GROSS_VOLUME)"  # suggested from the result
+        assert prompt.query_one(Input).value == "Daily gross volume"  # named in words from the result
         prompt.query_one(Input).value = "   "
         await pilot.press("enter")
         await pilot.pause()

@@ -1,7 +1,8 @@
-"""Export from the inbox: the dialog that asks where to, and the progress line while it runs."""
+"""Exports: the one dialog that asks where to (RFIs and metric data), and the progress line while one runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, ProgressBar, Select, Static
+from textual.widgets import Button, Input, Select, Static
 
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.services.export import FORMATS, default_export_name, resolve_export_path
@@ -20,26 +21,51 @@ ExportChoice = tuple[str, Path]
 
 
 class ExportDialog(ModalScreen[ExportChoice | None]):
-    """Format and file name; the path is checked here so the export never starts on a bad one."""
+    """The one export dialog (RFIs and metric data): format and file name, checked before anything runs.
+
+    Both exports go to the same folder (the current one unless a path is typed), are named by the
+    same rules (what was exported, then the time), and are written as `.part` then renamed.
+    """
 
     CSS_PATH = "../styles/inbox.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting")]
-    HELP = "Export every request matching the inbox filters, all pages. Blank name: the default in this folder."
+    HELP = "Choose the format and the file name; a blank name means the default in this folder. Escape closes."
 
-    def __init__(self, filters: RfiFilters, now: datetime, cwd: Path | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        description: str,
+        default_name: Callable[[str], str],
+        formats: tuple[str, ...] = FORMATS,
+        cwd: Path | None = None,
+    ) -> None:
         super().__init__()
-        self.filters = filters
-        self.now = now
+        self.title_text = title
+        self.description = description
+        self.default_name = default_name
+        """The default file name for a format."""
+        self.formats = formats
         self.cwd = cwd if cwd is not None else Path.cwd()
-        self.fmt = "csv"
+        self.fmt = formats[0]
+
+    @classmethod
+    def for_rfis(cls, filters: RfiFilters, now: datetime, cwd: Path | None = None) -> ExportDialog:
+        return cls(
+            "Export requests (all pages)",
+            "Filters: " + filters.describe(),
+            lambda fmt: default_export_name(filters, fmt, now),
+            cwd=cwd,
+        )
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-dialog"):
-            yield Static("Export requests (all pages)", classes="title")
-            yield Static(Text("Filters: " + clean(self.filters.describe())), classes="hint")
+            yield Static(Text(clean(self.title_text, 80)), classes="title")
+            yield Static(Text(clean(self.description, 200)), classes="hint")
             yield Static(Text(f"Folder: {clean(self.cwd)}"), classes="hint")
             with Horizontal(id="export-row"):
-                yield Select([(f.upper(), f) for f in FORMATS], allow_blank=False, value="csv", id="export-format")
+                yield Select(
+                    [(f.upper(), f) for f in self.formats], allow_blank=False, value=self.fmt, id="export-format"
+                )
                 yield Input(value=self._default(), id="export-path", tooltip="File name or path; Enter exports")
             yield Static("", id="export-error", classes="error")
             with Horizontal(id="export-buttons"):
@@ -50,7 +76,7 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
         self.query_one("#export-path", Input).focus()
 
     def _default(self) -> str:
-        return default_export_name(self.filters, self.fmt, self.now)
+        return self.default_name(self.fmt)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         path = self.query_one("#export-path", Input)
@@ -80,38 +106,3 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-
-class ExportProgress(Horizontal):
-    """`Exporting 120 / 240 … Esc cancels` with a bar; after the run, where the file went."""
-
-    def compose(self) -> ComposeResult:
-        yield Static("", id="export-label")
-        yield ProgressBar(id="export-bar", show_eta=False)
-
-    def on_mount(self) -> None:
-        self.display = False
-
-    def start(self, path: Path) -> None:
-        self.display = True
-        self.add_class("-running")
-        bar = self.query_one(ProgressBar)
-        bar.display = True
-        bar.update(total=None, progress=0)
-        self._say(Text(f"Starting export to {clean(path)} … Esc cancels"))
-
-    def progress(self, done: int, total: int) -> None:
-        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
-        self._say(Text(f"Exporting {done} / {total} … Esc cancels"))
-
-    def finish(self, message: Text) -> None:
-        self.remove_class("-running")
-        self.query_one(ProgressBar).display = False
-        self._say(message)
-
-    def _say(self, text: Text) -> None:
-        self.query_one("#export-label", Static).update(text)
-
-    @property
-    def text(self) -> str:
-        return str(self.query_one("#export-label", Static).render())

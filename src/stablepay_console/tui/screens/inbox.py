@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Select, Static
-from textual.worker import Worker
 
-from stablepay_console.api import APIError
-from stablepay_console.api.filters import RfiFilters
-from stablepay_console.services.export import export_rfis
 from stablepay_console.services.inbox_pager import NEEDS_ACTION, InboxPager
 from stablepay_console.services.provenance import clock_text
-from stablepay_console.tui.formatters.text import clean, plain
-from stablepay_console.tui.modals.inbox_export import ExportChoice, ExportDialog, ExportProgress
+from stablepay_console.tui.formatters.text import clean
+from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.widgets.export_progress import ExportProgress
 from stablepay_console.tui.widgets.inbox_filters import InboxFilterBar
 from stablepay_console.tui.widgets.inbox_table import InboxTable
 from stablepay_console.tui.widgets.result_status import ResultStatus
@@ -77,7 +71,6 @@ class InboxScreen(ConsoleScreen):
         self.auto_secs = 0
         self._auto_timer: Timer | None = None
         self._tick_timer: Timer | None = None
-        self.export_worker: Worker[None] | None = None
 
     # --- layout -----------------------------------------------------------------
 
@@ -312,43 +305,22 @@ class InboxScreen(ConsoleScreen):
 
     # --- export ------------------------------------------------------------------
 
-    @property
-    def exporting(self) -> bool:
-        return self.export_worker is not None and not self.export_worker.is_finished
-
     def action_export(self) -> None:
-        if self.exporting:
+        progress = self.query_one(ExportProgress)
+        if progress.running:
             self.notify("An export is already running; Esc cancels it.", severity="warning", timeout=3)
             return
         filters = self.paging.filters
 
         def chosen(choice: ExportChoice | None) -> None:
             if choice is not None:
-                self.export_worker = self.run_export(choice[0], choice[1], filters)
+                progress.export(self.console.client, choice[0], choice[1], filters)
 
-        self.app.push_screen(ExportDialog(filters, self.console.now()), chosen)
-
-    @work(exclusive=True, group="inbox-export")
-    async def run_export(self, fmt: str, path: Path, filters: RfiFilters) -> None:
-        progress = self.query_one(ExportProgress)
-        progress.start(path)
-        try:
-            result = await export_rfis(self.console.client, path, fmt, filters, progress=progress.progress)
-        except asyncio.CancelledError:
-            progress.finish(Text("Export cancelled; no file was written.", style="yellow"))
-            self.notify("Export cancelled; no file was written.", timeout=3)
-            raise
-        except (APIError, OSError) as exc:
-            kind = exc.kind if isinstance(exc, APIError) else "Could not write"
-            progress.finish(plain(f"Export failed, no file was written: {kind}: {exc}", style="bold red"))
-            self.notify(f"Export failed: {clean(str(exc), 200)}", severity="error", markup=False)
-        else:
-            where = clean(result.path)
-            progress.finish(Text(f"Exported {result.count} requests to {where}", style="green"))
-            self.notify(f"Exported {result.count} requests to {where}", title="Export done", markup=False)
+        self.app.push_screen(ExportDialog.for_rfis(filters, self.console.now()), chosen)
 
     def action_escape(self) -> None:
-        if self.exporting and self.export_worker is not None:
-            self.export_worker.cancel()
+        progress = self.query_one(ExportProgress)
+        if progress.running:
+            progress.cancel()
         else:
             self.table.focus()

@@ -107,22 +107,26 @@ class IdEntry(Vertical):
     def clear_error(self) -> None:
         self.query_one("#id-error", Static).update("")
 
+    def checked(self) -> str:
+        """What is typed, as a canonical UUID; ValueError says what is wrong with it."""
+        return parse_uuid(self.value, self.what)
+
     def submit(self) -> None:
         """Check what is typed; ask for it if it is a UUID, say what is wrong if not."""
         try:
-            value = parse_uuid(self.value, self.what)
+            value = self.checked()
         except ValueError as exc:
             self.show_error(str(exc))
             return
         self.clear_error()
         self.post_message(self.Requested(self, value))
 
-    @on(Input.Submitted, "#id-input")
+    @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.submit()
 
-    @on(Input.Changed, "#id-input")
+    @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
         self.clear_error()
