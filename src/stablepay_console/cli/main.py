@@ -94,24 +94,10 @@ def add_profile_commands(sub: argparse._SubParsersAction[Parser], common: Parser
 
 
 def setup_logging() -> None:
-    """Log to the console's log file (never a key: the client logs method, path and status only)."""
-    import logging
+    """Log to the console's log file: our own records only, method, path and status (see cli/logs.py)."""
+    from stablepay_console.cli.logs import setup_logging as start_log
 
-    from stablepay_console.storage import locations
-
-    root = logging.getLogger()
-    for old in [h for h in root.handlers if getattr(h, "stablepay_console", False)]:
-        root.removeHandler(old)
-        old.close()
-    try:
-        path = locations.ensure(locations.log_file())
-        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
-    except OSError:
-        handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.stablepay_console = True  # type: ignore[attr-defined]
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
+    start_log()
 
 
 def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:

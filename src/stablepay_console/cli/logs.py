@@ -1,0 +1,80 @@
+"""The console's log file: our own records only, each one method, path and status (or a plain notice).
+
+- The file handler sits on the `stablepay_console` logger, not on the root: httpx,
+  httpcore and httpx-retries (full URLs with query strings, the server's Retry-After
+  text) never reach the file.
+- Every record is passed through `PrivacyFilter`: any query string is cut from paths and
+  URLs (a `userId` filter is personal data), unsafe characters are escaped, and a
+  traceback is reduced to its exception's type (its text may quote a server).
+- The root logger gets a NullHandler when it has none, so a library warning is not
+  printed raw on the terminal by logging's last-resort handler.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from stablepay_console.api.sanitize import clean
+
+OUR_LOGGER = "stablepay_console"
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+MAX_MESSAGE = 500
+
+_QUERY = re.compile(r"(?P<keep>(?:https?://|/)[^\s?#]*)[?#]\S*")
+
+
+def without_query(text: str) -> str:
+    """`GET /v2/rfis?userId=… -> 200` -> `GET /v2/rfis -> 200` (also in full URLs; fragments too)."""
+    return _QUERY.sub(lambda m: m.group("keep"), text)
+
+
+class PrivacyFilter(logging.Filter):
+    """Rewrites each record to its safe form: no query string, no raw escapes, no traceback text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not fit its format
+            message = f"{record.msg!s} (unformattable arguments)"
+        if record.exc_info and record.exc_info[0] is not None:
+            message = f"{message} ({record.exc_info[0].__name__})"
+        record.msg = clean(without_query(message), MAX_MESSAGE)
+        record.args = None
+        record.exc_info = None
+        record.exc_text = None
+        record.stack_info = None
+        return True
+
+
+def _is_ours(handler: logging.Handler) -> bool:
+    return bool(getattr(handler, "stablepay_console", False))
+
+
+def setup_logging(path: Path | None = None) -> logging.Handler:
+    """Log the console's own records to its log file (`path`, default the log folder's `console.log`)."""
+    ours = logging.getLogger(OUR_LOGGER)
+    root = logging.getLogger()
+    for logger in (ours, root):  # also a handler an older version put on the root
+        for old in [h for h in logger.handlers if _is_ours(h)]:
+            logger.removeHandler(old)
+            old.close()
+    try:
+        if path is None:
+            from stablepay_console.storage import locations
+
+            path = locations.ensure(locations.log_file())
+        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.addFilter(PrivacyFilter())
+    handler.stablepay_console = True  # type: ignore[attr-defined]
+    ours.addHandler(handler)
+    ours.setLevel(logging.INFO)
+    if not root.handlers:
+        quiet = logging.NullHandler()
+        quiet.stablepay_console = True  # type: ignore[attr-defined]
+        root.addHandler(quiet)
+    return handler
