@@ -206,7 +206,7 @@ async def test_not_found_shows_server_message_and_keeps_previous_result(  # type
 @pytest.mark.parametrize(
     ("fault", "says"),
     [
-        ("401", "Not authorized: HTTP 401: Unauthorized: Missing or invalid API key"),
+        ("401", "Not authorized: HTTP 401: Missing or invalid API key"),
         ("500", "Server error: HTTP 500: Simulated internal failure (sandbox fault injection)"),
     ],
 )

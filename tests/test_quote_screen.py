@@ -265,7 +265,7 @@ async def test_unauthorized_shows_server_message(make_app, sandbox: Sandbox) -> 
         sandbox.faults.force = "401"
         screen = await refresh(pilot, ONRAMP_OPEN_ID)
         assert text_of(screen, "#quote-message").startswith(
-            "Not authorized: HTTP 401: Unauthorized: Missing or invalid API key"
+            "Not authorized: HTTP 401: Missing or invalid API key"
         )
 
 

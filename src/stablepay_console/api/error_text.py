@@ -36,19 +36,31 @@ def sentence(text: str) -> str:
     return text + "."
 
 
-def error_text(exc: APIError, limit: int = 200) -> str:
-    """`Not authorized`, `Server error: Simulated internal failure`: cleaned, without a final full stop.
+def error_text(exc: APIError, limit: int = 200, *, status: bool = False, fields: bool = True) -> str:
+    """`Not authorized`, `Server error: HTTP 500: Simulated internal failure`: cleaned, no final full stop.
 
-    The server's message is hostile text: it is cleaned (and cut at `limit`) here.
+    The server's message is hostile text: it is cleaned (and cut at `limit`) here. `status` adds the
+    HTTP status; `fields` adds a validation error's field problems in brackets.
     """
     kind = exc.kind
-    message = trim(clean(exc.message, limit))
+    if status and exc.status is not None:
+        kind = f"{kind}: HTTP {exc.status}"
+    said = _said(exc.kind, trim(clean(exc.message, limit)))
+    text = kind if not said else f"{kind}: {said}"
+    problems = getattr(exc, "fields", None) if fields else None
+    if problems:
+        details = "; ".join(f"{clean(f.field, 60)}: {trim(clean(f.message, 120))}" for f in problems[:10])
+        more = f"; and {len(problems) - 10} more" if len(problems) > 10 else ""
+        text = f"{text} ({details}{more})"
+    return text
+
+
+def _said(kind: str, message: str) -> str:
+    """What the message adds to the kind ("" when it only repeats it)."""
     if not message or _same(message, kind):
-        return kind
+        return ""
     head, colon, rest = message.partition(":")
     if colon and _same(head, kind):
         rest = trim(rest.strip())
-        return f"{kind}: {rest}" if rest and not _same(rest, kind) else kind
-    if _letters(message).startswith(_letters(kind)):
-        return message
-    return f"{kind}: {message}"
+        return "" if not rest or _same(rest, kind) else rest
+    return message

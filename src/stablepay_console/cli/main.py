@@ -140,6 +140,7 @@ def run_export(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
     from stablepay_console.api import APIError
+    from stablepay_console.api.error_text import error_text
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.api.sanitize import has_control
     from stablepay_console.services.export import (
@@ -179,7 +180,8 @@ def run_export(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(export())
     except APIError as exc:
-        print(f"\nstablepay-console: export failed, nothing was written. {exc.kind}: {say(str(exc))}", file=sys.stderr)
+        print(f"\nstablepay-console: export failed, nothing was written. {say(error_text(exc, status=True))}",
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\nstablepay-console: export cancelled, nothing was written.", file=sys.stderr)

@@ -59,6 +59,7 @@ class Status:
 
 
 async def _ping(services: Services, profile: Profile) -> tuple[bool, str]:
+    from stablepay_console.api.error_text import error_text
     from stablepay_console.api.errors import APIError
     from stablepay_console.api.sanitize import clean
     from stablepay_console.profiles.keys import KeyStoreError
@@ -70,7 +71,7 @@ async def _ping(services: Services, profile: Profile) -> tuple[bool, str]:
         async with services.client_for(profile) as client:
             pong = await client.ping()
     except APIError as exc:
-        return False, f"{exc.kind}: {clean(exc.message, 120)}"
+        return False, error_text(exc, 120)
     except (KeyStoreError, LookupError, ValueError) as exc:
         return False, clean(str(exc), 200)
     return True, clean(pong.message, 40)

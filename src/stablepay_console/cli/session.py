@@ -96,7 +96,9 @@ def run_async(work: Callable[[], Awaitable[T]]) -> T | int:
     try:
         return asyncio.run(_call(work))
     except APIError as exc:
-        fail(f"{exc.kind}: {exc}")
+        from stablepay_console.api.error_text import error_text
+
+        fail(error_text(exc, 300, status=True))
         return FAILED
     except KeyboardInterrupt:
         fail("interrupted.")

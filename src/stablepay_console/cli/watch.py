@@ -85,6 +85,7 @@ class Watcher:
         return len(events)
 
     async def run(self, interval: timedelta, once: bool) -> int:
+        from stablepay_console.api.error_text import error_text
         from stablepay_console.api.errors import APIError
 
         failures = 0
@@ -94,7 +95,7 @@ class Watcher:
                     await self.poll(client)
                 except APIError as exc:
                     failures += 1
-                    fail(f"poll failed: {exc.kind}: {exc}")
+                    fail(f"poll failed: {error_text(exc, 300, status=True)}")
                     if once:
                         return FAILED
                     wait = backoff(interval, failures, retry_after(exc, self.now()))

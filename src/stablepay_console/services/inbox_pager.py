@@ -260,11 +260,12 @@ class InboxPager:
 
 def error_text(exc: APIError) -> str:
     """The error's kind and the server's message, with each field problem on its own line."""
+    from stablepay_console.api.error_text import error_text as said
     from stablepay_console.api.errors import ValidationFailed
 
     if not isinstance(exc, ValidationFailed):
-        return f"{exc.kind}: {exc}"
-    lines = [f"{exc.kind}: {exc.message}"]
+        return said(exc, 300, status=True)
+    lines = [said(exc, 300, fields=False)]
     for problem in exc.fields:
         code = f" ({problem.code})" if problem.code else ""
         lines.append(f"  • {problem.field}: {problem.message}{code}")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from stablepay_console.api import APIError, StablePayClient
+from stablepay_console.api.error_text import error_text
 from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.keys import KeyStoreError
@@ -48,7 +49,7 @@ async def switch_profile(
     try:
         pong = await client.ping()
     except APIError as exc:
-        ping = f"✗ {exc.kind}: {clean(exc.message, 80)}"
+        ping = f"✗ {error_text(exc, 80)}"
     else:
         ping = f"✓ {clean(pong.message, 20)}"
     return SwitchOutcome(profile, clock(), client=client, ping=ping)

@@ -16,6 +16,7 @@ from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 
 from stablepay_console.api import APIError, StablePayClient
+from stablepay_console.api.error_text import error_text
 from stablepay_console.profiles.model import Profile
 from stablepay_console.services.switching import SwitchOutcome
 from stablepay_console.tui import key_notices
@@ -150,7 +151,7 @@ class ConsoleApp(App[None]):
         try:
             pong = await self.client.ping()
         except APIError as exc:
-            self.ping_state = f"✗ {exc.kind}: {clean(exc.message, 80)}"
+            self.ping_state = f"✗ {error_text(exc, 80)}"
         else:
             self.ping_state = f"✓ {clean(pong.message, 20)}"
         self.services.audit.append("ping", self.profile, outcome=self.ping_state)

@@ -12,6 +12,7 @@ from typing import Any, Generic, TypeVar
 from textual.widget import Widget
 
 from stablepay_console.api import APIError
+from stablepay_console.api.error_text import error_text
 from stablepay_console.services.provenance import Loaded, Provenance, ResultState
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.widgets.id_entry import IdEntry
@@ -61,7 +62,7 @@ class LookupScreen(ConsoleScreen, Generic[T]):
         self.render_status()
 
     def failed(self, exc: APIError, extra: Any = None) -> None:
-        self.result.fail(f"{exc.kind}: {exc}")
+        self.result.fail(error_text(exc, 300, status=True))
         self.render_status(extra)
 
     def succeeded(self, value: T, target: str, asked: str) -> Loaded[T]:
