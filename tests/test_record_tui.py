@@ -160,3 +160,37 @@ async def test_the_audit_view_lists_newest_first_filters_and_checks_the_chain(ma
         await pilot.press("x")
         await pilot.pause()
         assert table.row_count == 2
+
+
+async def test_the_inbox_marks_claims_and_filters_claimed_by_me_or_unclaimed(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.tui.widgets.inbox_table import InboxTable
+
+    first, second, third = sandbox.data.rfis[0], sandbox.data.rfis[1], sandbox.data.rfis[2]
+    app = make_app()
+    app.services.record.call(lambda r: r.claim("embedded", second.id, "bob", FIXED_NOW))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)
+        table = app.screen.query_one(InboxTable)
+
+        def statuses() -> dict[str, str]:
+            return {str(table.get_row_at(i)[2]): table.order[i].id for i in range(table.row_count)}
+
+        assert f"{second.status} ◆ bob" in statuses()
+        await pilot.press("enter")  # the first request's detail: claim it there
+        await wait_for_workers(pilot)
+        await pilot.press("m")
+        await wait_for_workers(pilot)
+        await pilot.press("escape")
+        await wait_for_workers(pilot)
+        assert statuses()[f"{first.status} ◆ me"] == first.id, "the claim made in the detail shows on return"
+        await pilot.press("m")
+        await pilot.pause()
+        assert [r.id for r in table.order] == [first.id]
+        assert "Claims: claimed by me (this page)" in str(app.screen.query_one("#inbox-active").render())
+        await pilot.press("m")
+        await pilot.pause()
+        ids = [r.id for r in table.order]
+        assert first.id not in ids and second.id not in ids and third.id in ids
+        await pilot.press("m")
+        await pilot.pause()
+        assert table.row_count == 20

@@ -15,6 +15,7 @@ from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.widgets.export_progress import ExportProgress
+from stablepay_console.tui.widgets.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
 from stablepay_console.tui.widgets.inbox_filters import InboxFilterBar
 from stablepay_console.tui.widgets.inbox_table import InboxTable
 from stablepay_console.tui.widgets.result_status import ResultStatus
@@ -43,9 +44,9 @@ checked again quietly and marked *updated* when it changed. **r** asks the serve
 """
 
 
-class InboxScreen(ConsoleScreen):
+class InboxScreen(InboxClaims, ConsoleScreen):
     CSS_PATH = "../styles/inbox.tcss"
-    HELP = HELP
+    HELP = HELP + CLAIMS_HELP
     BINDINGS = [
         Binding("n", "next_page", "Next", id="inbox.next", tooltip="Next page"),
         Binding("p", "prev_page", "Prev", id="inbox.prev", tooltip="Previous page"),
@@ -63,6 +64,7 @@ class InboxScreen(ConsoleScreen):
         Binding("c", "copy_id", "Copy ID", show=False, id="inbox.copy", tooltip="Copy the request ID"),
         Binding("y", "copy_user", "Copy user", show=False, id="inbox.copy_user", tooltip="Copy the user ID"),
         Binding("escape", "escape", "Cancel export", show=False, id="inbox.escape", tooltip="Cancel the export"),
+        CLAIM_BINDING,
     ]
 
     def __init__(self) -> None:
@@ -98,6 +100,7 @@ class InboxScreen(ConsoleScreen):
                 timer.pause()
 
     def on_screen_resume(self, _: events.ScreenResume) -> None:
+        self.refresh_claims()  # a claim may have changed in the detail
         if self._tick_timer is not None:
             self.tick()
         for timer in (self._tick_timer, self._auto_timer):
@@ -111,6 +114,7 @@ class InboxScreen(ConsoleScreen):
         self.pager.set_profile(profile.name, profile.environment)
         self.render_state()  # nothing of the old profile stays on screen, even while the new one loads
         self.action_refresh()
+        self.refresh_claims()
 
     @property
     def table(self) -> InboxTable:
@@ -156,12 +160,14 @@ class InboxScreen(ConsoleScreen):
         pager = self.pager
         if not busy_only:
             overdue = pager.overdue if pager.view == NEEDS_ACTION else set()
-            self.table.show(pager.rows(), self.console.now(), overdue=overdue, first=pager.cursor_to_first)
+            rows = self.claimed_rows(self.table, pager.rows())
+            self.table.show(rows, self.console.now(), overdue=overdue, first=pager.cursor_to_first)
             pager.cursor_to_first = False
         self.query_one(InboxFilterBar).show_filters(pager.filters)
         needs_action = pager.view == NEEDS_ACTION
         view = "needs action (issued: deadline ahead, then overdue)" if needs_action else "all requests"
         active = Text.assemble(("Filters: ", "bold"), clean(pager.filters.describe()), ("   View: ", "bold"), view)
+        active.append_text(self.claim_note())
         if self.auto_secs:
             active.append(f"   Auto-refresh: every {self.auto_secs}s")
         self.query_one("#inbox-active", Static).update(active)

@@ -71,6 +71,8 @@ class InboxTable(WindowedTable):
         self._created: dict[str, str] = {}
         self._overdue: set[str] = set()
         self._now: datetime | None = None
+        self.marks: dict[str, Text] = {}
+        """A marker for the status cell of some requests (claims in the local record), by ID."""
 
     def on_mount(self) -> None:
         for key, label in COLUMNS:
@@ -97,7 +99,10 @@ class InboxTable(WindowedTable):
         deadline = self._deadline(rfi, now)
         self._deadlines[rfi.id] = deadline.plain
         self._created[rfi.id] = ago(rfi.created_at, now)
-        return TableRow(inbox_cells(rfi, now, deadline), key=rfi.id)
+        cells = inbox_cells(rfi, now, deadline)
+        if rfi.id in self.marks:
+            cells = (*cells[:2], cells[2] + self.marks[rfi.id], *cells[3:])
+        return TableRow(cells, key=rfi.id)
 
     def _say_duplicates(self, rfis: list[Rfi]) -> None:
         ids = frozenset(rfi.id for rfi in rfis) if self.duplicates_hidden else frozenset()

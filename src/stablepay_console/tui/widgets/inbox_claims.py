@@ -1,0 +1,109 @@
+"""Claims in the inbox: a marker on claimed rows and a "claimed by me / unclaimed" filter (key m).
+
+Claims live in the local record (see `services.notes`); the API knows nothing of them, so the
+filter keeps or hides rows of the page shown. The claims are read in the background when the inbox
+is shown or its profile changes, never on the way to showing a page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+
+from stablepay_console.api.models import Rfi
+from stablepay_console.api.sanitize import clean
+from stablepay_console.storage.record import RecordError
+
+if TYPE_CHECKING:
+    from stablepay_console.storage.record_types import Claim
+    from stablepay_console.tui.app import ConsoleApp
+
+ANY, MINE, UNCLAIMED = "any", "mine", "unclaimed"
+CHOICES = (ANY, MINE, UNCLAIMED)
+SAID = {MINE: "claimed by me", UNCLAIMED: "unclaimed"}
+
+CLAIM_BINDING = Binding("m", "cycle_claims", "Claims", show=False, id="inbox.claims",
+                        tooltip="Cycle the claim filter: any, claimed by me, unclaimed")
+
+CLAIMS_HELP = """
+Claims (kept in the local record): a claimed request's status shows **◆ me** or **◆ who**.
+**m** cycles the claim filter on the page shown: any, claimed by me, unclaimed.
+"""
+
+
+class ClaimMarks:
+    """The claims of one profile as last read, and the filter chosen."""
+
+    def __init__(self) -> None:
+        self.claims: dict[str, Claim] = {}
+        self.me = ""
+        self.choice = ANY
+
+    def mine(self, rfi_id: str) -> bool:
+        claim = self.claims.get(rfi_id)
+        return claim is not None and claim.claimant == self.me
+
+    def keep(self, rfis: Sequence[Rfi]) -> list[Rfi]:
+        if self.choice == MINE:
+            return [r for r in rfis if self.mine(r.id)]
+        if self.choice == UNCLAIMED:
+            return [r for r in rfis if r.id not in self.claims]
+        return list(rfis)
+
+    def marks(self) -> dict[str, Text]:
+        """The marker each claimed request's status cell gets: ` ◆ me` or ` ◆ <who>`."""
+        return {
+            rfi_id: Text(" ◆ me", style="bold green") if claim.claimant == self.me
+            else Text(f" ◆ {clean(claim.claimant, 12)}", style="yellow")
+            for rfi_id, claim in self.claims.items()
+        }
+
+    @property
+    def said(self) -> str:
+        return SAID.get(self.choice, "")
+
+
+class InboxClaims:
+    """Mixed into the inbox screen: `claimed_rows` before showing a page; `refresh_claims` to read again."""
+
+    @property
+    def claim_marks(self) -> ClaimMarks:
+        marks = self.__dict__.get("_claim_marks")
+        if marks is None:
+            marks = self.__dict__["_claim_marks"] = ClaimMarks()
+        return cast(ClaimMarks, marks)
+
+    def claimed_rows(self, table: Any, rfis: Sequence[Rfi]) -> list[Rfi]:
+        """The rows the claim filter keeps; the table learns the markers."""
+        table.marks = self.claim_marks.marks()
+        return self.claim_marks.keep(rfis)
+
+    @work(exclusive=True, group="inbox-claims")
+    async def refresh_claims(self) -> None:
+        screen: Any = self
+        console = cast("ConsoleApp", screen.app)
+        profile = console.profile.name if console.profile is not None else ""
+        try:
+            claims = await asyncio.wrap_future(console.services.notes.claims(profile))
+        except RecordError:
+            claims = {}
+        marks = self.claim_marks
+        me = console.services.audit.actor_for(profile)
+        if (claims, me) != (marks.claims, marks.me):
+            marks.claims, marks.me = claims, me
+            screen.render_state()
+
+    def action_cycle_claims(self) -> None:
+        marks = self.claim_marks
+        marks.choice = CHOICES[(CHOICES.index(marks.choice) + 1) % len(CHOICES)]
+        cast(Any, self).render_state()
+
+    def claim_note(self) -> Text:
+        """For the line of active filters: the claim filter, when one is on."""
+        said = self.claim_marks.said
+        return Text.assemble(("   Claims: ", "bold"), f"{said} (this page)") if said else Text()
