@@ -19,7 +19,7 @@ from stablepay_console.api import APIError, MalformedResponse, StablePayClient, 
 from stablepay_console.api.body import DEFAULT_MAX_BODY
 from stablepay_console.api.client import DEFAULT_DEADLINE
 from stablepay_console.api.errors import DeadlineExceeded, ResponseTooLarge
-from tests.hostile_payloads import HUGE_BODY
+from tests.hostile_payloads import HUGE_BODY, RAW_CHARS
 from tests.hostile_server import HostileServer, hostile_server_fixture, mock_transport  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -197,3 +197,21 @@ async def test_a_server_that_never_answers_is_cut_by_the_deadline() -> None:
             await client.list_rfis()
     assert time.monotonic() - started < 3
     assert caught.value.status is None
+
+
+# --- error bodies ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", ["error-escapes", "unauthorized-escapes"])
+async def test_error_bodies_with_escapes_become_errors_with_none_left_raw(case: str) -> None:
+    async with StablePayClient("http://127.0.0.1", "k", transport=mock_transport(case)) as client:
+        results = await every_endpoint(client)
+    for result in results:
+        assert isinstance(result, APIError), result
+        fields = getattr(result, "fields", [])
+        texts = [str(result), repr(result), result.message, result.code or "",
+                 *(f"{f.field} {f.message} {f.code}" for f in fields)]
+        for text in texts:
+            assert not set(text) & RAW_CHARS, text
+        assert "\\x1b]52;" in result.message  # what the server attempted stays visible
+    assert results[0].status == 401 or case == "error-escapes"

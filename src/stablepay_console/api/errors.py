@@ -1,10 +1,19 @@
-"""One typed hierarchy for every way a request can fail (spec section 7)."""
+"""One typed hierarchy for every way a request can fail (spec section 7).
+
+Messages, codes and field problems often quote the server: they are passed through the
+sanitiser as the error is made (and cut at MAX_MESSAGE), so an error printed anywhere,
+even in a traceback, carries no raw escape sequence.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import httpx
+
+from stablepay_console.api.sanitize import clean
+
+MAX_MESSAGE = 4000
 
 
 @dataclass(frozen=True)
@@ -14,6 +23,10 @@ class FieldError:
     field: str
     message: str
     code: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("field", "message", "code"):
+            object.__setattr__(self, name, clean(getattr(self, name), MAX_MESSAGE))
 
 
 class APIError(Exception):
@@ -29,10 +42,11 @@ class APIError(Exception):
         response: httpx.Response | None = None,
         code: str | None = None,
     ) -> None:
+        message = clean(message, MAX_MESSAGE)
         super().__init__(message)
         self.message = message
         self.status = status
-        self.code = code
+        self.code = clean(code, 200) if code is not None else None
         self.response = response
 
     def __str__(self) -> str:
