@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.widgets import Input
 
 from stablepay_console.api import ApiKey
@@ -59,7 +58,6 @@ async def test_quote_refreshes_are_audited_with_old_and_new_rate(make_app, sandb
     assert refused.target == ONRAMP_COMPLETED_ID and refused.outcome.startswith("failed: ")
 
 
-@pytest.mark.skip(reason="the export hook goes into tui/widgets/export_progress.py once that widget is committed")
 async def test_an_inbox_export_is_audited_with_filters_file_and_count(make_app, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from tests.test_inbox import start_export
 
@@ -74,7 +72,8 @@ async def test_an_inbox_export_is_audited_with_filters_file_and_count(make_app, 
     (export,) = entries(app.services, "export")
     lines = target.read_text(encoding="utf-8").splitlines()
     assert export.outcome == "written"
-    assert export.details == {"filters": "status issued", "file": str(target), "count": len(lines) - 1}
+    assert export.details == {"filters": "status issued · kind any · user any", "file": str(target),
+                              "count": len(lines) - 1}
 
 
 def rotation_with_audit(services: Services) -> Rotation:
@@ -106,6 +105,25 @@ async def test_an_abandoned_rotation_says_so(sandbox: Sandbox) -> None:
     rotation.start()
     rotation.abandon()
     assert [e.outcome for e in entries(services, "key.rotation")] == ["ok", "abandoned"]
+
+
+async def test_a_metric_export_is_audited(make_app, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.sandbox.data import METRIC_DAILY_VOLUME_ID
+
+    monkeypatch.chdir(tmp_path)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_mode(pilot, "metrics")
+        await submit_id(pilot, METRIC_DAILY_VOLUME_ID)
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for_workers(pilot)
+    (export,) = entries(app.services, "export")
+    (written,) = tmp_path.glob("metric-*.csv")
+    assert export.target == METRIC_DAILY_VOLUME_ID and export.outcome == "written"
+    assert export.details == {"filters": "metric dataset", "file": str(written),
+                              "count": len(written.read_text().splitlines()) - 1}
 
 
 async def test_starting_a_rotation_from_the_profiles_screen_is_audited(make_app) -> None:  # type: ignore[no-untyped-def]

@@ -105,10 +105,12 @@ class AuditLog:
         )
 
     def exported(
-        self, profile: Profile | None, filters: RfiFilters, path: Path, count: int | None, problem: str = ""
+        self, profile: Profile | None, filters: RfiFilters | str, path: Path, count: int | None, problem: str = "",
+        target: str = "",
     ) -> Future[AuditEntry]:
-        """An export: its filters, its file and how many requests it wrote (or why it wrote none)."""
-        return self.append("export", profile, outcome=problem or "written", filters=filters.describe(),
+        """An export: its filters (or what it holds), its file and how many records (or why none was written)."""
+        what = filters.describe() if isinstance(filters, RfiFilters) else filters
+        return self.append("export", profile, target=target, outcome=problem or "written", filters=what,
                            file=str(path), count=count)
 
     def rotation_hook(self, profile: Profile) -> Callable[[Step, str], None]:

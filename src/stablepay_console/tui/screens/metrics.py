@@ -16,6 +16,7 @@ from stablepay_console.services.files import part_file
 from stablepay_console.services.metric_series import template_name, to_csv
 from stablepay_console.services.metric_view import MetricView, metric_title
 from stablepay_console.storage.bookmarks import BookmarkStore, bookmark_name
+from stablepay_console.tui.audit_hooks import audit_export
 from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.modals.metric_prompt import MetricPrompt
@@ -197,7 +198,9 @@ class MetricsScreen(LookupScreen[MetricResult]):
         except OSError as exc:
             message = f"Could not save the CSV: {clean(exc.strerror or exc, 200)}"
             self.app.call_from_thread(self.notify, message, title="Export failed", severity="error", markup=False)
+            audit_export(self, "metric dataset", path, None, "failed: not written", target=self.shown_id or "")
             return
+        audit_export(self, "metric dataset", path, len(result.data), target=self.shown_id or "")
         said = f"Saved {len(result.data)} rows to {clean(path, 300)}"
         self.app.call_from_thread(self.notify, said, title="Exported", markup=False)
 

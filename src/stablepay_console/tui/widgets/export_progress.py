@@ -19,6 +19,7 @@ from stablepay_console.api import APIError, StablePayClient
 from stablepay_console.api.error_text import error_text
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.services.export import export_rfis
+from stablepay_console.tui.audit_hooks import audit_export
 from stablepay_console.tui.formatters.text import clean, plain
 
 
@@ -79,12 +80,15 @@ class ExportProgress(Horizontal):
         except asyncio.CancelledError:
             self.finish(Text("Export cancelled; no file was written.", style="yellow"))
             self.notify("Export cancelled; no file was written.", timeout=3)
+            audit_export(self, filters, path, None, "cancelled")
             raise
         except (APIError, OSError) as exc:
             said = error_text(exc, 300, status=True) if isinstance(exc, APIError) else f"Could not write: {exc}"
             self.finish(plain(f"Export failed, no file was written: {said}", style="bold red"))
             self.notify(f"Export failed: {clean(str(exc), 200)}", severity="error", markup=False)
+            audit_export(self, filters, path, None, f"failed: {type(exc).__name__}")
             return
+        audit_export(self, filters, path, result.count)
         first, *rest = result.summary().split(" · ")
         said = " · ".join([f"{first} to {clean(result.path)}", *rest])
         warning = result.warning()
