@@ -40,6 +40,20 @@ def summary(batch: BatchTransfer) -> Text:
     return Text.assemble((f"{count:,} {noun}", "bold"), ", ", total_text(batch))
 
 
+def recipient_row(index: int, recipient: BatchRecipient, currency: str | None) -> TableRow:
+    """Row `index` (0-based) of the recipients table: position, user ID, amount."""
+    amount = money(recipient.amount, currency)
+    style = "yellow" if not usable(recipient.amount) else ""
+    return TableRow(
+        cells=(
+            Text(f"{index + 1:,}", justify="right"),
+            plain(recipient.user_id),
+            Text(clean(amount), style=style, justify="right"),
+        ),
+        key=str(index + 1),
+    )
+
+
 class RecipientsTable(WindowedTable):
     """One row per recipient: position, user ID, amount (right-aligned, exact)."""
 
@@ -59,18 +73,8 @@ class RecipientsTable(WindowedTable):
         self.show_rows(len(self._recipients), self._row)
 
     def _row(self, index: int) -> TableRow:
-        recipient = self._recipients[index]
         currency = self._batch.details.currency if self._batch is not None else None
-        amount = money(recipient.amount, currency)
-        style = "yellow" if not usable(recipient.amount) else ""
-        return TableRow(
-            cells=(
-                Text(f"{index + 1:,}", justify="right"),
-                plain(recipient.user_id),
-                Text(clean(amount), style=style, justify="right"),
-            ),
-            key=str(index + 1),
-        )
+        return recipient_row(index, self._recipients[index], currency)
 
     def window_changed(self) -> None:
         self.border_subtitle = self.window_label()
