@@ -31,7 +31,22 @@ def events(result: Result) -> list[dict[str, object]]:
     return [json.loads(line) for line in result.out.splitlines()]
 
 
+def no_deadline_just_past_a_mark() -> bool:
+    """In this seeded world no issued deadline lies within 10 minutes past 72 h, 24 h or 1 h from the start, so
+    two runs in the server's first 10 minutes see no deadline cross a mark between them (no flaky extra event)."""
+    from stablepay_console.sandbox.data import SandboxData
+
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    data = SandboxData(seed=7, rfi_count=60, now=start, frozen=True)
+    return not any(
+        mark < rfi.deadline - start <= mark + timedelta(minutes=10)
+        for rfi in data.rfis if rfi.status == "issued" and rfi.deadline is not None
+        for mark in (timedelta(hours=72), timedelta(hours=24), timedelta(hours=1))
+    )
+
+
 def test_watch_once_twice_prints_the_events_once_then_a_new_round_once(server: Server) -> None:
+    assert no_deadline_just_past_a_mark()
     first = events(watch(server, "--json"))
     assert first, "the first poll reports the deadlines already near"
     assert {e["event"] for e in first} <= {"deadline_72h", "deadline_24h", "deadline_1h", "deadline_passed"}

@@ -58,11 +58,7 @@ async def test_command_palette_opens_screens_by_name(make_app) -> None:  # type:
     app = make_app(ping_on_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_workers(pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Open Batch")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await choose_in_palette(pilot, "Open Batch")
         await wait_for_workers(pilot)
         assert app.current_mode == "batch"
 
@@ -176,6 +172,22 @@ async def test_clicking_the_count_opens_needs_action(sandbox) -> None:  # type: 
         assert app.current_mode == "inbox" and in_needs_action(app.screen)
 
 
+async def choose_in_palette(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
+    """Type `text` into the command palette, wait until it is the first hit, run it."""
+    import time
+
+    await pilot.press("ctrl+p")
+    await pilot.press(*text)
+    deadline = time.monotonic() + 10
+    while True:
+        hits = pilot.app.screen.query("CommandList")
+        if hits and hits.first().option_count and text in str(hits.first().get_option_at_index(0).prompt):
+            break
+        assert time.monotonic() < deadline, f"the palette never offered {text!r}"
+        await pilot.pause(0.05)
+    await pilot.press("enter")
+
+
 async def test_radar_off_switch_in_the_palette_is_kept(sandbox) -> None:  # type: ignore[no-untyped-def]
     from stablepay_console.storage import watch_state
 
@@ -183,11 +195,7 @@ async def test_radar_off_switch_in_the_palette_is_kept(sandbox) -> None:  # type
     async with app.run_test(size=(160, 30)) as pilot:
         await wait_for_workers(pilot)
         assert app.radar_label
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Deadline radar: off")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await choose_in_palette(pilot, "Deadline radar: off")
         await wait_for_workers(pilot)
         assert app.radar_label == "" and "due <" not in banner_text(app)
         calls = len(sandbox.api_calls())
@@ -202,17 +210,39 @@ async def test_radar_off_switch_in_the_palette_is_kept(sandbox) -> None:  # type
 
 
 async def test_a_slow_radar_poll_never_holds_a_key_press(sandbox) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
     app = radar_app(sandbox)
     async with app.run_test(size=(160, 30)) as pilot:
         await wait_for_workers(pilot)
-        sandbox.faults.latency = 1.0
+        release = asyncio.Event()
+        real_poll = app.radar.poller.poll
+
+        async def slow_poll(client, now):  # type: ignore[no-untyped-def]
+            await release.wait()  # a server that has not answered yet
+            return await real_poll(client, now)
+
+        app.radar.poller.poll = slow_poll  # type: ignore[method-assign]
         app.radar.poll(restart=True)
         await pilot.pause()
-        radar = [w for w in app.workers if w.group == "deadline-radar"]
-        assert radar and not radar[0].is_finished
+        (radar,) = [w for w in app.workers if w.group == "deadline-radar"]
         await pilot.press("2")
         await pilot.pause()
         assert app.current_mode == "batch"
-        assert not radar[0].is_finished, "the key was handled while the poll was still waiting"
-        sandbox.faults.latency = 0.0
+        assert not radar.is_finished, "the key was handled while the poll was still waiting"
+        release.set()
         await wait_for_workers(pilot)
+        assert radar.is_finished and app.radar_label
+
+
+async def test_a_narrow_banner_puts_the_overdue_count_first(sandbox) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.tui.radar import compact
+
+    assert compact("21 due < 24h · 4 overdue") == "4 overdue · 21 due"
+    assert compact("2 due < 24h") == "2 due"
+    app = radar_app(sandbox)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        text = banner_text(app)
+        assert compact(app.radar_label) in text and app.radar_label not in text
+        assert text.index("overdue") < text.index(" due"), "on 80 columns the most urgent comes first"

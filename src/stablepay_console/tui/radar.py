@@ -45,11 +45,24 @@ TITLES = {
 }
 
 
-def radar_text(label: str) -> Text:
-    """The banner's count: bold, and a click on it opens needs action. Empty when nothing is due."""
+def compact(label: str) -> str:
+    """`2 due < 24h · 1 overdue` -> `1 overdue · 2 due`: the most urgent first, for a narrow banner."""
+    parts = [part.replace(" < 24h", "") for part in label.split(" · ")]
+    return " · ".join(sorted(parts, key=lambda part: "overdue" not in part))
+
+
+def radar_text(label: str, narrow: bool = False) -> Text:
+    """The banner's count (with its separator): reversed, and a click on it opens needs action.
+
+    Empty when nothing is due. `narrow`: the most urgent first, in as few cells as it takes, so that
+    at 80 columns "4 overdue" still shows after the ping.
+    """
     if not label:
         return Text("")
-    return Text(f" {clean(label, 60)} ", style=Style(bold=True, reverse=True, meta={"@click": NEEDS_ACTION_ACTION}))
+    style = Style(bold=True, reverse=True, meta={"@click": NEEDS_ACTION_ACTION})
+    if narrow:
+        return Text.assemble(" ", (clean(compact(label), 60), style))
+    return Text.assemble(" · ", (f" {clean(label, 60)} ", style))
 
 
 def describe(event: WatchEvent, now_words: str) -> str:
