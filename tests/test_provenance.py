@@ -83,3 +83,22 @@ async def test_a_switch_that_cannot_be_applied_keeps_the_console_as_it_was(sandb
         # Still the profile that fetched them: the results stay, current and in full colour.
         assert results_on_screen(app) == {"batch": True, "quote": True, "metrics": True, "inbox": True}
         assert any("has no usable key" in n.message for n in app._notifications)
+
+
+async def test_an_open_request_says_where_it_was_read_and_greys_after_a_switch(sandbox: Sandbox) -> None:
+    from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
+
+    app = build(sandbox)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_mode(pilot, "inbox")
+        await pilot.press("enter")
+        await wait_for_workers(pilot)
+        detail = app.screen
+        assert isinstance(detail, RfiDetailScreen)
+        line = str(detail.query_one("#rfi-provenance").render())
+        assert line.startswith("From status any · kind any · user any · page 1 · profile embedded (sandbox)")
+        assert not detail.has_class("-stale")
+        assert await app.use_profile(REFUSED)
+        await wait_for_workers(pilot)
+        assert detail.has_class("-stale")
+        assert "Read under profile embedded (sandbox), not prod-refused" in str(detail.query_one("#rfi-provenance").render())

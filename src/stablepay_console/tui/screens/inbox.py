@@ -293,7 +293,8 @@ class InboxScreen(InboxClaims, ConsoleScreen):
         if rfi is not None:
             from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
 
-            self.app.push_screen(RfiDetailScreen(rfi))
+            state = self.paging.state.current
+            self.app.push_screen(RfiDetailScreen(rfi, state.provenance if state is not None else None))
 
     def action_copy_id(self) -> None:
         rfi = self.table.highlighted

@@ -12,6 +12,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from stablepay_console.api.models import Rfi
+from stablepay_console.services.provenance import Provenance
 from stablepay_console.tui.formatters.rfi import held_transfer, link_absence_reason, status_long
 from stablepay_console.tui.formatters.text import ago, clean, countdown, plain, when
 from stablepay_console.tui.screens.base import ConsoleScreen
@@ -55,14 +56,17 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         *RECORD_BINDINGS,
     ]
 
-    def __init__(self, rfi: Rfi) -> None:
+    def __init__(self, rfi: Rfi, provenance: Provenance | None = None) -> None:
         super().__init__()
         self.rfi = rfi
+        self.provenance = provenance
+        """Where the request was read: the inbox page's profile, filters and time."""
         self._tick_timer: Timer | None = None
 
     def compose_body(self) -> ComposeResult:
         rfi = self.rfi
         yield Static(Text.assemble(("Request for information ", "bold"), clean(rfi.id)), id="rfi-title")
+        yield Static(self._provenance_line(), id="rfi-provenance")
         with Horizontal(id="rfi-panels"):
             yield Static(self._request_panel(), id="rfi-request")
             with Vertical(id="rfi-round-box"):
@@ -88,6 +92,26 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         if self._tick_timer is not None:
             self.tick()
             self._tick_timer.resume()
+
+    def _provenance_line(self) -> Text:
+        if self.provenance is None:
+            return Text("")
+        return Text(f"From {self.provenance.describe()}", style="dim")
+
+    def on_profile_changed(self) -> None:
+        """This request was read under another profile: grey it and say so; nothing here is current now."""
+        shown = self.provenance
+        profile = self.console.profile
+        if shown is None or profile is None or shown.profile == profile.name:
+            return
+        self.add_class("-stale")
+        self.query_one("#rfi-provenance", Static).update(
+            Text.assemble(
+                (f"Read under profile {clean(shown.profile, 40)} ({shown.environment}), ", "bold yellow"),
+                (f"not {clean(profile.name, 40)}: ", "bold yellow"),
+                ("Esc goes back to the inbox of the profile in use.", "yellow"),
+            )
+        )
 
     # --- panels ------------------------------------------------------------------
 
