@@ -101,4 +101,5 @@ async def test_an_open_request_says_where_it_was_read_and_greys_after_a_switch(s
         assert await app.use_profile(REFUSED)
         await wait_for_workers(pilot)
         assert detail.has_class("-stale")
-        assert "Read under profile embedded (sandbox), not prod-refused" in str(detail.query_one("#rfi-provenance").render())
+        said = str(detail.query_one("#rfi-provenance").render())
+        assert "Read under profile embedded (sandbox), not prod-refused" in said
