@@ -131,3 +131,36 @@ def test_backoff_doubles_to_an_hour_and_never_beats_the_server() -> None:
     assert backoff(timedelta(seconds=30), 1, None) == MIN
     assert backoff(five, 1, 30 * MIN) == 30 * MIN
     assert backoff(timedelta(hours=2), 3, None) == timedelta(hours=2)
+
+
+async def test_the_watch_loop_backs_off_after_a_failed_poll_and_keeps_going(capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from stablepay_console.cli import watch as watch_module
+    from stablepay_console.cli.output import Output
+    from stablepay_console.cli.session import Session
+    from stablepay_console.profiles.model import EMBEDDED_PROFILE
+    from stablepay_console.sandbox import Sandbox
+    from stablepay_console.wiring import Services
+    from tests.conftest import FIXED_NOW
+
+    sandbox = Sandbox(now=FIXED_NOW)
+    sandbox.faults.force, sandbox.faults.force_count = "500", 1  # the first poll fails, the next ones work
+    session = Session(EMBEDDED_PROFILE, Services(sandbox=sandbox, clock=lambda: FIXED_NOW))
+    out = io.StringIO()
+    waits: list[float] = []
+
+    class Stop(Exception):
+        pass
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        await watch_module.Watcher(session, Output("plain", out), sleep).run(timedelta(minutes=5), once=False)
+    assert waits == [600.0, 300.0, 300.0], "twice the interval after a failure, then the interval again"
+    err = capsys.readouterr().err
+    assert "poll failed: Server error: HTTP 500" in err and "Trying again in 10m" in err
+    assert out.getvalue().count("deadline_") > 0, "the poll after the failure reported the deadlines"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
@@ -52,13 +53,17 @@ def backoff(interval: timedelta, failures: int, server_says: timedelta | None) -
     return max(ours, server_says or timedelta(0))
 
 
+Sleep = Callable[[float], Awaitable[None]]
+
+
 class Watcher:
-    def __init__(self, session: Session, out: Output) -> None:
+    def __init__(self, session: Session, out: Output, sleep: Sleep = asyncio.sleep) -> None:
         from stablepay_console.services.watch_events import Tracker
         from stablepay_console.storage import watch_state
 
         self.session = session
         self.out = out
+        self.sleep = sleep
         self.tracker: Tracker = Tracker()
         self.tracker.load_json(watch_state.load(session.profile.name, session.profile.base_url))
 
@@ -100,7 +105,7 @@ class Watcher:
                         return FAILED
                     wait = backoff(interval, failures, retry_after(exc, self.now()))
                     note(f"Trying again in {format_duration(wait)}.")
-                    await asyncio.sleep(wait.total_seconds())
+                    await self.sleep(wait.total_seconds())
                     continue
                 except OSError as exc:
                     fail(f"could not keep what was seen in the data folder: {exc}")
@@ -108,7 +113,7 @@ class Watcher:
                 failures = 0
                 if once:
                     return OK
-                await asyncio.sleep(interval.total_seconds())
+                await self.sleep(interval.total_seconds())
 
 
 def run_watch(args: argparse.Namespace) -> int:
