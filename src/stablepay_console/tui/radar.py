@@ -143,7 +143,7 @@ class Radar:
 
 
 def interval_words(seconds: int) -> str:
-    return f"{seconds // 60} min" if seconds >= 120 else f"{seconds} s"
+    return f"{seconds // 60} min" if seconds >= 60 and seconds % 60 == 0 else f"{seconds} s"
 
 
 def in_needs_action(screen: object) -> bool:
