@@ -25,7 +25,9 @@ def words(name: str) -> str:
 
 
 def field_title(field: str) -> str:
-    """A numeric field as a heading: `grossVolume` -> `Gross volume`."""
+    """A numeric field as a heading: `grossVolume` -> `Gross volume`; any other name as sent (cleaned)."""
+    if not _IDENTIFIER.fullmatch(field):
+        return clean(field, 60)
     text = words(field)
     return text[:1].upper() + text[1:]
 
