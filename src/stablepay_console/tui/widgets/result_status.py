@@ -36,6 +36,9 @@ class ResultStatus(Static):
     def show(self, state: ResultState[Any], result: Widget | None = None, extra: Text | None = None) -> None:
         kind, text = state.status_line()
         line = Text(text or self.hint, style=STYLES[kind])
+        if kind == "stale":  # the error in red, then what is still shown
+            error, _, still = text.partition("\n")
+            line = Text.assemble((error, STYLES["error"]), "\n", (still, STYLES["stale"]))
         if kind == "result":
             line = Text.assemble(("From ", "dim"), line)
         if extra is not None and extra.plain:
