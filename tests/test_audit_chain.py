@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sqlite3
 from datetime import timedelta
 
 import pytest
 
-from stablepay_console.cli import arguments as a
-from stablepay_console.cli.record_commands import add_audit_commands, add_record_commands, run
+from stablepay_console.cli.main import main
 from stablepay_console.services.audit import verify
 from stablepay_console.storage.record import open_record, record_file
 from stablepay_console.storage.record_types import AuditDraft
@@ -19,20 +17,9 @@ from tests.conftest import FIXED_NOW
 RFI = "11111111-1111-4111-8111-111111111111"
 
 
-def parser() -> argparse.ArgumentParser:
-    """The record commands as the console's parser registers them (an `rfis` group and `audit`)."""
-    top = a.Parser(prog="stablepay-console")
-    common = a.Parser(add_help=False)
-    common.add_argument("--profile", metavar="NAME")
-    sub = top.add_subparsers(dest="command")
-    rfis = sub.add_parser("rfis").add_subparsers(dest="rfis_command", required=True)
-    add_record_commands(rfis, common)
-    add_audit_commands(sub)
-    return top
-
-
 def cli(*argv: str) -> int:
-    return run(parser().parse_args(list(argv)))
+    """The installed entry point's main(), as the shell runs it."""
+    return main(list(argv))
 
 
 def write_log(count: int = 6) -> None:

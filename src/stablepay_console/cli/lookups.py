@@ -80,6 +80,8 @@ def run_quote(args: argparse.Namespace, stdin: TextIO | None = None) -> int:
             return await client.refresh_onramp_quote(args.onramp_id)
 
     onramp = run_async(refresh)
+    refreshed = None if isinstance(onramp, int) else onramp
+    session.services.audit.quote_refreshed(profile, args.onramp_id, None, refreshed, "" if refreshed else "failed")
     if isinstance(onramp, int):
         return onramp
     if out.fmt == "json":
@@ -144,6 +146,7 @@ def run_ping(args: argparse.Namespace) -> int:
             return await client.ping()
 
     pong = run_async(ping)
+    session.services.audit.append("ping", session.profile, outcome="failed" if isinstance(pong, int) else "✓ pong")
     if isinstance(pong, int):
         return pong
     if out.fmt == "json":

@@ -12,6 +12,7 @@ from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
 from stablepay_console.cli import parsers
 from stablepay_console.cli.arguments import Parser, positive, quoted, say, uuid_of
 from stablepay_console.cli.export_flags import add_range_flags, range_of
+from stablepay_console.cli.record_commands import add_audit_commands
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     parsers.add_sandbox_command(sub)
     add_profile_commands(sub, common)
     parsers.add_headless_commands(sub, common)
+    add_audit_commands(sub)
 
     export = sub.add_parser(
         "export",
@@ -182,6 +184,7 @@ def run_export(args: argparse.Namespace) -> int:
     except APIError as exc:
         print(f"\nstablepay-console: export failed, nothing was written. {say(error_text(exc, status=True))}",
               file=sys.stderr)
+        services.audit.exported(profile, filters, path, None, f"failed: {exc.kind}")
         return 1
     except KeyboardInterrupt:
         print("\nstablepay-console: export cancelled, nothing was written.", file=sys.stderr)
@@ -192,6 +195,7 @@ def run_export(args: argparse.Namespace) -> int:
     if result.warning() is not None:
         print(f"Warning: {result.warning()}", file=sys.stderr)
     print(f"Exported {result.count} requests to {path}")
+    services.audit.exported(profile, filters, path, result.count)
     return 0
 
 
@@ -226,6 +230,9 @@ HEADLESS: dict[tuple[str, str], tuple[str, str]] = {
     ("quote", "refresh"): ("lookups", "run_quote"),
     ("metrics", "run"): ("lookups", "run_metric"),
     ("ping", ""): ("lookups", "run_ping"),
+    **{key: ("record_commands", "run") for key in (("rfis", "history"), ("rfis", "note"), ("rfis", "claim"),
+                                                  ("rfis", "release"), ("rfis", "evidence"), ("audit", "verify"),
+                                                  ("audit", "log"))},
 }
 """(command, sub-command) -> (module of stablepay_console.cli, function): imported only when run."""
 

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
 from stablepay_console.cli import arguments as a
+from stablepay_console.cli.record_commands import add_record_commands
 
 EXIT_CODES = (
     "exit codes: 0 success; 1 the server refused or failed (its message on stderr); "
@@ -60,7 +61,7 @@ def add_filters(parser: argparse.ArgumentParser) -> None:
 
 
 def add_headless_commands(sub: argparse._SubParsersAction[a.Parser], common: a.Parser) -> None:
-    rfis = sub.add_parser("rfis", help="requests for information: list, due, watch")
+    rfis = sub.add_parser("rfis", help="requests for information: list, due, watch; history, note, claim, evidence")
     rfis_sub = rfis.add_subparsers(dest="rfis_command", required=True)
 
     listing = rfis_sub.add_parser("list", parents=[common], help="one page of requests, or every page with --all",
@@ -92,6 +93,7 @@ def add_headless_commands(sub: argparse._SubParsersAction[a.Parser], common: a.P
                        help="time between polls, at least 30s (default 5m)")
     watch.add_argument("--once", action="store_true", help="poll once and exit (for cron)")
     add_format(watch)
+    add_record_commands(rfis_sub, common)
 
     batch = sub.add_parser("batch", help="batch crypto transfers")
     batch_sub = batch.add_subparsers(dest="batch_command", required=True)
