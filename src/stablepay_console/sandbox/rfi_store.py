@@ -66,6 +66,3 @@ class RfiStore(MutableSequence[Rfi]):
         self._rows.insert(index, _row(value))
         self.version += 1
 
-    def append_row(self, row: RfiRow) -> None:
-        self._rows.append(row)
-        self.version += 1

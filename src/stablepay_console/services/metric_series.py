@@ -55,10 +55,6 @@ class Series:
         """The exact sum of the values present (every one is a usable number: see `build_series`)."""
         return _sum(v for v in self.values if v is not None)
 
-    @property
-    def present(self) -> int:
-        return sum(1 for v in self.values if v is not None)
-
 
 @dataclass(frozen=True)
 class MetricSeries:

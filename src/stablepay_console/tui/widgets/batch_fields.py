@@ -49,11 +49,6 @@ class FieldTable(DataTable[Text]):
         if rows:
             self.move_cursor(row=min(max(selected, 0), len(rows) - 1))
 
-    def set_value(self, index: int, shown: Text) -> None:
-        """Change one row's display in place (a ticking countdown), keeping the cursor."""
-        if 0 <= index < len(self._rows):
-            self.update_cell(str(index), "value", shown)
-
     def copy_target(self) -> tuple[str, str] | None:
         """(value, what) of the selected row, or None if it holds nothing to copy."""
         if not self._rows or not 0 <= self.cursor_row < len(self._rows):
