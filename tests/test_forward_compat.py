@@ -261,7 +261,7 @@ async def test_metric_with_unknown_values_extra_and_absent_fields(make_app, sand
     async with app.run_test(size=SIZE) as pilot:
         await look_up(pilot, "metrics", "#metric-id", METRIC_ID)
         status = static_text(app, "#metric-status")
-        assert status.startswith("NET_REVENUE") and "3 rows" in status, status
+        assert "(NET_REVENUE)" in status and "3 rows" in status, status  # the unknown template, as sent
         info = static_text(app, "#metric-info")
         assert "unknown template" in info and "fortnight" in info and "partial" in info
         assert MARKUP in info, "filter values and notes are text"

@@ -7,16 +7,37 @@ the server adds tomorrow is kept as it is; extra fields are kept too.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import AfterValidator, Field
 
+from stablepay_console.api.metric_models import (
+    DateRange as DateRange,
+)
+from stablepay_console.api.metric_models import (
+    MetricFilter as MetricFilter,
+)
+from stablepay_console.api.metric_models import (
+    MetricMetadata as MetricMetadata,
+)
+from stablepay_console.api.metric_models import (
+    MetricResult as MetricResult,
+)
+from stablepay_console.api.metric_models import (
+    MetricRow as MetricRow,
+)
+from stablepay_console.api.metric_models import (
+    MetricValue as MetricValue,
+)
 from stablepay_console.api.numbers import exact_sum, usable_number
 from stablepay_console.api.vocabulary import RFI_KINDS as RFI_KINDS
 from stablepay_console.api.vocabulary import RFI_STATUSES as RFI_STATUSES
+from stablepay_console.api.wire import DateOrTime as DateOrTime
+from stablepay_console.api.wire import Expiry as Expiry
+from stablepay_console.api.wire import Timestamp as Timestamp
+from stablepay_console.api.wire import WireModel as WireModel
 
 SUBJECT_TYPES = ("individual", "business")
 FLOW_TYPES = ("onramp", "offramp")
@@ -35,57 +56,6 @@ DOC_TYPES = {
 BATCH_TRANSFER_TYPE = "WALLET.TRANSFER.BATCH"
 ONRAMP_TRANSFER_TYPE = "ONRAMP"
 OPEN_QUOTE = "OPEN_QUOTE"
-
-
-def _assume_utc(value: datetime) -> datetime:
-    # The spec promises offsets; a naive value is read as UTC rather than refused.
-    return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
-
-
-def _no_expiry(value: Any) -> Any:
-    if isinstance(value, str) and value.strip().upper() in ("N/A", ""):
-        return None
-    return value
-
-
-def _date_or_time(value: Any) -> Any:
-    # Left to pydantic, "2026-11-20T00:00:00+02:00" would become the date 2026-11-20: a
-    # midnight date-time bucket must stay a date-time (with its offset).
-    if isinstance(value, str) and len(value.strip()) > 10:
-        return datetime.fromisoformat(value.strip())
-    return value
-
-
-def _as_list(value: Any) -> Any:
-    return [value] if isinstance(value, (str, int, float, Decimal)) else value
-
-
-Timestamp = Annotated[datetime, AfterValidator(_assume_utc)]
-"""A timezone-aware instant; accepts `Z` and `+00:00`."""
-
-DateOrTime = Annotated[date | Timestamp, BeforeValidator(_date_or_time)]
-"""A date (`YYYY-MM-DD`) or a timezone-aware date-time, whichever the server sent."""
-
-Expiry = Annotated[Timestamp | None, BeforeValidator(_no_expiry)]
-"""A quote expiry: `None` means "no expiry" (the wire's `N/A`)."""
-
-
-class WireModel(BaseModel):
-    """Base of every model: camelCase on the wire, extra fields kept."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="allow",
-        frozen=True,
-    )
-
-    exact_numbers: ClassVar[bool] = False
-    """True where JSON numbers must become Decimals without a trip through float."""
-
-    def to_wire(self) -> dict[str, Any]:
-        """The JSON-ready camelCase form (what the sandbox sends)."""
-        return self.model_dump(mode="json", by_alias=True)
 
 
 # --- RFIs (2.1 - 2.4) -------------------------------------------------------
@@ -315,65 +285,6 @@ class OnrampTransfer(WireModel):
     @property
     def quote(self) -> QuoteInformation | None:
         return self.transfer_details.quote_information
-
-
-# --- Metrics (2.7) ------------------------------------------------------------
-
-MetricValue = Decimal | str | bool | None
-
-
-class MetricRow(WireModel):
-    """One time bucket: `periodStart`, metric values and breakdown dimensions."""
-
-    model_config = ConfigDict(alias_generator=None, extra="allow", frozen=True)
-    __pydantic_extra__: dict[str, MetricValue]  # type: ignore[assignment]
-
-    period_start: Annotated[DateOrTime, Field(alias="periodStart")]
-
-    @property
-    def fields(self) -> dict[str, MetricValue]:
-        """Every field but `periodStart`, under its wire name."""
-        return dict(self.__pydantic_extra__ or {})
-
-    @property
-    def numbers(self) -> dict[str, Decimal]:
-        return {k: v for k, v in self.fields.items() if isinstance(v, Decimal)}
-
-    @property
-    def dimensions(self) -> dict[str, str]:
-        return {k: v for k, v in self.fields.items() if isinstance(v, str)}
-
-
-class MetricFilter(WireModel):
-    applied: str | None = None
-    specified: bool | None = None
-    values: Annotated[list[Any] | None, BeforeValidator(_as_list)] = None
-    count: int | None = None
-    note: str | None = None
-
-
-class DateRange(WireModel):
-    start: DateOrTime | None = None
-    end: DateOrTime | None = None
-
-
-class MetricMetadata(WireModel):
-    template: str = ""
-    record_count: int | None = None
-    projected_row_count: int | None = None
-    filled_count: int | None = None
-    calculation_interval: str | None = None
-    date_range: DateRange | None = None
-    filters: dict[str, MetricFilter] = Field(default_factory=dict)
-    breakdowns: Any = None
-
-
-class MetricResult(WireModel):
-    exact_numbers: ClassVar[bool] = True
-
-    status: str = "success"
-    data: list[MetricRow] = Field(default_factory=list)
-    metadata: MetricMetadata = Field(default_factory=MetricMetadata)
 
 
 # --- Ping (2.8) ---------------------------------------------------------------
