@@ -9,8 +9,8 @@ import uvicorn
 
 from stablepay_console.api.urls import is_loopback
 from stablepay_console.sandbox.app import Sandbox
-from stablepay_console.sandbox.data import SANDBOX_KEY
 from stablepay_console.sandbox.faults import Faults
+from stablepay_console.sandbox.ids import SAMPLE_IDS, SANDBOX_KEY
 
 
 def serve(
@@ -35,6 +35,16 @@ def serve(
     return 0
 
 
+def sample_lines() -> list[str]:
+    """The sample IDs, one per interesting case, with what each shows and where to use it."""
+    width = max(len(label) for _, label, _ in SAMPLE_IDS)
+    lines = ["Sample IDs to try (batch lookup, screen 2; quote refresh, screen 3):"]
+    for kind, label, value in SAMPLE_IDS:
+        lines.append(f"  {kind:<6}  {label:<{width}}  {value}")
+    lines.append("  (over HTTP: GET /v2/wallets/transfers/batches/ID, POST /v2/onramps/ID/quote/refresh)")
+    return lines
+
+
 class _AnnouncingServer(uvicorn.Server):
     """Prints the base URL once the socket is listening, so whoever waits for the line can connect at once."""
 
@@ -48,4 +58,6 @@ class _AnnouncingServer(uvicorn.Server):
             print(f"Sandbox serving at {self.base_url}", flush=True)
             # The key printed here is the sandbox's own demo key: it works only against this local simulator.
             print(f"Sandbox key: {SANDBOX_KEY}", flush=True)
+            for line in sample_lines():
+                print(line, flush=True)
             print("Press Ctrl+C to stop.", flush=True)
