@@ -6,6 +6,7 @@ the list endpoint sends, read with pydantic-core's JSON parser (under a second).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
@@ -161,3 +162,15 @@ def test_sandbox_serve_prints_them_before_press_ctrl_c() -> None:
         banner = "\n".join(served.banner)
     assert banner.index("Sample IDs to try") < banner.index("Press Ctrl+C")
     assert all(value in banner for _, _, value in SAMPLE_IDS)
+
+
+def test_the_readme_names_real_sample_ids() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    paragraph = readme[readme.index("**Try it.**") :].split("\n## ", 1)[0]
+    named = re.findall(r"(batch|onramp)\s+(.+?)\s{2,}([0-9a-f-]{36})", paragraph)
+    assert len(named) >= 4
+    samples = {value: (kind, label) for kind, label, value in SAMPLE_IDS}
+    for kind, label, value in named:
+        assert samples[value][0] == kind and samples[value][1].startswith(label), value
