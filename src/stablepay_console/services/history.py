@@ -12,11 +12,9 @@ which writes whatever has gathered in one transaction.
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from stablepay_console.api.models import Rfi, RfiRound
 from stablepay_console.api.sanitize import clean, json_safe
@@ -25,8 +23,9 @@ from stablepay_console.storage.record_types import RfiSighting, RoundSighting, S
 from stablepay_console.storage.record_worker import RecordWorker
 
 
-def _json(value: Any) -> str:
-    return json_safe(json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=str))
+def _safe_json(text: str) -> str:
+    # Printable ASCII holds nothing a terminal could act on: skip the per-character look (most pages).
+    return text if text.isascii() and text.isprintable() else json_safe(text)
 
 
 def _digest(text: str) -> str:
@@ -34,7 +33,8 @@ def _digest(text: str) -> str:
 
 
 def _round_sighting(r: RfiRound) -> RoundSighting:
-    wire = _json(r.to_wire())
+    # pydantic writes the JSON (fast, in one pass); json_safe escapes what a terminal could act on.
+    wire = _safe_json(r.model_dump_json(by_alias=True))
     return RoundSighting(
         round_no=r.round,
         round_id=clean(r.id, 80),
@@ -49,9 +49,7 @@ def _round_sighting(r: RfiRound) -> RoundSighting:
 
 def sighting(rfi: Rfi) -> RfiSighting:
     """What the record keeps of one fetched request (every string safe to show)."""
-    wire = rfi.to_wire()
-    wire.pop("round", None)
-    request = _json(wire)
+    request = _safe_json(rfi.model_dump_json(by_alias=True, exclude={"round"}))
     round_ = _round_sighting(rfi.round) if rfi.round is not None else None
     whole = request + (round_.fingerprint if round_ else "")
     return RfiSighting(clean(rfi.id, 80), clean(rfi.status, 40), _digest(whole), request, round_)
