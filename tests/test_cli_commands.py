@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -260,3 +261,12 @@ def test_profile_status_exits_3_for_a_key_due_for_rotation(server: Server, capsy
     book.add(make_profile("old", "sandbox", server.base_url), ApiKey(server.key), key_since=now - timedelta(days=400))
     assert main(["profile", "status"]) == 4
     assert "OVERDUE" in capsys.readouterr().out
+
+
+def test_export_and_list_all_write_the_same_rows(server: Server, tmp_path: Path) -> None:
+    target = tmp_path / "expired.csv"
+    exported = cli(server, "export", "--profile", "local", "--status", "expired", "--output", str(target))
+    assert exported.code == 0, exported
+    listed = cli(server, "rfis", "list", "--all", "--status", "expired", "--csv")
+    assert listed.code == 0
+    assert target.read_text(encoding="utf-8").splitlines() == listed.out.splitlines()
