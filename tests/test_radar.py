@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from stablepay_console.api import Rfi, StablePayClient
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.sandbox.control import add_request, open_round
 from stablepay_console.services.radar import RadarPoller, RadarUpdate, due_report, every_rfi
@@ -150,7 +151,7 @@ def client_for(sandbox: Sandbox) -> StablePayClient:
 async def test_poller_counts_and_notifies_only_what_changes(sandbox: Sandbox) -> None:
     poller = RadarPoller()
     async with client_for(sandbox) as client:
-        issued = await every_rfi(client, "issued")
+        issued = await every_rfi(client, RfiFilters(status="issued"))
         first = await poller.poll(client, FIXED_NOW)
         expected = due_report(issued, FIXED_NOW, 24 * H)
         assert (first.due, first.overdue) == (len(expected.due), len(expected.overdue))
