@@ -114,3 +114,15 @@ def test_the_record_commands_need_no_key_and_send_nothing(monkeypatch: pytest.Mo
     assert cli("rfis", "claim", RFI) == 0
     assert cli("audit", "verify") == 0
     assert cli("audit", "log", "--json") == 0
+
+
+def test_a_damaged_record_is_set_aside_and_the_shell_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    from stablepay_console.storage.record import record_file
+
+    path = record_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\x00garbage" * 400)
+    assert cli("rfis", "note", RFI, "after the damage") == 0
+    err = capsys.readouterr().err
+    assert "could not be read" in err and ".unreadable-" in err and "new record was started" in err
+    assert [n.text for n in open_record().notes("embedded", RFI)] == ["after the damage"]

@@ -194,3 +194,20 @@ async def test_the_inbox_marks_claims_and_filters_claimed_by_me_or_unclaimed(mak
         await pilot.press("m")
         await pilot.pause()
         assert table.row_count == 20
+
+
+async def test_a_damaged_record_is_set_aside_and_the_console_says_so(make_app) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.storage.record import record_file
+
+    path = record_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"not a database " * 500)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)
+        app.services.record.flush()
+        await wait_for_workers(pilot)
+        said = [n.message for n in app._notifications if n.title == "Local record"]
+        assert len(said) == 1 and "could not be read" in said[0] and "new record was started" in said[0]
+    kept = [p.name for p in path.parent.iterdir() if ".unreadable-" in p.name]
+    assert len(kept) == 1 and kept[0] in said[0]

@@ -120,12 +120,22 @@ def run(args: argparse.Namespace) -> int:
 def profile_for(args: argparse.Namespace) -> tuple[Profile, Services] | None:
     """The profile named by --profile, else the one the console starts on (no key needed: nothing is sent)."""
     from stablepay_console.cli.output import fail
-    from stablepay_console.cli.session import pick_profile, services_for
+    from stablepay_console.cli.session import pick_profile
     from stablepay_console.profiles.store import ProfileStoreError
 
-    services = services_for(args)
+    services = record_services(args)
     try:
         return pick_profile(services, getattr(args, "profile", None)), services
     except (ProfileStoreError, LookupError, ValueError) as exc:
         fail(str(exc))
         return None
+
+
+def record_services(args: argparse.Namespace) -> Services:
+    """The wiring, with the record's notices (a damaged file set aside) said on standard error."""
+    from stablepay_console.cli.output import note
+    from stablepay_console.cli.session import services_for
+
+    services = services_for(args)
+    services.record.on_notice = note
+    return services

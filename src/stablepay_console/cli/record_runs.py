@@ -9,8 +9,7 @@ from datetime import datetime, timezone
 from stablepay_console import __version__
 from stablepay_console.api.sanitize import has_control
 from stablepay_console.cli.output import Output, fail, note
-from stablepay_console.cli.record_commands import FAILED, OK, USAGE, profile_for
-from stablepay_console.cli.session import services_for
+from stablepay_console.cli.record_commands import FAILED, OK, USAGE, profile_for, record_services
 from stablepay_console.services import evidence as packs
 from stablepay_console.services.audit import verify
 from stablepay_console.services.history_view import history_json, history_text
@@ -118,7 +117,7 @@ def run_evidence(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    services = services_for(args)
+    services = record_services(args)
     report = services.record.call(verify)
     if report.ok:
         print(report.describe())
@@ -130,7 +129,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_log(args: argparse.Namespace) -> int:
-    services = services_for(args)
+    services = record_services(args)
     entries = services.record.call(
         lambda record: record.audit(since=args.since, profile=args.profile, limit=args.limit)
     )

@@ -51,6 +51,8 @@ class RecordWorker:
         self.problem: str | None = None
         """Set when the record cannot be used at all (a newer console's file); every call then fails."""
         self._refusal: RecordError | None = None
+        self.on_notice: Callable[[str], None] | None = None
+        """Told (on the record's thread) when opening set a bad file aside, with the message saying where."""
         _LIVE.add(self)
 
     # --- calling ------------------------------------------------------------------------------
@@ -118,6 +120,11 @@ class RecordWorker:
         self._checked = True
         if record.notice:
             self.notice = record.notice
+            if self.on_notice is not None:
+                try:
+                    self.on_notice(record.notice)
+                except Exception:  # whoever listens must not stop the record from working
+                    log.warning("Could not pass on the record's notice", exc_info=True)
         return record
 
     def _next(self) -> tuple[Callable[[Record], Any], Future[Any]] | None:

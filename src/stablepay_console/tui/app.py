@@ -20,6 +20,7 @@ from stablepay_console.api.error_text import error_text
 from stablepay_console.profiles.model import Profile
 from stablepay_console.services.switching import SwitchOutcome
 from stablepay_console.tui import key_notices
+from stablepay_console.tui.audit_hooks import announce_record_notices
 from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider
 from stablepay_console.tui.formatters.text import clean, has_control
 from stablepay_console.tui.radar import Radar, RadarCommands, open_needs_action
@@ -85,6 +86,7 @@ class ConsoleApp(App[None]):
 
     def on_mount(self) -> None:
         self.catch_exit_signals()
+        announce_record_notices(self)
         self.switch_mode("inbox")
         if self.radar is not None:
             self.radar.start()

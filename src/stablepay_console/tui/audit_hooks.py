@@ -1,4 +1,4 @@
-"""One-line audit hooks for widgets that only know `self.app` (the entry goes to the record's thread)."""
+"""One-line hooks into the local record for the app and for widgets that only know `self.app`."""
 
 from __future__ import annotations
 
@@ -19,3 +19,15 @@ def audit_export(
     """An export from the console: what was exported (filters), the file, how many, or why none."""
     console = cast("ConsoleApp", node.app)
     console.services.audit.exported(console.profile, what, path, count, problem, target=target)
+
+
+def announce_record_notices(app: ConsoleApp) -> None:
+    """Say in the console when the record had to set a damaged file aside (it happens on its own thread)."""
+
+    def say(text: str) -> None:
+        try:
+            app.call_from_thread(app.notify, text, title="Local record", severity="warning", timeout=30, markup=False)
+        except RuntimeError:  # the console has already closed: the log has it
+            pass
+
+    app.services.record.on_notice = say
