@@ -62,8 +62,10 @@ class Services:
         self.clock = clock
         self.record = RecordWorker()
         """The local record (round history, notes, claims, audit log), used on its own thread."""
-        self.history, self.audit = HistoryRecorder(self.record), AuditLog(self.record, author_for, clock)
-        self.notes = Notes(self.record, self.audit, clock)
+        self.record_clock: Clock = clock
+        """When what is recorded happened: the console puts its own clock here (which tests fix)."""
+        self.history, self.audit = HistoryRecorder(self.record), AuditLog(self.record, author_for, self.recorded_at)
+        self.notes = Notes(self.record, self.audit, self.recorded_at)
         self.transport_for = transport_for
         """Tests route configured profiles to an in-process sandbox with this; None means the network."""
         self.book = book or ProfileBook(embedded=EMBEDDED_PROFILES, embedded_vault=SimulatedVault(), clock=clock)
@@ -139,8 +141,11 @@ class Services:
         """A client for `profile` with its own key; every RFI it receives goes to the local record."""
         return RecordingClient(
             profile.base_url, self.key(profile), transport=self._transport(profile), recorder=self.history,
-            profile=profile.name, environment=profile.environment, clock=self.clock,
+            profile=profile.name, environment=profile.environment, clock=self.recorded_at,
         )
+
+    def recorded_at(self) -> datetime:
+        return self.record_clock()
 
     def client_with(self, profile: Profile, key: ApiKey) -> StablePayClient:
         """A client for `profile`'s base URL with a given key (the rotation wizard's checks)."""

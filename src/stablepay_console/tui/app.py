@@ -79,6 +79,7 @@ class ConsoleApp(App[None]):
         self.ping_on_start = ping_on_start
         self.radar = Radar(self) if radar else None
         """The background poll of due requests (the installed console turns it on)."""
+        services.record_clock = clock  # what the console records happened at its own "now"
         self.client: StablePayClient = services.client_for(profile)
         self.set_reactive(ConsoleApp.profile, profile)
         for entry in TOP_LEVEL:
