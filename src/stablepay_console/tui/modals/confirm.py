@@ -9,25 +9,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from stablepay_console.tui.modals.base import ConsoleModal
 
-class ConfirmScreen(ModalScreen[bool]):
+
+class ConfirmScreen(ConsoleModal[bool]):
     """Ask before doing something that matters. `y` confirms; `n` or Escape cancels."""
-
-    DEFAULT_CSS = """
-    ConfirmScreen { align: center middle; background: $background 60%; }
-    ConfirmScreen > #confirm-box {
-        width: 72; height: auto; padding: 1 2; border: thick $primary; background: $surface;
-    }
-    ConfirmScreen.-danger > #confirm-box { border: thick $error; }
-    ConfirmScreen #confirm-title { text-style: bold; margin-bottom: 1; }
-    ConfirmScreen #confirm-question { margin-bottom: 1; }
-    ConfirmScreen #confirm-buttons { height: auto; align-horizontal: right; }
-    ConfirmScreen #confirm-keys { color: $text-muted; margin-top: 1; }
-    ConfirmScreen #confirm-buttons Button { margin-left: 2; }
-    """
 
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go ahead"),
@@ -54,10 +42,10 @@ class ConfirmScreen(ModalScreen[bool]):
         self.no_label = no_label
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-box"):
-            yield Static(Text(self.title_text), id="confirm-title")
+        with Vertical(id="confirm-box", classes="modal-box"):
+            yield Static(Text(self.title_text), id="confirm-title", classes="modal-title")
             yield Static(self.question, id="confirm-question")
-            with Horizontal(id="confirm-buttons"):
+            with Horizontal(id="confirm-buttons", classes="modal-buttons"):
                 yield Button(self.yes_label, id="confirm-yes", variant="error" if self.danger else "primary")
                 yield Button(self.no_label, id="confirm-no", variant="default")
             yield Static(Text(f"y: {self.yes_label}   n or Esc: {self.no_label}"), id="confirm-keys")

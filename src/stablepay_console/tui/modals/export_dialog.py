@@ -10,24 +10,23 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.services.export import FORMATS, default_export_name, resolve_export_path
 from stablepay_console.tui.formatters.text import clean, typed_path
+from stablepay_console.tui.modals.base import ConsoleModal
 
 ExportChoice = tuple[str, Path]
 
 
-class ExportDialog(ModalScreen[ExportChoice | None]):
+class ExportDialog(ConsoleModal[ExportChoice | None]):
     """The one export dialog (RFIs and metric data): format and file name, checked before anything runs.
 
     Both exports go to the same folder (the current one unless a path is typed), are named by the
     same rules (what was exported, then the time), and are written as `.part` then renamed.
     """
 
-    CSS_PATH = "../styles/inbox.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting")]
     HELP = "Choose the format and the file name; a blank name means the default in this folder. Escape closes."
 
@@ -58,8 +57,8 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
         )
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="export-dialog"):
-            yield Static(Text(clean(self.title_text, 80)), classes="title")
+        with Vertical(id="export-dialog", classes="modal-box"):
+            yield Static(Text(clean(self.title_text, 80)), classes="modal-title")
             yield Static(Text(clean(self.description, 200)), classes="hint")
             yield Static(Text(f"Folder: {clean(self.cwd)}"), classes="hint")
             with Horizontal(id="export-row"):
@@ -67,8 +66,8 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
                     [(f.upper(), f) for f in self.formats], allow_blank=False, value=self.fmt, id="export-format"
                 )
                 yield Input(value=self._default(), id="export-path", tooltip="File name or path; Enter exports")
-            yield Static("", id="export-error", classes="error")
-            with Horizontal(id="export-buttons"):
+            yield Static("", id="export-error", classes="modal-error")
+            with Horizontal(id="export-buttons", classes="modal-buttons"):
                 yield Button("Export", variant="primary", id="export-go")
                 yield Button("Cancel", id="export-cancel")
 

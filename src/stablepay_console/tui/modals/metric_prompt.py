@@ -8,24 +8,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+
+from stablepay_console.tui.modals.base import ConsoleModal
 
 Check = Callable[[str], str]
 """Returns the accepted value or raises ValueError with what is wrong."""
 
 
-class MetricPrompt(ModalScreen[str | None]):
-    DEFAULT_CSS = """
-    MetricPrompt { align: center middle; background: $background 60%; }
-    MetricPrompt > #prompt-box {
-        width: 80; height: auto; padding: 1 2; border: thick $primary; background: $surface;
-    }
-    MetricPrompt #prompt-title { text-style: bold; margin-bottom: 1; }
-    MetricPrompt #prompt-error { color: $error; height: auto; }
-    MetricPrompt .hint { color: $text-muted; }
-    """
-
+class MetricPrompt(ConsoleModal[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="metrics.prompt.cancel", tooltip="Close without saving")]
     HELP = "Type and press Enter to accept; Escape cancels."
 
@@ -37,10 +28,10 @@ class MetricPrompt(ModalScreen[str | None]):
         self.hint = hint
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="prompt-box"):
-            yield Static(Text(self.title_text), id="prompt-title")
+        with Vertical(id="prompt-box", classes="modal-box"):
+            yield Static(Text(self.title_text), id="prompt-title", classes="modal-title")
             yield Input(self.value, id="prompt-input", select_on_focus=False)
-            yield Static("", id="prompt-error")
+            yield Static("", id="prompt-error", classes="modal-error")
             yield Static(Text(self.hint or "Enter to accept, Escape to cancel."), classes="hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

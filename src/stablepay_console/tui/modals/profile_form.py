@@ -14,7 +14,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from stablepay_console.api import ApiKey
@@ -24,30 +23,15 @@ from stablepay_console.profiles.model import ENVIRONMENTS, Profile
 from stablepay_console.profiles.store import ProfileStoreError, make_profile
 from stablepay_console.profiles.verify import KeyCheck
 from stablepay_console.tui.formatters.text import clean
+from stablepay_console.tui.modals.base import ConsoleModal
 
 SaveProfile = Callable[[Profile, ApiKey | None, bool, datetime | None], None]
 """Keep (profile, new key or None, make it the default, the key's creation date or None)."""
 CheckKey = Callable[[Profile, ApiKey], Awaitable[KeyCheck]]
 
 
-class ProfileForm(ModalScreen[Profile | None]):
+class ProfileForm(ConsoleModal[Profile | None]):
     """Add a profile, or edit one (its name stays; an empty key field keeps the stored key)."""
-
-    DEFAULT_CSS = """
-    ProfileForm { align: center middle; background: $background 60%; }
-    ProfileForm > #form-box {
-        width: 96%; max-width: 96; height: auto; max-height: 100%; padding: 0 1; border: thick $primary;
-        background: $surface;
-    }
-    ProfileForm #form-title { text-style: bold; }
-    ProfileForm #form-grid { grid-size: 2; grid-columns: 18 1fr; grid-rows: auto; height: auto; }
-    ProfileForm #form-grid Label { padding-top: 1; }
-    ProfileForm #form-date-hint { color: $text-muted; }
-    ProfileForm #form-keyring { color: $warning; }
-    ProfileForm #form-error { color: $error; height: auto; }
-    ProfileForm #form-buttons { height: auto; align-horizontal: right; }
-    ProfileForm #form-buttons Button { margin-left: 2; }
-    """
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="form.cancel", tooltip="Close without saving")]
 
@@ -80,9 +64,9 @@ class ProfileForm(ModalScreen[Profile | None]):
 
     def compose(self) -> ComposeResult:
         p = self.editing
-        with VerticalScroll(id="form-box"):
+        with VerticalScroll(id="form-box", classes="modal-box"):
             title = f"Edit profile {clean(p.name, 40)}" if p else "Add a profile"
-            yield Static(Text(title), id="form-title")
+            yield Static(Text(title), id="form-title", classes="modal-title")
             with Grid(id="form-grid"):
                 yield Label("Name")
                 yield Input(p.name if p else "", placeholder="e.g. acme-production", id="form-name",
@@ -97,13 +81,13 @@ class ProfileForm(ModalScreen[Profile | None]):
                             placeholder="paste it (hidden)" + ("; empty keeps the stored key" if p else ""))
                 yield Label("Key created")
                 yield Input(self.stored_date, id="form-key-created",
-                            placeholder=f"YYYY-MM-DD (empty: today, {self.now():%Y-%m-%d}, or a JWT key's own date)")
+                            placeholder=f"YYYY-MM-DD (empty: {self.now():%Y-%m-%d})")
             yield Static("", id="form-date-hint")
             yield Checkbox("Make this the default profile", value=self.is_default, id="form-default")
             if self.keyring_problem:
                 yield Static(Text(clean(self.keyring_problem, 400)), id="form-keyring")
-            yield Static("", id="form-error")
-            with Horizontal(id="form-buttons"):
+            yield Static("", id="form-error", classes="modal-error")
+            with Horizontal(id="form-buttons", classes="modal-buttons"):
                 yield Button("Save", id="form-save", variant="primary")
                 yield Button("Save without checking", id="form-save-unchecked", variant="warning")
                 yield Button("Cancel", id="form-cancel")

@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -18,6 +17,7 @@ from stablepay_console.profiles.keys import KeyStoreError
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.store import ProfileStoreError
 from stablepay_console.tui.formatters.text import clean
+from stablepay_console.tui.modals.base import ConsoleModal
 
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
@@ -61,32 +61,22 @@ def profile_prompt(profile: Profile, active: Profile | None, book: ProfileBook, 
     except (ProfileStoreError, KeyStoreError):
         age = None
     due = Text(f" {age.short} ", style=AGE_STYLES[age.level]) if age is not None and age.level in AGE_STYLES else ""
+    # Two lines: what matters first (name, environment, key, rotation), where it points below.
     return Text.assemble(
         marker,
         (clean(profile.name, 30).ljust(22), "bold"),
         environment_label(profile),
-        "  ",
-        clean(profile.where, 36).ljust(37),
-        "  ",
+        " ",
         (clean(status.label, 40), "" if status.usable else "red"),
         "  " if due else "",
         due,
+        "\n  ",
+        (clean(profile.where, 90), "dim"),
     )
 
 
-class ProfileSwitcher(ModalScreen[Profile | None]):
+class ProfileSwitcher(ConsoleModal[Profile | None]):
     """Pick a profile; Enter switches to it, Escape leaves everything as it was."""
-
-    DEFAULT_CSS = """
-    ProfileSwitcher { align: center middle; background: $background 60%; }
-    ProfileSwitcher > #switcher-box {
-        width: 96%; max-width: 130; height: auto; max-height: 90%; padding: 1 2; border: thick $primary;
-        background: $surface;
-    }
-    ProfileSwitcher #switcher-title { text-style: bold; margin-bottom: 1; }
-    ProfileSwitcher OptionList { height: auto; max-height: 20; }
-    ProfileSwitcher .hint { color: $text-muted; }
-    """
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="switcher.cancel", tooltip="Keep the current profile")]
 
@@ -105,8 +95,8 @@ class ProfileSwitcher(ModalScreen[Profile | None]):
         self.now = now
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="switcher-box"):
-            yield Static(Text("Switch profile"), id="switcher-title")
+        with Vertical(id="switcher-box", classes="modal-box"):
+            yield Static(Text("Switch profile"), id="switcher-title", classes="modal-title")
             yield OptionList(
                 *(Option(profile_prompt(p, self.active, self.book, self.now), id=p.name) for p in self.profiles),
                 id="switcher-list",
