@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -155,9 +156,18 @@ def hostile_server_fixture() -> Iterator[HostileServer]:
 # --- in-process -----------------------------------------------------------------------
 
 
-class _Stream(httpx.AsyncByteStream):
+class _Stream(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """The body of a Reply, produced lazily, for a sync or an async client."""
+
     def __init__(self, answer: Reply) -> None:
         self.answer = answer
+
+    def __iter__(self) -> Iterator[bytes]:
+        chunks = self.answer.chunks() if self.answer.chunks is not None else iter([self.answer.body])
+        for chunk in chunks:
+            yield chunk
+            if self.answer.pause:
+                time.sleep(self.answer.pause)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         chunks = self.answer.chunks() if self.answer.chunks is not None else iter([self.answer.body])
