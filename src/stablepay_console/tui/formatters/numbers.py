@@ -1,8 +1,9 @@
 """Numbers from a server, as text a person reads: separators, fixed places, and never a crash.
 
 A server can send any number JSON allows: `1e999999999` parses as a Decimal, but printing it in
-full would build a billion digits and any sum with it overflows. Whatever cannot be shown reads
-"unreadable" (with the raw value, cut), so only that cell is lost, never the screen.
+full would build a billion digits and any sum with it overflows. Whatever cannot be used (see
+api.numbers, which also sums exactly) reads "unreadable" (with the raw value, cut), so only that
+cell is lost, never the screen.
 """
 
 from __future__ import annotations
@@ -11,28 +12,18 @@ import decimal
 import math
 from decimal import Decimal
 
+from stablepay_console.api.numbers import MAX_EXPONENT
+from stablepay_console.api.numbers import exact_sum as exact_sum
+from stablepay_console.api.numbers import usable_number as usable
 from stablepay_console.api.sanitize import clean
 
 UNREADABLE = "unreadable"
 MAX_DIGITS = 40
 """Digits either side of the point shown in full; beyond, scientific notation (`1.5E+45`)."""
-MAX_EXPONENT = 999_999
-"""Beyond Decimal's default exponent range a value cannot take part in any sum: unreadable."""
 MAX_PLACES = 8
 
 _FOUR = decimal.Context(prec=4, Emax=MAX_EXPONENT, Emin=-MAX_EXPONENT, traps=[])
 _WIDE = decimal.Context(prec=MAX_DIGITS * 2 + 10, Emax=MAX_EXPONENT, Emin=-MAX_EXPONENT, traps=[])
-
-
-def usable(value: object) -> bool:
-    """A finite Decimal (or int) inside the exponent range sums and comparisons can handle."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    if not isinstance(value, Decimal) or not value.is_finite():
-        return False
-    return value.is_zero() or abs(value.adjusted()) <= MAX_EXPONENT
 
 
 def unreadable(raw: object = None) -> str:
@@ -97,21 +88,6 @@ def places_of(values: list[object], limit: int = MAX_PLACES) -> int:
         if usable(value) and isinstance(value, Decimal):
             most = max(most, -_exponent(value))
     return min(most, limit)
-
-
-def exact_sum(values: list[object]) -> Decimal | None:
-    """The exact sum of the usable values (None if there is none); a sum that cannot be exact is None."""
-    usable_values = [Decimal(v) for v in values if usable(v)]  # type: ignore[arg-type]
-    if not usable_values:
-        return None
-    spread = max(v.adjusted() for v in usable_values) - min(_exponent(v) for v in usable_values)
-    if spread > 10_000:  # an exact sum would need more digits than anyone can read
-        return None
-    context = decimal.Context(prec=max(28, spread + 2), Emax=MAX_EXPONENT * 2, Emin=-MAX_EXPONENT * 2, traps=[])
-    total = Decimal(0)
-    for value in usable_values:
-        total = context.add(total, value)
-    return total
 
 
 def _exponent(value: Decimal) -> int:

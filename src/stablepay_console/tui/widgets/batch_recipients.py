@@ -11,7 +11,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from stablepay_console.api.models import BatchRecipient, BatchTransfer
-from stablepay_console.tui.formatters.numbers import exact_sum, money, usable
+from stablepay_console.tui.formatters.numbers import money, usable
 from stablepay_console.tui.formatters.text import clean, plain
 from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable
 
@@ -22,15 +22,12 @@ def _recipients(batch: BatchTransfer) -> list[BatchRecipient]:
 
 def total_text(batch: BatchTransfer) -> Text:
     """The exact sum of the amounts with the currency, or why there is none."""
-    amounts: list[object] = [r.amount for r in _recipients(batch)]
-    bad = sum(1 for a in amounts if not usable(a))
-    if bad:
+    total = batch.total
+    if total is None:
+        bad = batch.unreadable_amounts
         noun = "amount is" if bad == 1 else "amounts are"
         return Text(f"total unknown: {bad:,} {noun} unreadable", style="bold yellow")
-    total = exact_sum(amounts)
-    if total is None and amounts:
-        return Text("total unknown: the amounts are too far apart to add exactly", style="bold yellow")
-    return Text.assemble("total ", (money(total if total is not None else 0, batch.details.currency), "bold"))
+    return Text.assemble("total ", (money(total, batch.details.currency), "bold"))
 
 
 def summary(batch: BatchTransfer) -> Text:
