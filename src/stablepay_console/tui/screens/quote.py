@@ -168,7 +168,7 @@ sent, the rail fee, what is received, the rate and when the quote expires.
             self.refreshing = False
         self.history.add(onramp, self.console.now())
         self.console.services.audit.quote_refreshed(self.console.profile, onramp_id, self.history.previous, onramp)
-        self.succeeded(onramp, onramp.details.id, f"onramp {onramp.details.id}")
+        self.succeeded(onramp, onramp_id, f"onramp {onramp_id}")  # r refreshes the ID asked, never server text
         self.show(onramp)
 
     # --- showing -----------------------------------------------------------------
