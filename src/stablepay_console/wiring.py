@@ -16,7 +16,7 @@ import httpx
 
 from stablepay_console.api import ApiKey, StablePayClient
 from stablepay_console.profiles.book import ProfileBook
-from stablepay_console.profiles.dashboard import SandboxDashboard
+from stablepay_console.api.dashboard import SandboxDashboard
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, EMBEDDED_PROFILES, Profile
 from stablepay_console.profiles.simulated import SimulatedVault
 from stablepay_console.services.audit import AuditLog

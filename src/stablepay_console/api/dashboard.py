@@ -1,15 +1,20 @@
-"""The sandbox's stand-in for the dashboard's API Keys page (Developer, then API Keys).
+"""The client of the sandbox's stand-in for the dashboard's API Keys page (Developer, then API Keys).
 
 Only the sandbox has it: the real dashboard is a web page a person uses. The console offers it for
-the built-in profiles, so the rotation wizard can be tried end to end, and the tests use it.
+the built-in profiles, so the rotation wizard can be tried end to end, and the tests use it. Its
+paths live here with the rest of the API's, so no other layer builds a URL.
 """
 
 from __future__ import annotations
 
 import httpx
 
-from stablepay_console.api import ApiKey
+from stablepay_console.api.secret import ApiKey
 from stablepay_console.api.urls import check_base_url
+
+KEYS_PATH = "/_sandbox/keys"
+KEYS_DELETE_PATH = "/_sandbox/keys/delete"
+"""The key travels in the body of a POST, never in a URL."""
 
 
 class DashboardError(Exception):
@@ -27,7 +32,7 @@ class SandboxDashboard:
     async def create_key(self, name: str) -> ApiKey:
         """Create a key for this environment with a descriptive name; its value is shown only now."""
         async with self._http() as http:
-            response = await http.post("/_sandbox/keys", json={"name": name})
+            response = await http.post(KEYS_PATH, json={"name": name})
             if response.status_code != 201:
                 raise DashboardError(f"The sandbox dashboard did not create the key (HTTP {response.status_code}).")
             try:
@@ -39,7 +44,7 @@ class SandboxDashboard:
     async def delete_key(self, key: ApiKey) -> None:
         """Delete a key; requests with it stop working at once. The key travels in the body, never the URL."""
         async with self._http() as http:
-            response = await http.post("/_sandbox/keys/delete", json={"key": key.reveal()})
+            response = await http.post(KEYS_DELETE_PATH, json={"key": key.reveal()})
         if response.status_code == 404:
             raise DashboardError(f"The sandbox dashboard has no key {key.masked} (already deleted?).")
         if response.status_code != 204:

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Static
 
 from stablepay_console.api import ApiKey
-from stablepay_console.profiles.dashboard import DashboardError, SandboxDashboard
+from stablepay_console.api.dashboard import DashboardError, SandboxDashboard
 from stablepay_console.profiles.keys import KeyStoreError
 from stablepay_console.profiles.rotation import Rotation, RotationError, Step
 from stablepay_console.profiles.store import ProfileStoreError
