@@ -88,7 +88,9 @@ class Rotation:
 
     @property
     def where(self) -> str:
-        """The profile's base URL, cleaned (it was read from a file)."""
+        """The profile's base URL, cleaned (it was read from a file); the built-in profiles' by name."""
+        if self.profile.embedded:
+            return "the built-in simulated production" if self.profile.is_production else "the built-in sandbox"
         return clean(self.profile.base_url, 120)
 
     @property

@@ -17,7 +17,7 @@ from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import STEP_TITLES, Step
 from stablepay_console.profiles.store import ProfileStoreError
 from stablepay_console.tui.formatters.text import clean
-from stablepay_console.tui.modals.confirm import ConfirmScreen
+from stablepay_console.tui.modals.quit_mid_rotation import QuitMidRotation
 
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
@@ -78,10 +78,6 @@ def announce_pending_rotations(app: ConsoleApp) -> None:
             timeout=15,
             markup=False,
         )
-
-
-class QuitMidRotation(ConfirmScreen):
-    """The question asked when quitting with a production key's rotation unfinished."""
 
 
 def ask_before_quitting(app: ConsoleApp) -> bool:
