@@ -231,7 +231,7 @@ class ConsoleApp(App[None]):
         except LinkRefused as exc:
             self.notify(str(exc), title="Link not copied", severity="warning", timeout=8, markup=False)
             return
-        self.copy_with_notice(link, what)
+        self.copy_with_notice(link, f"the {what}")
 
     def open_link(self, url: str, what: str = "link") -> None:
         """Open a link in the browser: only https:// (or http:// to loopback); else say why not.

@@ -178,7 +178,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         if r is None or not r.link:
             self.notify(link_absence_reason(self.rfi), title="No link", severity="warning", markup=False)
             return
-        self.console.copy_with_notice(r.link, "the hosted link")
+        self.console.copy_link(r.link, "hosted link")  # only an https (or loopback) link, sanitised
         self.console.services.audit.append("link.copy", self.console.profile, target=self.rfi.id, what="hosted link")
 
     def action_copy_id(self, what: str) -> None:
