@@ -173,3 +173,74 @@ def test_rfis_history_refuses_a_bad_id(capsys) -> None:  # type: ignore[no-untyp
         cli("rfis", "history", "not-a-uuid")
     assert exit_.value.code == 2
     assert "request ID" in capsys.readouterr().err
+
+
+def written(rfi_id: str) -> bool:
+    """Whether the file holds the request (read on a connection of its own, not through the worker)."""
+    from stablepay_console.storage.record import open_record
+
+    record = open_record(check=False)
+    try:
+        return record.history("embedded", rfi_id).seen
+    finally:
+        record.close()
+
+
+def wait_until(condition, timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+def test_pages_wait_for_a_quiet_moment_and_a_read_sees_them_at_once(sandbox: Sandbox) -> None:
+    from stablepay_console.services.history import HistoryRecorder
+    from stablepay_console.storage.record_worker import RecordWorker
+
+    worker = RecordWorker()
+    worker.call(lambda record: None)  # the file exists
+    recorder = HistoryRecorder(worker, quiet=0.3, max_hold=60)
+    first, second = sandbox.data.rfis[0], sandbox.data.rfis[1]
+    recorder.saw("embedded", "sandbox", [first], FIXED_NOW)
+    assert not written(first.id), "held while pages keep coming"
+    assert wait_until(lambda: written(first.id)), "written once fetching paused"
+    recorder.saw("embedded", "sandbox", [second], FIXED_NOW)
+    assert worker.call(lambda record: record.history("embedded", second.id)).seen, "a read hands over what is held"
+    worker.close()
+
+
+def test_a_console_that_never_pauses_still_writes_within_the_longest_hold(sandbox: Sandbox) -> None:
+    import time
+
+    from stablepay_console.services.history import HistoryRecorder
+    from stablepay_console.storage.record_worker import RecordWorker
+
+    worker = RecordWorker()
+    worker.call(lambda record: None)
+    recorder = HistoryRecorder(worker, quiet=0.3, max_hold=0.6)
+    rfi = sandbox.data.rfis[0]
+    started = time.monotonic()
+    while not written(rfi.id) and time.monotonic() - started < 10:
+        recorder.saw("embedded", "sandbox", [rfi], FIXED_NOW)  # a page every 50 ms: never quiet
+        time.sleep(0.05)
+    assert written(rfi.id) and time.monotonic() - started < 5
+    worker.close()
+
+
+def test_a_headless_command_that_exits_at_once_still_records_what_it_received(isolated_config) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "STABLEPAY_CONFIG_DIR": str(isolated_config)}
+    done = subprocess.run([sys.executable, "-m", "stablepay_console.cli.main", "rfis", "list", "--limit", "3",
+                           "--json"], env=env, capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
+    ids = [r["id"] for r in json.loads(done.stdout)["data"]]
+    assert len(ids) == 3 and all(written(i) for i in ids)

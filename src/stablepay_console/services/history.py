@@ -5,14 +5,15 @@ returned"). The record keeps each round as it was seen (number, items, deadline,
 submittedAt) and each status with when it was first and last seen. A round that changes between
 two fetches becomes the next round entry, so what changed stays visible.
 
-`HistoryRecorder.saw` costs the caller a list append: the pages wait for the record's thread,
-which writes whatever has gathered in one transaction.
+`HistoryRecorder.saw` costs the caller a list append: the pages wait for a quiet moment (no page
+fetched for a second), then the record's thread writes whatever has gathered in one transaction.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -55,28 +56,77 @@ def sighting(rfi: Rfi) -> RfiSighting:
     return RfiSighting(clean(rfi.id, 80), clean(rfi.status, 40), _digest(whole), request, round_)
 
 
-class HistoryRecorder:
-    """Gathers fetched pages and hands them to the record's thread, a batch per transaction."""
+QUIET_SECONDS = 1.0
+"""Fetched pages are written once fetching has paused this long, so the work never competes with paging."""
+MAX_HOLD_SECONDS = 30.0
+"""...or at the latest this long after the first page began to wait (a console that never pauses)."""
 
-    def __init__(self, worker: RecordWorker) -> None:
+
+class HistoryRecorder:
+    """Holds fetched pages until a quiet moment, then hands them to the record's thread in one batch.
+
+    A read of the record (the RFI detail, a shell command, a flush) first hands over what is held,
+    so it always sees every page fetched before it. At exit, what is held is written too.
+    """
+
+    def __init__(
+        self, worker: RecordWorker, quiet: float = QUIET_SECONDS, max_hold: float = MAX_HOLD_SECONDS
+    ) -> None:
         self.worker = worker
+        self.quiet = quiet
+        self.max_hold = max_hold
         self._lock = threading.Lock()
         self._pending: list[tuple[str, str, datetime, Sequence[Rfi]]] = []
-        self._scheduled = False
+        self._timer: threading.Timer | None = None
+        self._first = self._last = 0.0
+        worker.add_feeder(self.push)
 
     def saw(self, profile: str, environment: str, rfis: Sequence[Rfi], at: datetime) -> None:
         """Record a fetched page, later and elsewhere; returns at once."""
         if not rfis:
             return
         with self._lock:
+            now = time.monotonic()
+            if not self._pending:
+                self._first = now
             self._pending.append((profile, environment, at, rfis))
-            if self._scheduled:
-                return
-            self._scheduled = True
-        self.worker.fire(self._write, "record the requests it received")
+            self._last = now
+            if self._timer is None:
+                self._arm(self.quiet)
 
-    def _write(self, record: Record) -> int:
+    def _arm(self, delay: float) -> None:
+        timer = threading.Timer(delay, self._due)
+        timer.daemon = True
+        self._timer = timer
+        timer.start()
+
+    def _due(self) -> None:
         with self._lock:
-            batch, self._pending, self._scheduled = self._pending, [], False
-        pages = [SeenPage(p, e, at, tuple(sighting(r) for r in rfis)) for p, e, at, rfis in batch]
-        return record.observe(pages)
+            self._timer = None
+            if not self._pending:
+                return
+            now = time.monotonic()
+            quiet_for = now - self._last
+            if quiet_for < self.quiet and now - self._first < self.max_hold:
+                self._arm(self.quiet - quiet_for)
+                return
+        self.push()
+
+    def push(self) -> None:
+        """Hand every held page to the record's thread now."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if not self._pending:
+                return
+            batch, self._pending = self._pending, []
+        self.worker.fire(lambda record: _write(record, batch), "record the requests it received")
+
+
+def _write(record: Record, batch: list[tuple[str, str, datetime, Sequence[Rfi]]]) -> int:
+    pages = []
+    for profile, environment, at, rfis in batch:
+        pages.append(SeenPage(profile, environment, at, tuple(sighting(r) for r in rfis)))
+        time.sleep(0)  # between pages, let the UI thread have the interpreter if it is waiting
+    return record.observe(pages)

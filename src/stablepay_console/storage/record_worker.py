@@ -53,7 +53,16 @@ class RecordWorker:
         self._refusal: RecordError | None = None
         self.on_notice: Callable[[str], None] | None = None
         """Told (on the record's thread) when opening set a bad file aside, with the message saying where."""
+        self._feeders: list[Callable[[], None]] = []
         _LIVE.add(self)
+
+    def add_feeder(self, push: Callable[[], None]) -> None:
+        """`push` hands over work it holds back (pages waiting for a quiet moment); called before a read."""
+        self._feeders.append(push)
+
+    def _feed(self) -> None:
+        for push in self._feeders:
+            push()
 
     # --- calling ------------------------------------------------------------------------------
 
@@ -69,11 +78,13 @@ class RecordWorker:
         return future
 
     def call(self, fn: Callable[[Record], T], timeout: float | None = 60.0) -> T:
-        """Run `fn` and wait for its result (the headless commands)."""
+        """Run `fn` after everything held back, and wait for its result (the headless commands)."""
+        self._feed()
         return self.submit(fn).result(timeout)
 
     async def run(self, fn: Callable[[Record], T]) -> T:
-        """Run `fn` without blocking the event loop."""
+        """Run `fn` after everything held back, without blocking the event loop."""
+        self._feed()
         return await asyncio.wrap_future(self.submit(fn))
 
     def fire(self, fn: Callable[[Record], T], what: str) -> Future[T]:
@@ -89,7 +100,8 @@ class RecordWorker:
         return future
 
     def flush(self, timeout: float | None = 60.0) -> None:
-        """Wait until every call made so far has run."""
+        """Wait until every call made so far (and everything held back) has run."""
+        self._feed()
         if self._thread is None and not self._tasks:
             return
         try:
@@ -99,6 +111,7 @@ class RecordWorker:
 
     def close(self, timeout: float | None = 60.0) -> None:
         """Run what is queued, close the record and end the thread."""
+        self._feed()
         with self._cond:
             self._stopping = True
             thread = self._thread
