@@ -140,3 +140,19 @@ async def test_starting_a_rotation_from_the_profiles_screen_is_audited(make_app)
             field.cursor_blink = False
     (started,) = entries(app.services, "key.rotation")
     assert started.details["step"] == 1 and started.profile == "embedded"
+
+
+async def test_opening_an_explorer_link_is_audited(make_app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import webbrowser
+
+    from stablepay_console.sandbox.data import BATCH_50_ID
+
+    monkeypatch.setattr(webbrowser, "open", lambda url: True)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_mode(pilot, "batch")
+        await submit_id(pilot, BATCH_50_ID)
+        await pilot.press("o")
+        await wait_for_workers(pilot)
+    (opened,) = entries(app.services, "link.open")
+    assert opened.target == BATCH_50_ID and opened.details == {"what": "explorer link"}
