@@ -186,3 +186,13 @@ def test_the_audit_log_refuses_plain_edits_and_deletes() -> None:
         for sql in ("UPDATE audit SET outcome = 'x'", "DELETE FROM audit"):
             with pytest.raises(sqlite3.DatabaseError, match="append-only"):
                 conn.execute(sql)
+
+
+def test_a_worker_keeps_the_file_it_was_made_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A late write (after a test, or after the environment changed) never lands in another folder."""
+    worker = RecordWorker()
+    made_for = record_file()
+    monkeypatch.setenv("STABLEPAY_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    worker.call(lambda record: record.add_note("embedded", RFI, "alice", "here", FIXED_NOW))
+    worker.close()
+    assert made_for.exists() and not (tmp_path / "elsewhere").exists()

@@ -16,9 +16,10 @@ import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any, TypeVar
 
-from stablepay_console.storage.record import Record, RecordError, open_record
+from stablepay_console.storage.record import Record, RecordError, open_record, record_file
 
 log = logging.getLogger(__name__)
 
@@ -31,15 +32,16 @@ IDLE_SECONDS = 5.0
 _LIVE: weakref.WeakSet[RecordWorker] = weakref.WeakSet()
 
 
-def _open_default(check: bool) -> Record:
-    return open_record(check=check)
+def file_opener(path: Path) -> Opener:
+    """Opens the record file at `path` (fixed when the worker is made, not when it first opens)."""
+    return lambda check: open_record(path, check=check)
 
 
 class RecordWorker:
     """Runs `fn(record)` calls on its own thread. `problem` says why the record cannot be used, if so."""
 
-    def __init__(self, opener: Opener = _open_default, idle_seconds: float = IDLE_SECONDS) -> None:
-        self._opener = opener
+    def __init__(self, opener: Opener | None = None, idle_seconds: float = IDLE_SECONDS) -> None:
+        self._opener = opener or file_opener(record_file())
         self._idle = idle_seconds
         self._cond = threading.Condition()
         self._tasks: deque[tuple[Callable[[Record], Any], Future[Any]]] = deque()
