@@ -100,7 +100,8 @@ async def test_quitting_mid_rotation_on_production_asks_and_the_next_start_says_
         await pilot.press("q")
         await pilot.pause()
         assert app.screen.__class__.__name__ == "QuitMidRotation"
-        assert "step 4 of 6 (Switch the profile to the new key)" in str(app.screen.query_one("#confirm-question").render())
+        question = str(app.screen.query_one("#confirm-question").render())
+        assert "step 4 of 6 (Switch the profile to the new key)" in question
         await pilot.press("n")
         await pilot.pause()
         assert app.is_running and app.screen.__class__.__name__ == "RotationScreen"
@@ -163,7 +164,8 @@ async def test_the_banner_pings_again_with_the_new_key_after_the_switch(sandbox:
 async def test_the_wizard_warns_when_another_profile_uses_the_old_key(sandbox: Sandbox, shared: bool) -> None:
     add_team_profile()
     other_key = SANDBOX_KEY if shared else "sk_sandbox_some_other_key_00000000"
-    ProfileBook(clock=lambda: FIXED_NOW).add(Profile("team-eu", "sandbox", "https://eu.stablepay.test"), ApiKey(other_key))
+    team_eu = Profile("team-eu", "sandbox", "https://eu.stablepay.test")
+    ProfileBook(clock=lambda: FIXED_NOW).add(team_eu, ApiKey(other_key))
     app = build_app(sandbox)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)

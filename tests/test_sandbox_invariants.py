@@ -67,7 +67,7 @@ def broken_rules(rows: Iterable[bytes], now: datetime) -> Counter[str]:
             broken["expired: deadline in the past"] += deadline is None or deadline >= now
         link = round_["link"]
         closed = status in ("resolved", "expired")
-        broken["no link after a submission or once closed (rule 3)"] += link is not None and (submitted or closed)
+        broken["no link after a submission or once closed (rule 3)"] += link is not None and (bool(submitted) or closed)
         broken["an issued round waiting for a reply has its link"] += status == "issued" and not link
     return +broken
 
