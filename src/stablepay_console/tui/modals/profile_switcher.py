@@ -123,7 +123,7 @@ def open_switcher(app: App[Any]) -> None:
     try:
         profiles = book.profiles()
     except ProfileStoreError as exc:
-        app.notify(str(exc), title="Profiles", severity="error", timeout=10, markup=False)
+        app.notify(clean(str(exc), 600), title="Profiles", severity="error", timeout=10, markup=False)
         profiles = list(book.embedded)
 
     async def chosen(profile: Profile | None) -> None:

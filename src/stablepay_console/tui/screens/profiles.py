@@ -81,14 +81,14 @@ The built-in profiles are in-process simulations (no network, no real money).
         try:
             return book.profiles()
         except ProfileStoreError as exc:
-            self.notify(str(exc), title="Profiles file", severity="error", timeout=10, markup=False)
+            self.notify(clean(str(exc), 600), title="Profiles file", severity="error", timeout=10, markup=False)
             return list(book.embedded)
 
     def refresh_profiles(self, follow_active: bool = False) -> None:
         book = self.book
         self.profiles = self._profiles(book)
         problem = book.keys.problem
-        self.query_one("#profiles-keyring", Static).update(Text(f"⚠ {problem}") if problem else "")
+        self.query_one("#profiles-keyring", Static).update(Text(f"⚠ {clean(problem, 600)}") if problem else "")
         self.query_one("#profiles-keyring", Static).display = bool(problem)
         table = self.query_one(DataTable)
         keep = table.cursor_row
@@ -107,7 +107,7 @@ The built-in profiles are in-process simulations (no network, no real money).
                 Text(clean(profile.name, 30), style="bold"),
                 environment_label(profile),
                 Text(clean(profile.where, 30)),
-                Text(status.label, style="" if status.usable else "red"),
+                Text(clean(status.label, 60), style="" if status.usable else "red"),
                 Text(age.short, style=AGE_STYLES[age.level]),
                 Text(f"step {step}/6" if step and step < Step.DONE else "—", style="yellow" if step else "dim"),
                 key=profile.name,
@@ -153,7 +153,8 @@ The built-in profiles are in-process simulations (no network, no real money).
         label = environment_label(profile)
         lines.append(label.plain.strip(), style=label.style)
         lines.append(f" at {clean(profile.where)}\n")
-        lines.append(f"Key: {status.label}" + (f" — {status.note}" if status.note else "") + "\n")
+        note = f" — {clean(status.note, 600)}" if status.note else ""
+        lines.append(f"Key: {clean(status.label, 60)}{note}\n")
         lines.append(age.sentence, style=AGE_STYLES[age.level])
         if age.level == "unknown" and not profile.embedded:
             lines.append(" Give it with e (edit), or rotate the key.", style=AGE_STYLES[age.level])
@@ -243,7 +244,7 @@ The built-in profiles are in-process simulations (no network, no real money).
             try:
                 self.book.remove(profile)
             except (ProfileStoreError, KeyStoreError) as exc:
-                self.notify(str(exc), severity="error", timeout=10, markup=False)
+                self.notify(clean(str(exc), 600), severity="error", timeout=10, markup=False)
                 return
             self.notify(f"Removed profile {clean(profile.name)}.", title="Profiles", markup=False)
             self.refresh_profiles()
@@ -257,7 +258,7 @@ The built-in profiles are in-process simulations (no network, no real money).
         try:
             self.book.set_default(profile.name)
         except ProfileStoreError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+            self.notify(clean(str(exc), 600), severity="error", markup=False)
             return
         self.notify(f"The console now starts on {clean(profile.name)}.", title="Default profile", markup=False)
         self.refresh_profiles()
@@ -274,7 +275,7 @@ The built-in profiles are in-process simulations (no network, no real money).
             rotation.on_step = services.audit.rotation_hook(profile)
             rotation.start()
         except (RotationError, KeyStoreError) as exc:
-            self.notify(str(exc), title="Cannot rotate", severity="error", timeout=10, markup=False)
+            self.notify(clean(str(exc), 600), title="Cannot rotate", severity="error", timeout=10, markup=False)
             return
         dashboard = services.dashboard(profile)
         self.app.push_screen(RotationScreen(rotation, dashboard))
