@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -96,60 +97,86 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, default=str)
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What one error body shape says, before the shared status triage decides the error's class."""
+
+    message: str
+    code: str | None = None
+    fields: list[FieldError] | None = None
+    """Field problems: set only when the body is a validation error."""
+    says_unauthorized: bool = False
+    otherwise: type[APIError] = StatusError
+    """The class when neither the status nor the body says more (a 4xx of this shape)."""
+
+
+def _rfi_shape(body: dict[str, Any], status: int) -> _Shape | None:
+    """{type, message, fields?}: the RFI list's 400 and 500 bodies."""
+    if not (isinstance(body.get("type"), str) and "message" in body):
+        return None
+    code = body["type"]
+    fields = None
+    if code == "VALIDATION_ERROR" or status == 400:
+        raw = body["fields"] if isinstance(body.get("fields"), list) else []
+        fields = [
+            FieldError(
+                field=_text(f.get("field", "")), message=_text(f.get("message", "")), code=_text(f.get("code", ""))
+            )
+            for f in raw
+            if isinstance(f, dict)
+        ]
+    server = code == "INTERNAL_SERVER_ERROR"
+    return _Shape(_text(body["message"]), code, fields, otherwise=ServerError if server else APIError)
+
+
+def _status_shape(body: dict[str, Any], status: int) -> _Shape | None:
+    """{status: "error", error: {code, message}}: batch retrieval and quote refresh."""
+    if not (body.get("status") == "error" and isinstance(body.get("error"), dict)):
+        return None
+    inner = body["error"]
+    code = _text(inner["code"]) if "code" in inner else None
+    return _Shape(_text(inner.get("message", "")) or f"HTTP {status}", code)
+
+
+def _unauthorized_shape(body: dict[str, Any], status: int) -> _Shape | None:
+    """{code, error, errorDetails}, or the ping's bare {"error": "Not authorized"}."""
+    if not isinstance(body.get("error"), str):
+        return None
+    message = body["error"]
+    details = body.get("errorDetails")
+    if isinstance(details, str) and details and details != message:
+        message = f"{message}: {details}"
+    lowered = body["error"].lower()
+    code = str(body["code"]) if "code" in body else None
+    return _Shape(message, code, says_unauthorized="not authorized" in lowered or "unauthorized" in lowered)
+
+
+_SHAPES = (_rfi_shape, _status_shape, _unauthorized_shape)
+
+
+def _triage(status: int, shape: _Shape, kw: dict[str, Any]) -> APIError:
+    """The one status triage every shape shares."""
+    if shape.fields is not None:
+        return ValidationFailed(shape.message, fields=shape.fields, code=shape.code, **kw)
+    if status == 401 or shape.says_unauthorized:
+        return Unauthorized(shape.message, code=shape.code, **kw)
+    if status >= 500:
+        return ServerError(shape.message, code=shape.code, **kw)
+    return shape.otherwise(shape.message, code=shape.code, **kw)
+
+
 def error_from(response: httpx.Response, body: Any) -> APIError:
     """Map a failed response onto the error hierarchy (spec section 7)."""
     status = response.status_code
     kw: dict[str, Any] = {"status": status, "response": response}
-    if body is _NOT_JSON or not isinstance(body, dict):
-        if body is _NOT_JSON:
-            return MalformedResponse(_not_json_message(response), **kw)
+    if body is _NOT_JSON:
+        return MalformedResponse(_not_json_message(response), **kw)
+    if not isinstance(body, dict):
         return MalformedResponse(f"The server answered HTTP {status} with an unexpected body.", **kw)
-
-    # RFI error shape: {type, message, fields?}
-    if isinstance(body.get("type"), str) and "message" in body:
-        message = _text(body["message"])
-        code = body["type"]
-        if code == "VALIDATION_ERROR" or status == 400:
-            fields = [
-                FieldError(
-                    field=_text(f.get("field", "")),
-                    message=_text(f.get("message", "")),
-                    code=_text(f.get("code", "")),
-                )
-                for f in (body["fields"] if isinstance(body.get("fields"), list) else [])
-                if isinstance(f, dict)
-            ]
-            return ValidationFailed(message, fields=fields, code=code, **kw)
-        if status == 401:
-            return Unauthorized(message, code=code, **kw)
-        if code == "INTERNAL_SERVER_ERROR" or status >= 500:
-            return ServerError(message, code=code, **kw)
-        return APIError(message, code=code, **kw)
-
-    # Status-error shape: {status: "error", error: {code, message}}
-    if body.get("status") == "error" and isinstance(body.get("error"), dict):
-        inner = body["error"]
-        message = _text(inner.get("message", "")) or f"HTTP {status}"
-        code = _text(inner["code"]) if "code" in inner else None
-        if status == 401:
-            return Unauthorized(message, code=code, **kw)
-        if status >= 500:
-            return ServerError(message, code=code, **kw)
-        return StatusError(message, code=code, **kw)
-
-    # Unauthorized shape {code, error, errorDetails}, or the bare {"error": "..."}.
-    if isinstance(body.get("error"), str):
-        message = body["error"]
-        details = body.get("errorDetails")
-        if isinstance(details, str) and details and details != message:
-            message = f"{message}: {details}"
-        code = str(body["code"]) if "code" in body else None
-        if status == 401 or "not authorized" in body["error"].lower() or "unauthorized" in body["error"].lower():
-            return Unauthorized(message, code=code, **kw)
-        if status >= 500:
-            return ServerError(message, code=code, **kw)
-        return StatusError(message, code=code, **kw)
-
+    for parse in _SHAPES:
+        shape = parse(body, status)
+        if shape is not None:
+            return _triage(status, shape, kw)
     if status == 401:
         return Unauthorized("Not authorized.", **kw)
     if status >= 500:
