@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -29,8 +28,3 @@ def hidden_note(count: int, noun: str = "duplicate") -> str:
     if count <= 0:
         return ""
     return f"{count:,} {noun}{'' if count == 1 else 's'} hidden"
-
-
-def repeated(values: Iterable[str]) -> dict[str, int]:
-    """The values that occur more than once, with how many times."""
-    return {value: n for value, n in Counter(values).items() if n > 1}
