@@ -542,3 +542,31 @@ def test_snapshot_inbox_failed_load(make_app, sandbox: Sandbox, snap_compare) ->
         await pilot.pause()
 
     assert snap_compare(make_app(ping_on_start=False), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_export_dialog_takes_a_date_range_and_refuses_a_bad_day(  # type: ignore[no-untyped-def]
+    make_app, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        dialog.query_one("#export-path", Input).value = str(tmp_path / "range.csv")
+        dialog.query_one("#export-after", Input).value = "2026-13-01"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog, "a bad day keeps the dialog open"
+        assert "is not a day (YYYY-MM-DD" in str(dialog.query_one("#export-error", Static).render())
+        dialog.query_one("#export-after", Input).value = "2026-11-19"
+        dialog.query_one("#export-before", Input).value = "2026-11-20"
+        dialog.query_one("#export-path", Input).focus()
+        await pilot.press("enter")
+        await wait_for_workers(pilot)
+    with (tmp_path / "range.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    day = FIXED_NOW.replace(year=2026, month=11, day=19, hour=0, minute=0, second=0)
+    expected = [r.id for r in sandbox.data.rfis if day <= r.created_at < day + timedelta(days=1)]
+    assert expected and [row["id"] for row in rows] == expected

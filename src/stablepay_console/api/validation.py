@@ -7,6 +7,7 @@ console accepts is exactly a value the client would send.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timezone
 
 from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
 
@@ -88,3 +89,25 @@ def parse_limit(text: str) -> int:
     except ValueError:
         raise ValueError(f"The page size must be a whole number; got {_shown(stripped)}.") from None
     return check_limit(value)
+
+
+def parse_day(text: str, what: str = "day") -> datetime | None:
+    """`2026-11-01` typed by a person -> 2026-11-01T00:00:00Z; blank -> None; ValueError says what is wrong."""
+    value = text.strip()
+    if not value:
+        return None
+    try:
+        if len(value) != 10:
+            raise ValueError
+        day = datetime.strptime(value, "%Y-%m-%d")
+    except ValueError:
+        raise ValueError(f"The {what} {_shown(value)} is not a day (YYYY-MM-DD, for example 2026-11-01).") from None
+    return day.replace(tzinfo=timezone.utc)
+
+
+def check_day_range(after: datetime | None, before: datetime | None) -> None:
+    """A half-open range of days must not be empty."""
+    if after is not None and before is not None and after >= before:
+        raise ValueError(
+            f"{after:%Y-%m-%d} is not before {before:%Y-%m-%d}: the range is empty (the end day itself is left out)."
+        )

@@ -9,21 +9,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timezone
+from datetime import datetime
 
 from stablepay_console.cli.arguments import quoted, say
 
 
 def day_arg(text: str) -> datetime:
-    """`2026-11-01` -> 2026-11-01T00:00:00Z."""
-    value = text.strip()
+    """`2026-11-01` -> 2026-11-01T00:00:00Z (the parser the export dialog uses too)."""
+    from stablepay_console.api.validation import parse_day
+
     try:
-        if len(value) != 10:
-            raise ValueError
-        day = datetime.strptime(value, "%Y-%m-%d")
+        day = parse_day(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a day (YYYY-MM-DD, for example 2026-11-01)") from None
-    return day.replace(tzinfo=timezone.utc)
+        day = None
+    if day is None:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a day (YYYY-MM-DD, for example 2026-11-01)")
+    return day
 
 
 def add_range_flags(export: argparse.ArgumentParser) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -13,11 +14,19 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Select, Static
 
 from stablepay_console.api.filters import RfiFilters
+from stablepay_console.api.validation import check_day_range, parse_day
 from stablepay_console.services.export import FORMATS, default_export_name, resolve_export_path
 from stablepay_console.tui.formatters.text import clean, typed_path
 from stablepay_console.tui.modals.base import ConsoleModal
 
-ExportChoice = tuple[str, Path]
+
+@dataclass(frozen=True)
+class ExportChoice:
+    fmt: str
+    path: Path
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    """A half-open range of creation days (UTC), for the RFI export; None means open."""
 
 
 class ExportDialog(ConsoleModal[ExportChoice | None]):
@@ -37,6 +46,7 @@ class ExportDialog(ConsoleModal[ExportChoice | None]):
         default_name: Callable[[str], str],
         formats: tuple[str, ...] = FORMATS,
         cwd: Path | None = None,
+        date_range: bool = False,
     ) -> None:
         super().__init__()
         self.title_text = title
@@ -46,6 +56,8 @@ class ExportDialog(ConsoleModal[ExportChoice | None]):
         self.formats = formats
         self.cwd = cwd if cwd is not None else Path.cwd()
         self.fmt = formats[0]
+        self.date_range = date_range
+        """Ask for a creation-date range (the RFI export: the API has no date filter of its own)."""
 
     @classmethod
     def for_rfis(cls, filters: RfiFilters, now: datetime, cwd: Path | None = None) -> ExportDialog:
@@ -54,6 +66,7 @@ class ExportDialog(ConsoleModal[ExportChoice | None]):
             "Filters: " + filters.describe(),
             lambda fmt: default_export_name(filters, fmt, now),
             cwd=cwd,
+            date_range=True,
         )
 
     def compose(self) -> ComposeResult:
@@ -66,6 +79,12 @@ class ExportDialog(ConsoleModal[ExportChoice | None]):
                     [(f.upper(), f) for f in self.formats], allow_blank=False, value=self.fmt, id="export-format"
                 )
                 yield Input(value=self._default(), id="export-path", tooltip="File name or path; Enter exports")
+            if self.date_range:
+                with Horizontal(id="export-range"):
+                    yield Input(placeholder="created on/after YYYY-MM-DD", id="export-after",
+                                tooltip="Only requests created on or after this day (UTC); blank: no start")
+                    yield Input(placeholder="created before YYYY-MM-DD", id="export-before",
+                                tooltip="Only requests created before this day (UTC); blank: up to now")
             yield Static("", id="export-error", classes="modal-error")
             with Horizontal(id="export-buttons", classes="modal-buttons"):
                 yield Button("Export", variant="primary", id="export-go")
@@ -96,12 +115,17 @@ class ExportDialog(ConsoleModal[ExportChoice | None]):
 
     def _go(self) -> None:
         text = self.query_one("#export-path", Input).value
+        after = before = None
         try:
+            if self.date_range:
+                after = parse_day(self.query_one("#export-after", Input).value, "start day")
+                before = parse_day(self.query_one("#export-before", Input).value, "end day")
+                check_day_range(after, before)
             path = resolve_export_path(typed_path(text), self.fmt, self._default(), self.cwd)
         except ValueError as exc:
             self.query_one("#export-error", Static).update(Text(clean(str(exc), 300)))
             return
-        self.dismiss((self.fmt, path))
+        self.dismiss(ExportChoice(self.fmt, path, after, before))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

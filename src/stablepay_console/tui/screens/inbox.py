@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Select, Static
 
+from stablepay_console.api.validation import MAX_LIMIT
 from stablepay_console.services.inbox_pager import NEEDS_ACTION, InboxPager
 from stablepay_console.services.provenance import clock_text
 from stablepay_console.tui.formatters.text import clean
@@ -73,6 +74,8 @@ class InboxScreen(InboxClaims, ConsoleScreen):
         self.auto_secs = 0
         self._auto_timer: Timer | None = None
         self._tick_timer: Timer | None = None
+        self._rows_that_fit = 20
+        self._sized = False
 
     # --- layout -----------------------------------------------------------------
 
@@ -90,8 +93,30 @@ class InboxScreen(InboxClaims, ConsoleScreen):
         self.pager = InboxPager(name, environment, self.console.now)
         self._tick_timer = self.set_interval(1.0, self.tick)
         self.query_one(InboxTable).focus()
+        fixed = self.console.inbox_page_size
+        self.query_one(InboxFilterBar).show_limit(fixed)
+        if fixed is not None:
+            self.pager.set_limit(fixed)
         self.render_state()
-        self.load()
+        if fixed is not None:
+            self.load()  # with the page size following the table, its first size starts the load
+
+    @on(InboxTable.Fits)
+    def follow_table_height(self, event: InboxTable.Fits) -> None:
+        """Unless the user chose a page size, a page is as many rows as the table shows."""
+        self._rows_that_fit = min(event.rows, MAX_LIMIT)
+        pager = self.paging
+        chosen = self.query_one(InboxFilterBar).limit is not None
+        if chosen or (self._sized and pager.query.limit == self._rows_that_fit):
+            return
+        self._sized = True
+        pager.set_limit(self._rows_that_fit)
+        if pager.view != NEEDS_ACTION:
+            self.load()
+        elif pager.action.current is None:
+            self.load_needs_action()
+        else:
+            self.render_state()
 
     def on_screen_suspend(self, _: events.ScreenSuspend) -> None:
         # Hidden (another mode, or the detail on top): no ticking and no auto-refresh requests.
@@ -211,7 +236,7 @@ class InboxScreen(InboxClaims, ConsoleScreen):
 
     @on(InboxFilterBar.Applied)
     def apply_filters(self, event: InboxFilterBar.Applied) -> None:
-        self.paging.apply(event.filters, event.limit)
+        self.paging.apply(event.filters, self._rows_that_fit if event.limit is None else event.limit)
         if isinstance(self.focused, Input):
             self.table.focus()  # Enter applied a typed value: paging keys work again at once
         self.action_refresh()
@@ -321,7 +346,7 @@ class InboxScreen(InboxClaims, ConsoleScreen):
 
         def chosen(choice: ExportChoice | None) -> None:
             if choice is not None:
-                progress.export(self.console.client, choice[0], choice[1], filters)
+                progress.export(self.console.client, choice, filters)
 
         self.app.push_screen(ExportDialog.for_rfis(filters, self.console.now()), chosen)
 

@@ -180,7 +180,7 @@ class MetricsScreen(LookupScreen[MetricResult]):
 
         def chosen(choice: ExportChoice | None) -> None:
             if choice is not None:
-                self.write_csv(result, choice[1])
+                self.write_csv(result, choice.path)
 
         dialog = ExportDialog(
             "Export the metric's dataset",

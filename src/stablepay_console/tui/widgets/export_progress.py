@@ -21,6 +21,7 @@ from stablepay_console.api.filters import RfiFilters
 from stablepay_console.services.export import export_rfis
 from stablepay_console.tui.audit_hooks import audit_export
 from stablepay_console.tui.formatters.text import clean, plain
+from stablepay_console.tui.modals.export_dialog import ExportChoice
 
 
 class ExportProgress(Horizontal):
@@ -69,26 +70,34 @@ class ExportProgress(Horizontal):
         if self.worker is not None:
             self.worker.cancel()
 
-    def export(self, client: StablePayClient, fmt: str, path: Path, filters: RfiFilters) -> None:
-        self.worker = self._run(client, fmt, path, filters)
+    def export(self, client: StablePayClient, choice: ExportChoice, filters: RfiFilters) -> None:
+        self.worker = self._run(client, choice, filters)
 
     @work(exclusive=True, group="rfi-export")
-    async def _run(self, client: StablePayClient, fmt: str, path: Path, filters: RfiFilters) -> None:
-        self.start(path)
+    async def _run(self, client: StablePayClient, choice: ExportChoice, filters: RfiFilters) -> None:
+        self.start(choice.path)
         try:
-            result = await export_rfis(client, path, fmt, filters, progress=self.progress)
+            result = await export_rfis(
+                client,
+                choice.path,
+                choice.fmt,
+                filters,
+                progress=self.progress,
+                created_after=choice.created_after,
+                created_before=choice.created_before,
+            )
         except asyncio.CancelledError:
             self.finish(Text("Export cancelled; no file was written.", style="yellow"))
             self.notify("Export cancelled; no file was written.", timeout=3)
-            audit_export(self, filters, path, None, "cancelled")
+            audit_export(self, filters, choice.path, None, "cancelled")
             raise
         except (APIError, OSError) as exc:
             said = error_text(exc, 300, status=True) if isinstance(exc, APIError) else f"Could not write: {exc}"
             self.finish(plain(f"Export failed, no file was written: {said}", style="bold red"))
             self.notify(f"Export failed: {clean(str(exc), 200)}", severity="error", markup=False)
-            audit_export(self, filters, path, None, f"failed: {type(exc).__name__}")
+            audit_export(self, filters, choice.path, None, f"failed: {type(exc).__name__}")
             return
-        audit_export(self, filters, path, result.count)
+        audit_export(self, filters, choice.path, result.count)
         first, *rest = result.summary().split(" · ")
         said = " · ".join([f"{first} to {clean(result.path)}", *rest])
         warning = result.warning()
