@@ -72,6 +72,10 @@ def default_retry() -> Retry:
     )
 
 
+DECODE_IN_THREAD = 256 * 1024
+"""Bodies larger than this are decoded in a worker thread, so a UI on the same loop keeps answering keys."""
+
+
 class BearerAuth(httpx.Auth):
     """Adds the key to each request; the only place the plain value is read."""
 
@@ -246,6 +250,9 @@ class StablePayClient:
         if failure is not None:
             raise TransportError(failure)
         log.info("%s %s -> %s", method, path, response.status_code)
+        if len(response.content) > DECODE_IN_THREAD:
+            # A large legal body (100,000 recipients) takes most of a second to validate: off the event loop.
+            return await asyncio.to_thread(decode, response, model)
         return decode(response, model)
 
 
