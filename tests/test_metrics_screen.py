@@ -435,7 +435,7 @@ def test_snapshot_daily_line_chart(make_app, snap_compare) -> None:  # type: ign
 
 def test_snapshot_breakdown_bar_chart(make_app, snap_compare) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(make_app(ping_on_start=False), terminal_size=SIZE, run_before=snapshot_run(
-        METRIC_TX_COUNT_ID, "l"
+        METRIC_TX_COUNT_ID  # a breakdown of more than three series starts as stacked bars
     ))
 
 
