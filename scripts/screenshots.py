@@ -4,7 +4,10 @@
     .venv/bin/python scripts/screenshots.py inbox      # just the named ones
 
 Every shot runs the real app headless with `run_test(size=...)` and `save_screenshot`, with its own
-throwaway config directory, so no user profile, preference or key can appear in a picture.
+throwaway config directory, so no user profile, preference or key can appear in a picture, and no
+shot inherits another's state (a rotation begun in one picture is not resumed in the next).
+
+Most pictures are 120x40; those named `…-80x24` show the same screen in a default-sized terminal.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from stablepay_console.wiring import Services
 
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
 SIZE = (120, 40)
+SMALL = (80, 24)
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 
 # Demo keys of the simulated production dashboard: they open nothing real and only ever show masked.
@@ -187,10 +191,13 @@ async def rotation_done(pilot: Pilot[None]) -> None:
 
 SHOTS: dict[str, Steps] = {
     "inbox": inbox,
+    "inbox-80x24": inbox,
     "inbox-issued-page-2": inbox_issued_page_2,
     "inbox-needs-action": inbox_needs_action,
     "rfi-detail": rfi_detail,
+    "rfi-detail-80x24": rfi_detail,
     "batch-lookup": batch_lookup,
+    "batch-lookup-80x24": batch_lookup,
     "quote-refresh": quote_refresh,
     "metrics-chart": metrics_chart,
     "metrics-breakdown": metrics_breakdown,
@@ -237,9 +244,20 @@ def build_app() -> ConsoleApp:
     return ConsoleApp(EMBEDDED_PROFILE, services, clock=lambda: NOW)
 
 
+def size_of(name: str) -> tuple[int, int]:
+    return SMALL if name.endswith("-80x24") else SIZE
+
+
 async def take(name: str, steps: Steps) -> None:
+    with TemporaryDirectory() as config:
+        os.environ["STABLEPAY_CONFIG_DIR"] = config
+        keyring.set_keyring(PictureKeyring())
+        await shoot(name, steps)
+
+
+async def shoot(name: str, steps: Steps) -> None:
     app = build_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size_of(name)) as pilot:
         await settle(pilot)
         await steps(pilot)
         await settle(pilot)
@@ -260,7 +278,4 @@ async def main(only: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    with TemporaryDirectory() as tmp:
-        os.environ["STABLEPAY_CONFIG_DIR"] = tmp
-        keyring.set_keyring(PictureKeyring())
-        asyncio.run(main(sys.argv[1:]))
+    asyncio.run(main(sys.argv[1:]))

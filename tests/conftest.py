@@ -130,6 +130,7 @@ def make_app(sandbox: Sandbox):  # type: ignore[no-untyped-def]
 
     def build(**kwargs: object) -> ConsoleApp:
         kwargs.setdefault("clock", lambda: FIXED_NOW)
+        kwargs.setdefault("inbox_page_size", 20)  # tests count rows: a fixed page, not the table's height
         return ConsoleApp(EMBEDDED_PROFILE, Services(sandbox=sandbox), **kwargs)  # type: ignore[arg-type]
 
     return build

@@ -72,11 +72,14 @@ class ConsoleApp(App[None]):
         clock: Clock = utc_now,
         ping_on_start: bool = True,
         radar: bool = False,
+        inbox_page_size: int | None = None,
     ) -> None:
         super().__init__()
         self.services = services
         self.clock = clock
         self.ping_on_start = ping_on_start
+        self.inbox_page_size = inbox_page_size
+        """The inbox's rows per page to start with; None follows the table's height (the filter bar changes it)."""
         self.radar = Radar(self) if radar else None
         """The background poll of due requests (the installed console turns it on)."""
         services.record_clock = clock  # what the console records happened at its own "now"

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from textual import events, on
+from textual.binding import Binding
 from textual.screen import ModalScreen
+
+from stablepay_console.tui.widgets.banner import EnvironmentBanner
+from stablepay_console.tui.widgets.footer import ConsoleFooter
 
 T = TypeVar("T")
 
@@ -17,4 +22,17 @@ class ConsoleModal(ModalScreen[T]):
     """
 
     CSS_PATH = "../styles/modals.tcss"
+
+    # A modal stops the app's keys: help and quit are bound again here, so they work (and show) as on
+    # every screen.
+    BINDINGS = [
+        Binding("f1,question_mark", "app.toggle_help", "Help", id="modal.help", tooltip="Keys and help"),
+        Binding("q", "app.quit", "Quit", id="modal.quit", tooltip="Leave the console"),
+    ]
+
+    @on(events.Mount)
+    async def _add_banner_and_footer(self) -> None:
+        # The environment stays in sight above every dialog (on production, the red banner).
+        await self.mount(EnvironmentBanner(classes="modal-banner"), before=0)
+        await self.mount(ConsoleFooter())
 

@@ -1,4 +1,10 @@
-"""What every top-level screen shares: the banner on top, the footer below."""
+"""What every console screen shares: the banner and the tabs on top, the footer below, breakpoints.
+
+The banner and the tabs are docked on top and the footer at the bottom, so a screen whose body
+scrolls (the RFI detail at 80x24) never scrolls the environment away. The screen gets a class for
+its width (`-narrow` below 100 columns, `-wide` from 160) and height (`-short` below 32 rows) that
+the .tcss files use to drop, narrow or move things, rather than size maths in Python.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +13,23 @@ from typing import TYPE_CHECKING, cast
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from stablepay_console.tui.widgets.banner import EnvironmentBanner
+from stablepay_console.tui.widgets.footer import ConsoleFooter
+from stablepay_console.tui.widgets.tabs import ScreenTabs
 
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
 
 
 class ConsoleScreen(Screen[None]):
-    """Subclasses implement `compose_body`; banner and footer come from here."""
+    """Subclasses implement `compose_body`; banner, tabs and footer come from here."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (160, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     BINDINGS = [
         Binding(
@@ -48,10 +60,16 @@ class ConsoleScreen(Screen[None]):
     def _profile_switched(self) -> None:
         self.on_profile_changed()
 
+    @on(events.ScreenResume)
+    def _show_tabs(self) -> None:
+        self.query_one(ScreenTabs).refresh()
+
     def compose(self) -> ComposeResult:
-        yield EnvironmentBanner()
+        with Vertical(id="chrome"):
+            yield EnvironmentBanner()
+            yield ScreenTabs()
         yield from self.compose_body()
-        yield Footer()
+        yield ConsoleFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()

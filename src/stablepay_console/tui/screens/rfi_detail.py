@@ -7,7 +7,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -64,20 +64,24 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         self._tick_timer: Timer | None = None
 
     def compose_body(self) -> ComposeResult:
+        # Only the body scrolls (the banner stays); what the reply needs comes first, so at 80x24 the
+        # deadline, the link and the items are on the first screen, the request's details below them.
         rfi = self.rfi
-        yield Static(Text.assemble(("Request for information ", "bold"), clean(rfi.id)), id="rfi-title")
-        yield Static(self._provenance_line(), id="rfi-provenance")
-        with Horizontal(id="rfi-panels"):
-            yield Static(self._request_panel(), id="rfi-request")
-            with Vertical(id="rfi-round-box"):
-                yield Static(self._round_panel(), id="rfi-round")
-                yield Static("", id="rfi-countdown")
-        yield Static(self._link_line(), id="rfi-link")
         items = rfi.round.items if rfi.round is not None else []
         title = f"Items ({len(items)}), in the order the server gives them" if items else "No items: no round is open."
-        yield Static(Text(title), id="rfi-items-title")
-        yield RfiItemsTable(items, id="rfi-items")
-        yield RfiRecordPanel(rfi.id, id="rfi-record")
+        heading = Text.assemble(("Request for information ", "bold"), clean(rfi.id), no_wrap=True, overflow="ellipsis")
+        with VerticalScroll(id="rfi-body"):
+            yield Static(heading, id="rfi-title")
+            yield Static(self._provenance_line(), id="rfi-provenance")
+            yield Static("", id="rfi-countdown")
+            yield Static(self._link_line(), id="rfi-link")
+            yield Static(Text(title), id="rfi-items-title")
+            yield RfiItemsTable(items, id="rfi-items")
+            with Horizontal(id="rfi-panels"):
+                yield Static(self._request_panel(), id="rfi-request")
+                with Vertical(id="rfi-round-box"):
+                    yield Static(self._round_panel(), id="rfi-round")
+            yield RfiRecordPanel(rfi.id, id="rfi-record")
 
     def on_mount(self) -> None:
         self.tick()

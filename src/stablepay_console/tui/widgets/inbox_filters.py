@@ -14,16 +14,19 @@ from stablepay_console.api.validation import parse_limit, parse_uuid
 from stablepay_console.services.inbox_pager import InboxQuery
 
 ANY = "any"
+AUTO = "auto"
+"""The page size that follows the table's height (the default)."""
 
 
 class InboxFilterBar(Vertical):
     """Posts `Applied` only with values the client would send; a bad value is refused inline."""
 
     class Applied(Message):
-        def __init__(self, filters: RfiFilters, limit: int) -> None:
+        def __init__(self, filters: RfiFilters, limit: int | None) -> None:
             super().__init__()
             self.filters = filters
             self.limit = limit
+            """Rows per page; None follows the table's height."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="filter-row"):
@@ -42,7 +45,8 @@ class InboxFilterBar(Vertical):
                 tooltip="Kind filter (key k cycles it)",
             )
             yield Input(placeholder="user ID (UUID), Enter applies", id="filter-user")
-            yield Input(value="20", placeholder="page size", id="filter-limit", tooltip="Rows per page, 1 to 100")
+            yield Input(value=AUTO, placeholder="page size", id="filter-limit",
+                        tooltip="Rows per page, 1 to 100, or auto (as many as the table shows)")
         yield Static("", id="filter-error", classes="error")
 
     @property
@@ -57,20 +61,31 @@ class InboxFilterBar(Vertical):
         )
 
     _user_id: str | None = None
-    _limit: int = 20
+    _limit: int | None = None
 
     def show(self, query: InboxQuery) -> None:
         """Reflect `query` in the widgets without announcing it back."""
         self._user_id = query.filters.user_id
-        self._limit = query.limit
+        if self._limit is not None:
+            self._limit = query.limit
         status = self.query_one("#filter-status", Select)
         kind = self.query_one("#filter-kind", Select)
         with self.prevent(Select.Changed):
             status.value = query.filters.status or ANY
             kind.value = query.filters.kind or ANY
         self.query_one("#filter-user", Input).value = query.filters.user_id or ""
-        self.query_one("#filter-limit", Input).value = str(query.limit)
+        self.show_limit(self._limit)
         self.set_error(None)
+
+    @property
+    def limit(self) -> int | None:
+        """The page size chosen; None: auto (the table's height)."""
+        return self._limit
+
+    def show_limit(self, limit: int | None) -> None:
+        """A fixed page size, or None: auto (the table's height)."""
+        self._limit = limit
+        self.query_one("#filter-limit", Input).value = AUTO if limit is None else str(limit)
 
     def show_filters(self, filters: RfiFilters) -> None:
         """Make the selectors say the filters in force (needs action means issued), without announcing it."""
@@ -103,7 +118,8 @@ class InboxFilterBar(Vertical):
             event.input.value = self._user_id or ""
         elif event.input.id == "filter-limit":
             try:
-                self._limit = parse_limit(event.value)
+                auto = event.value.strip().lower() == AUTO
+                self._limit = None if auto else parse_limit(event.value)
             except ValueError as exc:
                 self.set_error(str(exc))
                 return

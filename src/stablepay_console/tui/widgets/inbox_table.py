@@ -3,13 +3,23 @@
 Rows are keyed by RFI ID, so a page that lists one request twice (a hostile or shifting list)
 keeps the first and counts the rest, rather than crashing on a duplicate key. A page of any
 length shows at once, a window of rows at a time (see `WindowedTable`).
+
+Columns have priorities, as in k9s or gh-dash: each is as wide as its longest cell (capped), and
+when they do not all fit the least useful go first (the absolute time, then the subject, the held
+transfer…); Status and Deadline always stay. With room to spare (160 columns and more) the user
+and held-transfer IDs are shown whole. The table says how many rows fit (`Fits`), for the inbox's
+page size.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
+from rich.cells import cell_len
 from rich.text import Text
+from textual import events
+from textual.message import Message
 
 from stablepay_console.api.models import Rfi
 from stablepay_console.tui.formatters.lists import first_of_each, hidden_note
@@ -17,17 +27,53 @@ from stablepay_console.tui.formatters.rfi import held_short, status_text
 from stablepay_console.tui.formatters.text import ago, countdown, plain, short_id, when
 from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable
 
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    drop: int
+    """0: always shown; otherwise the highest goes first when the columns do not fit."""
+    cap: int = 24
+    """The widest this column gets; a longer cell ends in an ellipsis."""
+    least: int = 0
+    """The narrowest it gets: a ticking countdown keeps its place as its text changes length."""
+
+
 COLUMNS = (
-    ("created", "Created"),
-    ("at", "At (UTC)"),
-    ("status", "Status"),
-    ("kind", "Kind"),
-    ("subject", "Subject"),
-    ("user", "User"),
-    ("held", "Held transfer"),
-    ("round", "Round"),
-    ("deadline", "Deadline"),
+    Column("created", "Created", drop=4, least=11),
+    Column("at", "At (UTC)", drop=9),
+    Column("status", "Status", drop=0),
+    Column("kind", "Kind", drop=5),
+    Column("subject", "Subject", drop=8),
+    Column("user", "User", drop=6, cap=36),
+    Column("held", "Held transfer", drop=7, cap=46),
+    Column("round", "Round", drop=3, cap=8),
+    Column("deadline", "Deadline", drop=0, least=10),
 )
+KEYS = tuple(column.key for column in COLUMNS)
+FULL_IDS = ("user", "held")
+"""Columns that show a whole ID when there is room, a shortened one otherwise."""
+CELL_PADDING = 2
+"""DataTable's padding around each cell (one cell each side)."""
+SCROLLBAR = 2
+"""Room kept for the vertical scrollbar, so a long page never pushes the last column off."""
+
+
+def fit_columns(widths: dict[str, int], room: int, full_widths: dict[str, int]) -> tuple[list[str], set[str]]:
+    """The columns to show in `room` cells (in table order), and which of FULL_IDS get whole IDs."""
+    shown = list(COLUMNS)
+    while sum(widths[c.key] + CELL_PADDING for c in shown) > room and any(c.drop for c in shown):
+        shown.remove(max((c for c in shown if c.drop), key=lambda c: c.drop))
+    keys = [c.key for c in shown]
+    spare = room - sum(widths[k] + CELL_PADDING for k in keys)
+    full = set()
+    for key in FULL_IDS:
+        grow = full_widths[key] - widths[key]
+        if key in keys and grow <= spare:
+            full.add(key)
+            spare -= grow
+    return keys, full
 
 
 def deadline_cell(rfi: Rfi, now: datetime) -> Text:
@@ -41,23 +87,44 @@ def overdue_cell(rfi: Rfi, now: datetime) -> Text:
     return Text("overdue " + ago(rfi.deadline, now).removesuffix(" ago"), style="bold magenta")
 
 
-def inbox_cells(rfi: Rfi, now: datetime, deadline: Text) -> tuple[Text, ...]:
-    """The cells of one request's row (every value cleaned; IDs shortened)."""
+def inbox_cells(rfi: Rfi, now: datetime, deadline: Text, full: frozenset[str] = frozenset()) -> tuple[Text, ...]:
+    """The cells of one request's row, in COLUMNS order (every value cleaned; IDs shortened unless
+    their column is in `full`)."""
     return (
         plain(ago(rfi.created_at, now)),
         plain(when(rfi.created_at).removesuffix(" UTC")),
         status_text(rfi.status),
         plain(rfi.kind, max_len=40),
         plain(rfi.subject_type, max_len=40),
-        plain(short_id(rfi.user_id)),
-        held_short(rfi),
+        plain(rfi.user_id or "") if "user" in full else plain(short_id(rfi.user_id)),
+        held_full(rfi) if "held" in full else held_short(rfi),
         plain(rfi.current_round if rfi.current_round is not None else "", max_len=12),
         deadline,
     )
 
 
+def held_full(rfi: Rfi) -> Text:
+    """`<whole transfer ID> onramp`, blank on an onboarding request."""
+    if not rfi.transfer_id and not rfi.flow_type:
+        return Text("")
+    return plain(f"{rfi.transfer_id or '?'} {rfi.flow_type or ''}".rstrip())
+
+
+def fitted(cell: Text) -> Text:
+    """One line, ending in an ellipsis when its column is narrower."""
+    cell.no_wrap, cell.overflow = True, "ellipsis"
+    return cell
+
+
 class InboxTable(WindowedTable):
-    """Rows keyed by RFI ID; `tick` re-renders only the time cells."""
+    """Rows keyed by RFI ID; `tick` re-renders only the time cells. Columns fit the width (see COLUMNS)."""
+
+    class Fits(Message):
+        """The table's size changed: `rows` rows fit in it without scrolling."""
+
+        def __init__(self, rows: int) -> None:
+            super().__init__()
+            self.rows = rows
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(window=500, **kwargs)
@@ -73,10 +140,49 @@ class InboxTable(WindowedTable):
         self._now: datetime | None = None
         self.marks: dict[str, Text] = {}
         """A marker for the status cell of some requests (claims in the local record), by ID."""
+        self.shown_columns: tuple[str, ...] = ()
+        self._full: frozenset[str] = frozenset()
+        self._layout: tuple[object, ...] = ()
 
     def on_mount(self) -> None:
-        for key, label in COLUMNS:
-            self.add_column(label, key=key)
+        self._fit_columns()
+
+    def on_resize(self, _: events.Resize) -> None:
+        position = self.position or 0
+        if self._fit_columns():
+            self.show_rows(len(self.order), self._row, position)
+        self.post_message(self.Fits(max(1, self.size.height - self.header_height)))
+
+    def _measure(self, full: bool) -> dict[str, int]:
+        widths = {c.key: max(cell_len(c.label), c.least) for c in COLUMNS}
+        caps = {c.key: c.cap for c in COLUMNS}
+        now = self._now
+        if now is None:
+            return widths
+        shape = frozenset(FULL_IDS) if full else frozenset()
+        for rfi in self.order[: self.window]:
+            cells = inbox_cells(rfi, now, self._deadline(rfi, now), shape)
+            for key, cell in zip(KEYS, self._marked(rfi, cells), strict=True):
+                widths[key] = max(widths[key], min(cell.cell_len, caps[key]))
+        return widths
+
+    def _fit_columns(self) -> bool:
+        """Choose and size the columns for the rows and the width now; True when they changed."""
+        room = self.size.width - SCROLLBAR
+        if room <= 0:
+            room = 10_000  # not laid out yet: every column, until the first resize says otherwise
+        widths, full_widths = self._measure(full=False), self._measure(full=True)
+        keys, full = fit_columns(widths, room, full_widths)
+        sizes = [full_widths[k] if k in full else widths[k] for k in keys]
+        layout = (tuple(keys), tuple(sizes))
+        if layout == self._layout:
+            return False
+        self._layout, self.shown_columns, self._full = layout, tuple(keys), frozenset(full)
+        labels = {c.key: c.label for c in COLUMNS}
+        super().clear(columns=True)
+        for key, size in zip(keys, sizes, strict=True):
+            self.add_column(labels[key], key=key, width=size)
+        return True
 
     def show(self, rfis: list[Rfi], now: datetime, *, overdue: set[str] | None = None, first: bool = False) -> None:
         """Replace the rows. The cursor goes to the first row when `first` (a new order, filter or view),
@@ -90,6 +196,7 @@ class InboxTable(WindowedTable):
         position = 0
         if keep is not None and keep in self.rfis:
             position = next(i for i, rfi in enumerate(self.order) if rfi.id == keep)
+        self._fit_columns()
         self.show_rows(len(self.order), self._row, position)
         self._say_duplicates(rfis)
 
@@ -99,10 +206,13 @@ class InboxTable(WindowedTable):
         deadline = self._deadline(rfi, now)
         self._deadlines[rfi.id] = deadline.plain
         self._created[rfi.id] = ago(rfi.created_at, now)
-        cells = inbox_cells(rfi, now, deadline)
+        cells = dict(zip(KEYS, self._marked(rfi, inbox_cells(rfi, now, deadline, self._full)), strict=True))
+        return TableRow([fitted(cells[key]) for key in self.shown_columns], key=rfi.id)
+
+    def _marked(self, rfi: Rfi, cells: tuple[Text, ...]) -> tuple[Text, ...]:
         if rfi.id in self.marks:
-            cells = (*cells[:2], cells[2] + self.marks[rfi.id], *cells[3:])
-        return TableRow(cells, key=rfi.id)
+            return (*cells[:2], cells[2] + self.marks[rfi.id], *cells[3:])
+        return cells
 
     def _say_duplicates(self, rfis: list[Rfi]) -> None:
         ids = frozenset(rfi.id for rfi in rfis) if self.duplicates_hidden else frozenset()
@@ -129,13 +239,14 @@ class InboxTable(WindowedTable):
             created = ago(rfi.created_at, now)
             if self._created.get(rfi_id) != created:
                 self._created[rfi_id] = created
-                self.update_cell(rfi_id, "created", plain(created))
+                if "created" in self.shown_columns:
+                    self.update_cell(rfi_id, "created", fitted(plain(created)))
             if rfi.deadline is None:
                 continue
             deadline = self._deadline(rfi, now)
             if self._deadlines.get(rfi_id) != deadline.plain:
                 self._deadlines[rfi_id] = deadline.plain
-                self.update_cell(rfi_id, "deadline", deadline)
+                self.update_cell(rfi_id, "deadline", fitted(deadline))
 
     @property
     def highlighted_id(self) -> str | None:

@@ -2,9 +2,15 @@
 
 An item listed twice (the same ID) is shown once and the repeat is counted; a round of any
 length shows at once, a window of rows at a time (see `WindowedTable`).
+
+The columns fill the table's width: spare room goes to the label and the detail (they wrap less on a
+wide terminal); below WIDE_ENOUGH the detail goes under the label, so nothing is cut at the border.
 """
 
 from __future__ import annotations
+
+from rich.text import Text
+from textual import events
 
 from stablepay_console.api.models import RfiItem
 from stablepay_console.tui.formatters.lists import first_of_each, hidden_note
@@ -20,24 +26,36 @@ ITEM_COLUMNS = (
     ("label", "Asked for", 36),
     ("detail", "Detail", 24),
 )
+WIDE_ENOUGH = sum(width + 2 for _, _, width in ITEM_COLUMNS) + 2
+"""The width (cells, with padding and scrollbar) from which the detail has a column of its own."""
+NARROW_TYPE = 16
+"""The document type's width when the detail shares the label's column."""
+MIN_LABEL = 12
 MAX_TEXT = 2000
 """A label or detail longer than this is cut: a few screens of text is plenty to read."""
 
 
-def item_row(n: int, item: RfiItem) -> TableRow:
-    """Row `n` (1-based) of the items table; rows grow to fit the wrapped label and detail."""
-    return TableRow(
-        cells=(
-            plain(f"{n:,}"),
-            item_kind(item),
-            required_text(item),
-            item_type(item),
-            plain(item.label, max_len=MAX_TEXT),
-            plain(item.detail or "", style="dim", max_len=MAX_TEXT),
-        ),
-        key=item.id,
-        height=None,
-    )
+def item_row(n: int, item: RfiItem, *, detail_column: bool = True) -> TableRow:
+    """Row `n` (1-based) of the items table; rows grow to fit the wrapped label and detail.
+    Without `detail_column` the detail is written under the label."""
+    label = plain(item.label, max_len=MAX_TEXT)
+    detail = plain(item.detail or "", style="dim", max_len=MAX_TEXT)
+    cells = (plain(f"{n:,}"), item_kind(item), required_text(item), item_type(item))
+    if detail_column:
+        return TableRow(cells=(*cells, label, detail), key=item.id, height=None)
+    under = Text.assemble(label, "\n", detail) if detail.plain else label
+    return TableRow(cells=(*cells, under), key=item.id, height=None)
+
+
+def item_columns(width: int, count: int) -> list[tuple[str, str, int]]:
+    """(key, label, width) of each column for a table `width` cells wide holding `count` items."""
+    columns = [(key, label, max(size, len(f"{count:,}")) if key == "n" else size) for key, label, size in ITEM_COLUMNS]
+    if width < WIDE_ENOUGH:
+        columns = [(k, "Asked for (and detail)" if k == "label" else t, NARROW_TYPE if k == "type" else w)
+                   for k, t, w in columns if k != "detail"]
+    spare = width - 2 - sum(w + 2 for _, _, w in columns)
+    growing = [k for k, _, _ in columns if k in ("label", "detail")]
+    return [(k, t, max(MIN_LABEL, w + spare // len(growing)) if k in growing else w) for k, t, w in columns]
 
 
 class RfiItemsTable(WindowedTable):
@@ -46,13 +64,10 @@ class RfiItemsTable(WindowedTable):
     def __init__(self, items: list[RfiItem], **kwargs: object) -> None:
         super().__init__(window=200, **kwargs)
         self.items, self.duplicates = first_of_each(items, lambda item: item.id)
+        self._columns: list[tuple[str, str, int]] = []
 
     def on_mount(self) -> None:
-        for key, label, width in ITEM_COLUMNS:
-            if key == "n":
-                width = max(width, len(f"{len(self.items):,}"))
-            self.add_column(label, key=key, width=width)
-        self.show_rows(len(self.items), lambda i: item_row(i + 1, self.items[i]))
+        self._fit(WIDE_ENOUGH)
         if self.duplicates:
             self.notify(
                 f"The server listed the same item more than once in this round: {hidden_note(self.duplicates)}.",
@@ -60,6 +75,21 @@ class RfiItemsTable(WindowedTable):
                 severity="warning",
                 markup=False,
             )
+
+    def on_resize(self, _: events.Resize) -> None:
+        self._fit(self.size.width)
+
+    def _fit(self, width: int) -> None:
+        columns = item_columns(width, len(self.items))
+        if columns == self._columns:
+            return
+        self._columns = columns
+        position = self.position or 0
+        self.clear(columns=True)
+        for key, label, size in columns:
+            self.add_column(label, key=key, width=size)
+        detail_column = any(key == "detail" for key, _, _ in columns)
+        self.show_rows(len(self.items), lambda i: item_row(i + 1, self.items[i], detail_column=detail_column), position)
 
     @property
     def highlighted(self) -> RfiItem | None:

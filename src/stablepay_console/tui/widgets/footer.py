@@ -1,0 +1,72 @@
+"""The footer: the screen's own keys from the left, help and quit pinned on the right.
+
+Textual's footer lists the focused widget's keys, then the screen's, then the app's, and cuts the
+rest at the border: at 80 columns `?` and `q` were never seen. Here help and quit (and the command
+palette) sit in a group docked on the right, so a long list of screen keys is what gets cut. Screen
+switching is left to the tabs under the banner.
+
+Help and quit show the key that works now: `?` and `q`, or `f1` and `^c` while a text field has the
+keys (there `?` and `q` are typed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.app import ComposeResult
+from textual.binding import ActiveBinding
+from textual.containers import HorizontalGroup
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+PINNED = {"toggle_help": ("question_mark", "f1"), "quit": ("q", "ctrl+c")}
+"""Action -> its keys, preferred first."""
+
+
+def pinned_keys(active: dict[str, ActiveBinding]) -> list[tuple[str, ActiveBinding]]:
+    """(key, binding) for help and quit as they work now, in that order; missing ones are left out."""
+    found = []
+    for action, keys in PINNED.items():
+        for key in keys:
+            bound = active.get(key)
+            if bound is not None and bound.binding.action.removeprefix("app.") == action:
+                found.append((key, bound))
+                break
+    return found
+
+
+def shown_elsewhere(widget: Widget) -> bool:
+    """Keys the footer leaves out: help and quit (pinned) and screen switching (the tabs)."""
+    if not isinstance(widget, FooterKey):
+        return False
+    action = widget.action.removeprefix("app.")
+    return action in PINNED or action.startswith("switch_mode(") or "-command-palette" in widget.classes
+
+
+class ConsoleFooter(Footer):
+    DEFAULT_CSS = """
+    ConsoleFooter #footer-pinned {
+        dock: right;
+        width: auto;
+        height: 1;
+        background: $footer-background;
+    }
+    ConsoleFooter #footer-pinned FooterKey.-command-palette {
+        dock: none;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        widgets: Iterable[Widget] = list(super().compose())
+        if not self._bindings_ready:
+            return
+        yield from (widget for widget in widgets if not shown_elsewhere(widget))
+        pinned = [
+            FooterKey(key, self.app.get_key_display(bound.binding), bound.binding.description,
+                      bound.binding.action, disabled=not bound.enabled, tooltip=bound.tooltip,
+                      classes="-pinned").data_bind(compact=Footer.compact)
+            for key, bound in pinned_keys(self.screen.active_bindings)
+        ]
+        pinned += [w for w in widgets if isinstance(w, FooterKey) and "-command-palette" in w.classes]
+        yield HorizontalGroup(*pinned, id="footer-pinned")
