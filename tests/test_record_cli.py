@@ -126,3 +126,23 @@ def test_a_damaged_record_is_set_aside_and_the_shell_says_so(capsys: pytest.Capt
     err = capsys.readouterr().err
     assert "could not be read" in err and ".unreadable-" in err and "new record was started" in err
     assert [n.text for n in open_record().notes("embedded", RFI)] == ["after the damage"]
+
+
+def test_a_record_from_a_newer_console_fails_the_command_once_and_is_left_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import sqlite3
+
+    from stablepay_console.storage.record import record_file
+    from stablepay_console.storage.record_schema import LATEST
+
+    path = record_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {LATEST + 1}")
+    before = path.read_bytes()
+    assert cli("rfis", "note", RFI, "not kept") == 1
+    err = capsys.readouterr().err
+    assert err.count("newer stablepay-console") == 1 and "left as it is" in err
+    assert cli("audit", "verify") == 1
+    assert path.read_bytes() == before

@@ -211,3 +211,25 @@ async def test_a_damaged_record_is_set_aside_and_the_console_says_so(make_app) -
         assert len(said) == 1 and "could not be read" in said[0] and "new record was started" in said[0]
     kept = [p.name for p in path.parent.iterdir() if ".unreadable-" in p.name]
     assert len(kept) == 1 and kept[0] in said[0]
+
+
+async def test_a_record_from_a_newer_console_is_left_alone_and_the_console_says_so(make_app) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    from stablepay_console.storage.record import record_file
+    from stablepay_console.storage.record_schema import LATEST
+
+    path = record_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {LATEST + 1}")
+    before = path.read_bytes()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)
+        app.services.record.flush()
+        await wait_for_workers(pilot)
+        said = [n for n in app._notifications if n.title == "Local record"]
+        assert len(said) == 1 and said[0].severity == "error" and "newer stablepay-console" in said[0].message
+        assert app.screen.query_one("InboxTable").row_count == 20, "the console works on"
+    assert path.read_bytes() == before

@@ -137,5 +137,5 @@ def record_services(args: argparse.Namespace) -> Services:
     from stablepay_console.cli.session import services_for
 
     services = services_for(args)
-    services.record.on_notice = note
+    services.record.on_notice = lambda text, refused: None if refused else note(text)  # a refusal ends the run
     return services

@@ -53,8 +53,9 @@ class RecordWorker:
         self.problem: str | None = None
         """Set when the record cannot be used at all (a newer console's file); every call then fails."""
         self._refusal: RecordError | None = None
-        self.on_notice: Callable[[str], None] | None = None
-        """Told (on the record's thread) when opening set a bad file aside, with the message saying where."""
+        self.on_notice: Callable[[str, bool], None] | None = None
+        """Told (on the record's thread, once) what opening the record came to: a bad file set aside
+        (False), or the record refused, every call failing from then on (True); the message says why."""
         self._feeders: list[Callable[[], None]] = []
         _LIVE.add(self)
 
@@ -131,16 +132,20 @@ class RecordWorker:
         except RecordError as exc:
             self._refusal, self.problem = exc, str(exc)
             log.warning("%s", exc)
+            self._tell(str(exc), refused=True)
             raise
         self._checked = True
         if record.notice:
             self.notice = record.notice
-            if self.on_notice is not None:
-                try:
-                    self.on_notice(record.notice)
-                except Exception:  # whoever listens must not stop the record from working
-                    log.warning("Could not pass on the record's notice", exc_info=True)
+            self._tell(record.notice, refused=False)
         return record
+
+    def _tell(self, message: str, refused: bool) -> None:
+        if self.on_notice is not None:
+            try:
+                self.on_notice(message, refused)
+            except Exception:  # whoever listens must not stop the record from working
+                log.warning("Could not pass on the record's notice", exc_info=True)
 
     def _next(self) -> tuple[Callable[[Record], Any], Future[Any]] | None:
         with self._cond:

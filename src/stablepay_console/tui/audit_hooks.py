@@ -22,11 +22,14 @@ def audit_export(
 
 
 def announce_record_notices(app: ConsoleApp) -> None:
-    """Say in the console when the record had to set a damaged file aside (it happens on its own thread)."""
+    """Say in the console when the record set a damaged file aside, or cannot be used (a newer console's)."""
 
-    def say(text: str) -> None:
+    def say(text: str, refused: bool) -> None:
+        if refused:
+            text += " The console works on, but records nothing until then."
+        severity = "error" if refused else "warning"
         try:
-            app.call_from_thread(app.notify, text, title="Local record", severity="warning", timeout=30, markup=False)
+            app.call_from_thread(app.notify, text, title="Local record", severity=severity, timeout=30, markup=False)
         except RuntimeError:  # the console has already closed: the log has it
             pass
 
