@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
+from stablepay_console.services.durations import span
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
@@ -42,15 +43,7 @@ def deadline_event(mark: str) -> str:
 
 def time_left(delta: timedelta) -> str:
     """`3d 4h`, `5h 12m`, `7m`, `40s`: rounded down, for people."""
-    seconds = int(abs(delta.total_seconds()))
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days}d {hours}h"
-    if hours:
-        return f"{hours}h {minutes:02d}m"
-    return f"{minutes}m" if minutes else f"{secs}s"
+    return span(delta, seconds=False)
 
 
 def deadline_words(deadline: datetime | None, now: datetime) -> str:

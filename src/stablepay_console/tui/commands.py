@@ -1,4 +1,4 @@
-"""Command palette: every top-level screen by name."""
+"""Command palette: every top-level screen and every profile by name."""
 
 from __future__ import annotations
 
@@ -9,36 +9,42 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from stablepay_console.tui.screens import TOP_LEVEL
 
+Entry = tuple[str, Callable[[], object], str]
+"""(what the palette shows, what it does, its help line)."""
 
-class ScreensProvider(Provider):
-    """Open a screen by typing its name."""
+
+class EntriesProvider(Provider):
+    """A provider over a list of entries: subclasses say what the entries are, this finds them."""
+
+    def _entries(self) -> list[Entry]:
+        raise NotImplementedError
 
     async def discover(self) -> Hits:
-        for entry in TOP_LEVEL:
-            yield DiscoveryHit(
-                f"Open {entry.title}",
-                partial(self.app.switch_mode, entry.mode),
-                help=f"{entry.description} (key {entry.key})",
-            )
+        for text, action, help_text in self._entries():
+            yield DiscoveryHit(text, action, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for entry in TOP_LEVEL:
-            text = f"Open {entry.title}"
+        for text, action, help_text in self._entries():
             score = matcher.match(text)
             if score > 0:
-                yield Hit(
-                    score,
-                    matcher.highlight(text),
-                    partial(self.app.switch_mode, entry.mode),
-                    help=f"{entry.description} (key {entry.key})",
-                )
+                yield Hit(score, matcher.highlight(text), action, help=help_text)
 
 
-class ProfilesProvider(Provider):
+class ScreensProvider(EntriesProvider):
+    """Open a screen by typing its name."""
+
+    def _entries(self) -> list[Entry]:
+        return [
+            (f"Open {entry.title}", partial(self.app.switch_mode, entry.mode), f"{entry.description} (key {entry.key})")
+            for entry in TOP_LEVEL
+        ]
+
+
+class ProfilesProvider(EntriesProvider):
     """Switch to a profile by typing its name."""
 
-    def _entries(self) -> list[tuple[str, Callable[[], None], str]]:
+    def _entries(self) -> list[Entry]:
         from stablepay_console.profiles.store import ProfileStoreError
         from stablepay_console.tui.modals.profile_switcher import profile_book, request_switch
 
@@ -55,14 +61,3 @@ class ProfilesProvider(Provider):
             )
             for p in profiles
         ]
-
-    async def discover(self) -> Hits:
-        for text, action, help_text in self._entries():
-            yield DiscoveryHit(text, action, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for text, action, help_text in self._entries():
-            score = matcher.match(text)
-            if score > 0:
-                yield Hit(score, matcher.highlight(text), action, help=help_text)

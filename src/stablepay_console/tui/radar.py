@@ -11,13 +11,11 @@ What is due and what changed is worked out UI-free in `services.radar`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.notifications import SeverityLevel
 from textual.timer import Timer
 
@@ -26,6 +24,7 @@ from stablepay_console.api.sanitize import clean
 from stablepay_console.services.radar import RadarPoller
 from stablepay_console.services.watch_events import NEW_REQUEST, NEW_ROUND, WatchEvent, deadline_words
 from stablepay_console.storage import watch_state
+from stablepay_console.tui.commands import EntriesProvider, Entry
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -168,12 +167,12 @@ async def open_needs_action(app: App[None]) -> None:
         screen.action_toggle_needs_action()
 
 
-class RadarCommands(Provider):
+class RadarCommands(EntriesProvider):
     """The radar in the command palette: open needs action, how often to poll, off."""
 
-    def _entries(self) -> list[tuple[str, Callable[[], object], str]]:
+    def _entries(self) -> list[Entry]:
         app = self.app
-        entries: list[tuple[str, Callable[[], object], str]] = [
+        entries: list[Entry] = [
             ("Needs action: requests due first", partial(app.run_action, NEEDS_ACTION_ACTION),
              "Every issued request, nearest deadline first (key !)"),
         ]
@@ -184,14 +183,3 @@ class RadarCommands(Provider):
                 entries.append((f"Deadline radar: {said}", partial(radar.set_seconds, seconds),
                                 "How often the banner's count of due requests is refreshed"))
         return entries
-
-    async def discover(self) -> Hits:
-        for text, action, help_text in self._entries():
-            yield DiscoveryHit(text, action, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for text, action, help_text in self._entries():
-            score = matcher.match(text)
-            if score > 0:
-                yield Hit(score, matcher.highlight(text), action, help=help_text)

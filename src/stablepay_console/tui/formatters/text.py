@@ -13,6 +13,7 @@ from decimal import Decimal
 from rich.text import Text
 
 from stablepay_console.api.sanitize import clean, has_control
+from stablepay_console.services.durations import span
 from stablepay_console.tui.formatters.numbers import money as safe_money
 
 MAX_TYPED_PATH = 4096
@@ -47,18 +48,6 @@ def when(value: datetime | date | None) -> str:
         )
     return value.isoformat()
 
-
-def span(delta: timedelta) -> str:
-    """A compact duration: 3d 4h, 5h 12m, 7m 09s."""
-    seconds = int(abs(delta.total_seconds()))
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days}d {hours}h"
-    if hours:
-        return f"{hours}h {minutes:02d}m"
-    return f"{minutes}m {secs:02d}s"
 
 
 def ago(value: datetime | None, now: datetime) -> str:
