@@ -74,8 +74,8 @@ class InboxScreen(InboxClaims, ConsoleScreen):
         self.auto_secs = 0
         self._auto_timer: Timer | None = None
         self._tick_timer: Timer | None = None
-        self._rows_that_fit = 20
-        self._sized = False
+        self._rows_that_fit: int | None = None
+        """How many rows the table shows (None until its first size is known)."""
 
     # --- layout -----------------------------------------------------------------
 
@@ -104,13 +104,12 @@ class InboxScreen(InboxClaims, ConsoleScreen):
     @on(InboxTable.Fits)
     def follow_table_height(self, event: InboxTable.Fits) -> None:
         """Unless the user chose a page size, a page is as many rows as the table shows."""
-        self._rows_that_fit = min(event.rows, MAX_LIMIT)
+        rows, first = min(event.rows, MAX_LIMIT), self._rows_that_fit is None
+        self._rows_that_fit = rows
         pager = self.paging
-        chosen = self.query_one(InboxFilterBar).limit is not None
-        if chosen or (self._sized and pager.query.limit == self._rows_that_fit):
+        if self.query_one(InboxFilterBar).limit is not None or (not first and pager.query.limit == rows):
             return
-        self._sized = True
-        pager.set_limit(self._rows_that_fit)
+        pager.set_limit(rows)
         if pager.view != NEEDS_ACTION:
             self.load()
         elif pager.action.current is None:
@@ -207,14 +206,14 @@ class InboxScreen(InboxClaims, ConsoleScreen):
             status.append(f" · {limit} per page")
             if total == 0:
                 status.append(" · No requests match these filters.")
-            if state.current is not None and state.error is None:
-                shown = state.current.provenance
-                where = f" · {clean(shown.profile, 30)} ({shown.environment}) at {clock_text(shown.at)}"
-                status.append(where, style="dim")
             if pager.revalidated and not needs_action:
                 status.append(" · updated", style="italic green")
         if state.loading:
             status.append(("   " if status else "") + state.loading, style="italic")
+        if window is not None and state.current is not None and state.error is None:
+            # Last: on one line at 80 columns, where the page came from is what gets cut (the banner says it).
+            shown = state.current.provenance
+            status.append(f" · {clean(shown.profile, 30)} ({shown.environment}) at {clock_text(shown.at)}", style="dim")
         self.query_one("#inbox-status", Static).update(status)
 
         error = self.query_one("#inbox-error", ResultStatus)
@@ -236,9 +235,12 @@ class InboxScreen(InboxClaims, ConsoleScreen):
 
     @on(InboxFilterBar.Applied)
     def apply_filters(self, event: InboxFilterBar.Applied) -> None:
-        self.paging.apply(event.filters, self._rows_that_fit if event.limit is None else event.limit)
+        auto, fits = event.limit is None, self._rows_that_fit
+        self.paging.apply(event.filters, event.limit or fits or self.paging.query.limit)
         if isinstance(self.focused, Input):
             self.table.focus()  # Enter applied a typed value: paging keys work again at once
+        if auto and fits is None:
+            return  # following the table, whose first size starts the load
         self.action_refresh()
 
     def action_focus_filters(self) -> None:
