@@ -34,7 +34,7 @@ def build(sandbox: Sandbox) -> ConsoleApp:
 async def fill_every_screen(pilot: Pilot[Any]) -> None:
     """A result on each API screen, fetched under the built-in sandbox profile."""
     await open_mode(pilot, "inbox")
-    assert pilot.app.screen.query_one(DataTable).row_count == 20
+    assert pilot.app.screen.query_one(DataTable).row_count > 0
     await open_mode(pilot, "batch")
     await submit_id(pilot, BATCH_SMALL_ID)
     await open_mode(pilot, "quote")

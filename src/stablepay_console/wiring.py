@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 import httpx
 
 from stablepay_console.api import ApiKey, StablePayClient
-from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.api.dashboard import SandboxDashboard
+from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, EMBEDDED_PROFILES, Profile
 from stablepay_console.profiles.simulated import SimulatedVault
 from stablepay_console.services.audit import AuditLog
 from stablepay_console.services.history import HistoryRecorder
 from stablepay_console.services.notes import Notes, author_for
-from stablepay_console.services.recording import RecordingClient
+from stablepay_console.services.recording import recording_rfis
 from stablepay_console.services.switching import SwitchOutcome, switch_profile
 from stablepay_console.storage.record_worker import RecordWorker
 
@@ -139,10 +139,9 @@ class Services:
 
     def client_for(self, profile: Profile) -> StablePayClient:
         """A client for `profile` with its own key; every RFI it receives goes to the local record."""
-        return RecordingClient(
-            profile.base_url, self.key(profile), transport=self._transport(profile), recorder=self.history,
-            profile=profile.name, environment=profile.environment, clock=self.recorded_at,
-        )
+        recording = recording_rfis(self.history, profile.name, profile.environment, self.recorded_at)
+        key, transport = self.key(profile), self._transport(profile)
+        return StablePayClient(profile.base_url, key, transport=transport, on_rfis=recording)
 
     def recorded_at(self) -> datetime:
         return self.record_clock()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Generator
+from collections.abc import AsyncGenerator, Callable, Generator
 from datetime import datetime
 from typing import Any
 
@@ -105,6 +105,7 @@ class StablePayClient:
         export_concurrency: int = 8,
         max_body_bytes: int = DEFAULT_MAX_BODY,
         deadline: float = DEFAULT_DEADLINE,
+        on_rfis: Callable[[list[Rfi]], None] | None = None,
     ) -> None:
         url = check_base_url(base_url)
         self.base_url = str(url).rstrip("/")
@@ -112,6 +113,8 @@ class StablePayClient:
         self.export_concurrency = max(1, export_concurrency)
         self.max_body_bytes = max_body_bytes
         self.deadline = deadline
+        self.on_rfis = on_rfis
+        """Told of every page of RFIs received (the local record listens here); it must not block."""
         inner = transport if transport is not None else httpx.AsyncHTTPTransport()
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
@@ -152,7 +155,10 @@ class StablePayClient:
             params["kind"] = kind  # type: ignore[assignment]
         if user_id is not None:
             params["userId"] = parse_uuid(user_id, "user ID")
-        return await self._get("/v2/rfis", RfiPage, params=params)
+        page = await self._get("/v2/rfis", RfiPage, params=params)
+        if self.on_rfis is not None:
+            self.on_rfis(page.data)
+        return page
 
     async def iter_rfis(
         self,
