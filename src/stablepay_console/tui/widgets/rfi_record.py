@@ -72,11 +72,16 @@ class RfiRecordPanel(Vertical):
         profile = self.console.profile
         return profile.name if profile is not None else ""
 
-    def on_mount(self) -> None:
-        self.reload()
+    async def on_mount(self) -> None:
+        # Awaited here, not in a worker: the first read is part of mounting (tests and snapshots see it
+        # done), yet the UI is never blocked: it waits on the record's thread.
+        await self._load()
 
     @work(exclusive=True, group="rfi-record")
     async def reload(self) -> None:
+        await self._load()
+
+    async def _load(self) -> None:
         profile, rfi_id = self.profile, self.rfi_id
         try:
             history, notes, claim = await self.console.services.record.run(
