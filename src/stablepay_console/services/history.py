@@ -29,6 +29,12 @@ def _safe_json(text: str) -> str:
     return text if text.isascii() and text.isprintable() else json_safe(text)
 
 
+def _safe(text: str, max_len: int) -> str:
+    if text.isascii() and text.isprintable() and len(text) <= max_len:
+        return text
+    return clean(text, max_len)
+
+
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -38,11 +44,11 @@ def _round_sighting(r: RfiRound) -> RoundSighting:
     wire = _safe_json(r.model_dump_json(by_alias=True))
     return RoundSighting(
         round_no=r.round,
-        round_id=clean(r.id, 80),
+        round_id=_safe(r.id, 80),
         issued_at=stamp(r.issued_at),
         expires_at=stamp(r.expires_at) if r.expires_at else None,
         submitted_at=stamp(r.submitted_at) if r.submitted_at else None,
-        link=clean(r.link, 2000) if r.link else None,
+        link=_safe(r.link, 2000) if r.link else None,
         wire_json=wire,
         fingerprint=_digest(wire),
     )
@@ -53,7 +59,7 @@ def sighting(rfi: Rfi) -> RfiSighting:
     request = _safe_json(rfi.model_dump_json(by_alias=True, exclude={"round"}))
     round_ = _round_sighting(rfi.round) if rfi.round is not None else None
     whole = request + (round_.fingerprint if round_ else "")
-    return RfiSighting(clean(rfi.id, 80), clean(rfi.status, 40), _digest(whole), request, round_)
+    return RfiSighting(_safe(rfi.id, 80), _safe(rfi.status, 40), _digest(whole), request, round_)
 
 
 QUIET_SECONDS = 1.0
