@@ -18,7 +18,7 @@ from common import Row, ms, percentile
 from textual import events
 from textual.widgets import DataTable
 
-from stablepay_console.profiles.model import EMBEDDED_PROFILE
+from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
 from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.wiring import Services
 
@@ -81,17 +81,20 @@ class PaintProbe:
         return end - start
 
 
-def new_app(connector: Services) -> ConsoleApp:
-    return ConsoleApp(EMBEDDED_PROFILE, connector)
+def new_app(connector: Services, profile: Profile = EMBEDDED_PROFILE) -> ConsoleApp:
+    return ConsoleApp(profile, connector)
 
 
-async def page_switch(connector: Services, presses: int) -> tuple[float, list[float]]:
+async def page_switch(
+    connector: Services, presses: int, profile: Profile = EMBEDDED_PROFILE
+) -> tuple[float, list[float]]:
     """Seconds from pressing `n` to the next page's first row painted: the first press, then the rest.
 
     The first press after start pays one-off costs (the footer's bindings change, caches warm up),
-    so it is reported on its own; the percentiles are over the presses after it.
+    so it is reported on its own; the percentiles are over the presses after it. Between presses the
+    console settles (its workers finish) and then a person reads a little before paging on.
     """
-    app = new_app(connector)
+    app = new_app(connector, profile)
     samples: list[float] = []
     rng = random.Random(5)
     async with app.run_test(size=(120, 40)):

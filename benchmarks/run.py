@@ -7,6 +7,7 @@ are for reading this output; nothing here is a timed assertion in the test suite
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -18,8 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Row, render
 
-FIGURES = ("startup", "page", "parse", "export", "memory")
-"""`page` covers page switch and responsiveness (one in-process session each)."""
+FIGURES = ("cli", "startup", "page", "served", "parse", "export", "memory")
+"""`cli`: --version and --help; `startup`: the console's first frame and first rows; `page`: page switch and
+responsiveness on the embedded sandbox; `served`: page switch against `sandbox serve --latency 0.2`."""
 
 
 def plan(quick: bool) -> dict[str, Callable[[], list[Row]]]:
@@ -28,15 +30,27 @@ def plan(quick: bool) -> dict[str, Callable[[], list[Row]]]:
     import in_process
     import memory
     import parse
+    import served_paging
 
     rfis = 600 if quick else 50000
+    presses = 3 if quick else 60
     return {
+        "cli": lambda: cli_rows(runs=1 if quick else 15),
         "startup": lambda: cold_start.measure(runs=1 if quick else 9),
-        "page": lambda: in_process.measure(rfis, presses=3 if quick else 60, reloads=1 if quick else 5),
+        "page": lambda: in_process.measure(rfis, presses=presses, reloads=1 if quick else 5),
+        "served": lambda: served_paging.measure(rfis, presses=presses, latency=0.2),
         "parse": lambda: parse.measure(repeat=2 if quick else 7, number=5 if quick else 200),
         "export": lambda: export_speed.measure(rfis),
         "memory": lambda: memory.measure(rfis),
     }
+
+
+def cli_rows(runs: int) -> list[Row]:
+    """--version, --help, a usage error and a headless command against `python -c pass` (benchmarks/cli_start.py)."""
+    import cli_start
+
+    with contextlib.redirect_stdout(sys.stderr):  # anything it prints is not this table
+        return cli_start.main(runs)
 
 
 def main(argv: list[str] | None = None) -> int:

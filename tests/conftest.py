@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import pickle
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,6 +21,7 @@ from textual.widgets import Input
 
 from stablepay_console.api import StablePayClient
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
+from stablepay_console.sandbox import app as sandbox_app
 
 FIXED_NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
 """The instant every test treats as now, so countdowns and snapshots are stable."""
@@ -69,10 +72,64 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     keyring.set_keyring(previous)
 
 
+# --- running the suite ------------------------------------------------------------------------------------------
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` (the default, see pyproject.toml): two workers per CPU, at most 16.
+
+    Much of a Textual test is waiting (for the screen to go idle, for a subprocess), so one worker per CPU
+    leaves CPUs idle. PYTEST_XDIST_AUTO_NUM_WORKERS still decides when set (None: xdist reads it).
+    """
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(2, min(2 * cpus, 16))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A whole-suite or CI run that collected nothing is a failure, not exit 5 ("no tests ran")."""
+    if exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED:
+        return
+    whole_suite = session.config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    if whole_suite or os.environ.get("CI"):
+        session.config.get_terminal_writer().line(
+            "stablepay-console: the run collected no tests; the whole suite (or CI) must run some.", red=True
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# --- sandboxes ---------------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _pickled_world(seed: int, rfi_count: int, now: datetime, frozen: bool) -> bytes:
+    return pickle.dumps(sandbox_app.SandboxData(seed=seed, rfi_count=rfi_count, now=now, frozen=frozen))
+
+
+def _world_copy(*, seed: int = 7, rfi_count: int = 240, now: datetime | None = None, frozen: bool = False) -> Any:
+    """A fresh copy of the world the sandbox would generate: generated once per process, copied per test."""
+    if now is None:  # the wall clock's world differs each time: nothing to share
+        return _real_sandbox_data(seed=seed, rfi_count=rfi_count, frozen=frozen)
+    return pickle.loads(_pickled_world(seed, rfi_count, now, frozen))
+
+
+_real_sandbox_data = sandbox_app.SandboxData
+
+
 @pytest.fixture
-def sandbox() -> Sandbox:
-    """The default sandbox world at the fixed instant."""
-    return Sandbox(now=FIXED_NOW)
+def sandbox(monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+    """The default sandbox world at the fixed instant: each test its own, free to change it.
+
+    Generating the world costs tens of milliseconds in every test that uses it; a copy of the world
+    generated once costs one. The copy is the same data, and only this test's sandbox holds it.
+    """
+    with monkeypatch.context() as patch:
+        patch.setattr(sandbox_app, "SandboxData", _world_copy)
+        return Sandbox(now=FIXED_NOW)
 
 
 @pytest.fixture

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = (
-    "startup (median)",
+    "stablepay-console --version",
+    "stablepay-console --help",
+    "console first frame (median)",
+    "console first rows (median)",
     "page switch p50",
     "page switch p95",
     "responsiveness p95",
+    "page switch p95, served 200 ms",
     "parse: RfiPage.model_validate_json",
     "parse: client decode() (actual path)",
     "export (iter_rfis, CSV)",
     "memory (peak RSS)",
 )
+MEASURED_BASELINE = {
+    "stablepay-console --version": "python -c pass",
+    "stablepay-console --help": "python -c pass",
+    "console first frame (median)": "bare Textual app",
+    "console first rows (median)": "bare Textual app",
+    "export (iter_rfis, CSV)": "sequential",
+}
+"""Figures whose baseline is measured in the same run, and the baseline their target names."""
 
 
 def test_quick_run_prints_every_figure() -> None:
@@ -35,3 +48,8 @@ def test_quick_run_prints_every_figure() -> None:
         rows = [line for line in lines if line.startswith(figure + "  ")]
         assert len(rows) == 1, f"no row for {figure!r} in:\n{done.stdout}"
         assert rows[0].rstrip().endswith(("yes", "NO", "-")), rows[0]
+        cells = re.split(r"\s{2,}", rows[0].strip())
+        assert len(cells) == 6, rows[0]
+        if figure in MEASURED_BASELINE:
+            assert re.fullmatch(r"[\d.]+ (ms|s)", cells[2]), f"{figure}: no baseline measured: {rows[0]}"
+            assert MEASURED_BASELINE[figure] in cells[4], rows[0]
