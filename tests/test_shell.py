@@ -236,7 +236,7 @@ async def test_a_slow_radar_poll_never_holds_a_key_press(sandbox) -> None:  # ty
 
 
 async def test_a_narrow_banner_puts_the_overdue_count_first(sandbox) -> None:  # type: ignore[no-untyped-def]
-    from stablepay_console.tui.radar import compact
+    from stablepay_console.tui.formatters.radar import compact
 
     assert compact("21 due < 24h · 4 overdue") == "4 overdue · 21 due"
     assert compact("2 due < 24h") == "2 due"

@@ -8,10 +8,12 @@ even in a traceback, carries no raw escape sequence.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import httpx
+from typing import TYPE_CHECKING
 
 from stablepay_console.api.sanitize import clean
+
+if TYPE_CHECKING:  # the errors themselves load without httpx (the console paints before the client stack loads)
+    import httpx
 
 MAX_MESSAGE = 4000
 

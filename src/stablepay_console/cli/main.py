@@ -127,12 +127,20 @@ def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:
 
 def run_console(args: argparse.Namespace) -> int:
     from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.boot import built_in_start
 
     setup_logging()
-    started = start_profile(args)
-    if started is None:
-        return 2
-    app = ConsoleApp(*started, radar=True)
+    built_in = built_in_start(getattr(args, "profile", None))
+    if built_in is not None:
+        # A built-in profile always has its key: paint the first frame now, build the services behind it.
+        from stablepay_console.cli.session import services_for
+
+        app = ConsoleApp(built_in, lambda: services_for(args), radar=True)
+    else:
+        started = start_profile(args)  # a configured profile's key is checked before the UI
+        if started is None:
+            return 2
+        app = ConsoleApp(*started, radar=True)
     app.run()
     return app.return_code or 0
 

@@ -15,11 +15,9 @@ from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 
-from stablepay_console.api import APIError, StablePayClient
 from stablepay_console.api.error_text import error_text
+from stablepay_console.api.errors import APIError
 from stablepay_console.profiles.model import Profile
-from stablepay_console.services.switching import SwitchOutcome
-from stablepay_console.tui import key_notices
 from stablepay_console.tui.audit_hooks import announce_record_notices
 from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider
 from stablepay_console.tui.formatters.text import clean, has_control
@@ -31,7 +29,12 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 
 if TYPE_CHECKING:
+    from stablepay_console.api import StablePayClient
+    from stablepay_console.services.switching import SwitchOutcome
     from stablepay_console.wiring import Services
+
+BOOTING_ACTIONS = frozenset({"switch_mode", "switch_profile", "radar_needs_action", "command_palette"})
+"""What waits until the services are built (a first frame painted before them has no client yet)."""
 
 
 def utc_now() -> datetime:
@@ -57,6 +60,10 @@ class ConsoleApp(App[None]):
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit.ctrl_c"),
     ]
 
+    services: Services
+    """Built before the app (tests) or in a thread after the first frame (the installed console)."""
+    client: StablePayClient
+
     profile: reactive[Profile | None] = reactive(None)
     ping_state: reactive[str] = reactive("not checked")
     radar_label: reactive[str] = reactive("")
@@ -67,7 +74,7 @@ class ConsoleApp(App[None]):
     def __init__(
         self,
         profile: Profile,
-        services: Services,
+        services: Services | Callable[[], Services],
         *,
         clock: Clock = utc_now,
         ping_on_start: bool = True,
@@ -75,21 +82,64 @@ class ConsoleApp(App[None]):
         inbox_page_size: int | None = None,
     ) -> None:
         super().__init__()
-        self.services = services
         self.clock = clock
         self.ping_on_start = ping_on_start
         self.inbox_page_size = inbox_page_size
         """The inbox's rows per page to start with; None follows the table's height (the filter bar changes it)."""
         self.radar = Radar(self) if radar else None
         """The background poll of due requests (the installed console turns it on)."""
-        services.record_clock = clock  # what the console records happened at its own "now"
-        self.client: StablePayClient = services.client_for(profile)
         self.set_reactive(ConsoleApp.profile, profile)
         for entry in TOP_LEVEL:
             self.add_mode(entry.mode, entry.load)
+        self.build_services: Callable[[], Services] | None = None
+        """Given a way to build the services (the installed console), the first frame is painted before them."""
+        if callable(services) and not hasattr(services, "client_for"):
+            self.build_services = services
+        else:
+            self._wire(services)  # type: ignore[arg-type]
+
+    def _wire(self, services: Services) -> None:
+        self.services = services
+        services.record_clock = self.clock  # what the console records happened at its own "now"
+        self.client = services.client_for(self.profile)  # type: ignore[arg-type]
+
+    @property
+    def ready(self) -> bool:
+        return self.build_services is None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.ready and action in BOOTING_ACTIONS:
+            return False
+        return True
 
     def on_mount(self) -> None:
         self.catch_exit_signals()
+        if self.build_services is not None:
+            from stablepay_console.tui.boot import BootScreen
+
+            self.push_screen(BootScreen())
+            self.boot()
+            return
+        self.start()
+
+    @work(thread=True, exclusive=True, group="boot")
+    def boot(self) -> None:
+        """Build the services (and load the client stack and the inbox) off the UI thread."""
+        assert self.build_services is not None
+        services = self.build_services()
+        import stablepay_console.tui.screens.inbox  # noqa: F401  - loaded here, not on the UI thread
+
+        self.call_from_thread(self._booted, services)
+
+    def _booted(self, services: Services) -> None:
+        self._wire(services)
+        self.build_services = None
+        self.start()
+
+    def start(self) -> None:
+        """What the console does once its services exist: the inbox, the radar, the ping, the notices."""
+        from stablepay_console.tui import key_notices
+
         announce_record_notices(self)
         self.switch_mode("inbox")
         if self.radar is not None:
@@ -102,7 +152,8 @@ class ConsoleApp(App[None]):
 
     async def on_unmount(self) -> None:
         self.release_exit_signals()
-        await self.client.aclose()
+        if self.ready:
+            await self.client.aclose()
 
     EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -176,6 +227,8 @@ class ConsoleApp(App[None]):
         self.client = outcome.client
         self.ping_state = outcome.ping or "not checked"
         self.profile = outcome.profile
+        from stablepay_console.tui import key_notices
+
         key_notices.announce_key_age(self, outcome.profile)
         await old.aclose()
         return True
@@ -186,7 +239,9 @@ class ConsoleApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quit; with a production key's rotation unfinished, ask first."""
-        if not key_notices.ask_before_quitting(self):
+        from stablepay_console.tui import key_notices
+
+        if not self.ready or not key_notices.ask_before_quitting(self):
             self.exit()
 
     def action_switch_profile(self) -> None:

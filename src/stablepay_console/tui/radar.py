@@ -14,8 +14,6 @@ import logging
 from functools import partial
 from typing import TYPE_CHECKING
 
-from rich.style import Style
-from rich.text import Text
 from textual.notifications import SeverityLevel
 from textual.timer import Timer
 
@@ -25,6 +23,7 @@ from stablepay_console.services.radar import RadarPoller
 from stablepay_console.services.watch_events import NEW_REQUEST, NEW_ROUND, WatchEvent, deadline_words
 from stablepay_console.storage import watch_state
 from stablepay_console.tui.commands import EntriesProvider, Entry
+from stablepay_console.tui.formatters.radar import NEEDS_ACTION_ACTION
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -35,33 +34,12 @@ log = logging.getLogger(__name__)
 
 GROUP = "deadline-radar"
 NEEDS_ACTION_VIEW = "needs action"
-NEEDS_ACTION_ACTION = "app.radar_needs_action"
 TITLES = {
     NEW_REQUEST: "New request",
     NEW_ROUND: "Compliance asked again",
     "deadline_24h": "Deadline in under 24 hours",
     "deadline_1h": "Deadline in under 1 hour",
 }
-
-
-def compact(label: str) -> str:
-    """`2 due < 24h · 1 overdue` -> `1 overdue · 2 due`: the most urgent first, for a narrow banner."""
-    parts = [part.replace(" < 24h", "") for part in label.split(" · ")]
-    return " · ".join(sorted(parts, key=lambda part: "overdue" not in part))
-
-
-def radar_text(label: str, narrow: bool = False) -> Text:
-    """The banner's count (with its separator): reversed, and a click on it opens needs action.
-
-    Empty when nothing is due. `narrow`: the most urgent first, in as few cells as it takes, so that
-    at 80 columns "4 overdue" still shows after the ping.
-    """
-    if not label:
-        return Text("")
-    style = Style(bold=True, reverse=True, meta={"@click": NEEDS_ACTION_ACTION})
-    if narrow:
-        return Text.assemble(" ", (clean(compact(label), 60), style))
-    return Text.assemble(" · ", (f" {clean(label, 60)} ", style))
 
 
 def describe(event: WatchEvent, now_words: str) -> str:

@@ -7,8 +7,8 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from stablepay_console.profiles.model import Profile
+from stablepay_console.tui.formatters.radar import radar_text
 from stablepay_console.tui.formatters.text import clean
-from stablepay_console.tui.radar import radar_text
 
 
 class EnvironmentBanner(Static):
