@@ -22,6 +22,7 @@ from textual.widgets import Input
 from stablepay_console.api import StablePayClient
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.sandbox import app as sandbox_app
+from stablepay_console.sandbox.data import SandboxData
 
 FIXED_NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
 """The instant every test treats as now, so countdowns and snapshots are stable."""
@@ -107,17 +108,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @functools.cache
 def _pickled_world(seed: int, rfi_count: int, now: datetime, frozen: bool) -> bytes:
-    return pickle.dumps(sandbox_app.SandboxData(seed=seed, rfi_count=rfi_count, now=now, frozen=frozen))
+    return pickle.dumps(SandboxData(seed=seed, rfi_count=rfi_count, now=now, frozen=frozen))
 
 
 def _world_copy(*, seed: int = 7, rfi_count: int = 240, now: datetime | None = None, frozen: bool = False) -> Any:
     """A fresh copy of the world the sandbox would generate: generated once per process, copied per test."""
     if now is None:  # the wall clock's world differs each time: nothing to share
-        return _real_sandbox_data(seed=seed, rfi_count=rfi_count, frozen=frozen)
+        return SandboxData(seed=seed, rfi_count=rfi_count, frozen=frozen)
     return pickle.loads(_pickled_world(seed, rfi_count, now, frozen))
-
-
-_real_sandbox_data = sandbox_app.SandboxData
 
 
 @pytest.fixture
