@@ -244,3 +244,19 @@ def test_a_headless_command_that_exits_at_once_still_records_what_it_received(is
     assert done.returncode == 0, done.stderr
     ids = [r["id"] for r in json.loads(done.stdout)["data"]]
     assert len(ids) == 3 and all(written(i) for i in ids)
+
+
+def test_a_bulk_fetch_is_written_as_it_goes(sandbox: Sandbox) -> None:
+    from stablepay_console.services.history import HistoryRecorder
+    from stablepay_console.storage.record_worker import RecordWorker
+
+    worker = RecordWorker()
+    worker.call(lambda record: None)
+    recorder = HistoryRecorder(worker, quiet=600, max_hold=600, max_held=50)
+    rfis = list(sandbox.data.rfis[:60])
+    recorder.saw("embedded", "sandbox", rfis[:20], FIXED_NOW)
+    recorder.saw("embedded", "sandbox", rfis[20:40], FIXED_NOW)
+    assert not written(rfis[0].id)
+    recorder.saw("embedded", "sandbox", rfis[40:60], FIXED_NOW)  # 60 waiting: more than 50
+    assert wait_until(lambda: written(rfis[59].id) and written(rfis[0].id))
+    worker.close()

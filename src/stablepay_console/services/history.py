@@ -66,6 +66,8 @@ QUIET_SECONDS = 1.0
 """Fetched pages are written once fetching has paused this long, so the work never competes with paging."""
 MAX_HOLD_SECONDS = 30.0
 """...or at the latest this long after the first page began to wait (a console that never pauses)."""
+MAX_HELD = 2000
+"""...or as soon as this many requests wait: a bulk fetch (an export, a watch poll) is written as it goes."""
 
 
 class HistoryRecorder:
@@ -76,15 +78,18 @@ class HistoryRecorder:
     """
 
     def __init__(
-        self, worker: RecordWorker, quiet: float = QUIET_SECONDS, max_hold: float = MAX_HOLD_SECONDS
+        self, worker: RecordWorker, quiet: float = QUIET_SECONDS, max_hold: float = MAX_HOLD_SECONDS,
+        max_held: int = MAX_HELD,
     ) -> None:
         self.worker = worker
         self.quiet = quiet
         self.max_hold = max_hold
+        self.max_held = max_held
         self._lock = threading.Lock()
         self._pending: list[tuple[str, str, datetime, Sequence[Rfi]]] = []
         self._timer: threading.Timer | None = None
         self._first = self._last = 0.0
+        self._held = 0
         worker.add_feeder(self.push)
 
     def saw(self, profile: str, environment: str, rfis: Sequence[Rfi], at: datetime) -> None:
@@ -94,11 +99,14 @@ class HistoryRecorder:
         with self._lock:
             now = time.monotonic()
             if not self._pending:
-                self._first = now
+                self._first, self._held = now, 0
             self._pending.append((profile, environment, at, rfis))
-            self._last = now
-            if self._timer is None:
+            self._last, self._held = now, self._held + len(rfis)
+            bulk = self._held >= self.max_held
+            if self._timer is None and not bulk:
                 self._arm(self.quiet)
+        if bulk:
+            self.push()
 
     def _arm(self, delay: float) -> None:
         timer = threading.Timer(delay, self._due)
