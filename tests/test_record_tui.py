@@ -155,7 +155,7 @@ async def test_the_audit_view_lists_newest_first_filters_and_checks_the_chain(ma
         await pilot.press("slash")
         await pilot.press(*rfi.id[:8], "enter")
         await pilot.pause()
-        assert table.row_count == 1 and str(table.get_row_at(0)[5]) == rfi.id
+        assert table.row_count == 1 and str(table.get_row_at(0)[5]) == rfi.id[:8] + "…"
         assert "1 of the latest 2 entries matching" in str(screen.query_one("#audit-status").render())
         await pilot.press("x")
         await pilot.pause()

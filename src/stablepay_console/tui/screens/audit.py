@@ -25,7 +25,8 @@ HELP = """\
 
 What was done with this console, newest first: profile switches, pings, quote refreshes, key
 rotation steps, exports, hosted links opened or copied, notes, claims and evidence packs. Each
-entry has its time, actor, profile and environment, action, target ID and outcome; never a key.
+entry has its time, actor, profile (red: production), action, target ID (its first 8
+characters) and outcome; never a key.
 
 - **/** focuses the filter: only entries whose action, target, profile, actor or outcome contain
   the text (Enter applies, Esc leaves the field); **x** clears it.
@@ -34,6 +35,11 @@ entry has its time, actor, profile and environment, action, target ID and outcom
 
 From the shell: `stablepay-console audit log` and `stablepay-console audit verify`.
 """
+
+
+def short_target(target: str) -> str:
+    """A request or transfer ID by its first 8 characters (the filter takes the whole ID); others as they are."""
+    return target[:8] + "…" if len(target) == 36 and target.count("-") == 4 else clean(target, 40)
 
 
 def matches(entry: AuditEntry, needle: str) -> bool:
@@ -127,8 +133,8 @@ class AuditScreen(ConsoleScreen):
         for e in shown:
             table.add_row(
                 plain(e.seq), plain(e.at[:19].replace("T", " ")), plain(e.actor, max_len=24),
-                plain(f"{e.profile} ({e.environment})" if e.profile else "", max_len=32),
-                plain(ACTIONS.get(e.action, e.action), max_len=28), plain(e.target, max_len=36),
+                plain(e.profile, "bold red" if e.environment == "production" else "", max_len=24),
+                plain(ACTIONS.get(e.action, e.action), max_len=28), plain(short_target(e.target)),
                 plain(e.outcome, max_len=60), key=str(e.seq),
             )
         status = Text(f"{len(shown)} of the latest {len(self.entries)} entries", style="bold")
