@@ -97,15 +97,10 @@ def deadline(rng: random.Random, status: str, index: int, now: datetime) -> date
     return now + timedelta(days=rng.randint(-30, 10))
 
 
-def make_rfi(rng: random.Random, index: int, now: datetime, users: list[str]) -> Rfi:
-    # Newest first: each request a few hours older than the one before.
-    created = now - timedelta(minutes=30 + index * 173 + rng.randint(0, 120))
-    kind = "transaction" if rng.random() < 0.6 else "onboarding"
-    status = rng.choices(["issued", "submitted", "resolved", "expired"], weights=[35, 25, 28, 12])[0]
-    if index < 3:
-        status = "issued"  # the top of the inbox always has something to act on
-    round_no = 1 if rng.random() < 0.7 else rng.randint(2, 3)
-    issued_at = issue_time(created, round_no, now)
+def _answered_and_due(
+    rng: random.Random, status: str, index: int, now: datetime, issued_at: datetime
+) -> tuple[datetime | None, datetime | None]:
+    """When the round was answered (if it was) and its deadline, in the order the spec's rules allow."""
     due = deadline(rng, status, index, now)
     submitted = None
     if status in ("submitted", "resolved"):
@@ -118,20 +113,38 @@ def make_rfi(rng: random.Random, index: int, now: datetime, users: list[str]) ->
             due = issued_at + timedelta(days=7)
     if submitted is not None and due is not None and due < submitted:
         due = submitted + (submitted - issued_at)  # answered in time: the deadline was after the reply
+    return submitted, due
+
+
+def _round(
+    rng: random.Random, status: str, round_no: int, issued_at: datetime, due: datetime | None,
+    submitted: datetime | None,
+) -> RfiRound | None:
     link = f"https://sandbox.stablepay.example/rfi/respond/{new_uuid(rng)}" if status == "issued" else None
-    round_: RfiRound | None
     if status == "resolved" and rng.random() < 0.4:
-        round_ = None  # closed with no open round
-    else:
-        round_ = RfiRound(
-            id=new_uuid(rng),
-            round=round_no,
-            issued_at=issued_at,
-            expires_at=due,
-            submitted_at=submitted,
-            items=make_items(rng, round_no),
-            link=link,
-        )
+        return None  # closed with no open round
+    return RfiRound(
+        id=new_uuid(rng),
+        round=round_no,
+        issued_at=issued_at,
+        expires_at=due,
+        submitted_at=submitted,
+        items=make_items(rng, round_no),
+        link=link,
+    )
+
+
+def make_rfi(rng: random.Random, index: int, now: datetime, users: list[str]) -> Rfi:
+    # Newest first: each request a few hours older than the one before.
+    created = now - timedelta(minutes=30 + index * 173 + rng.randint(0, 120))
+    kind = "transaction" if rng.random() < 0.6 else "onboarding"
+    status = rng.choices(["issued", "submitted", "resolved", "expired"], weights=[35, 25, 28, 12])[0]
+    if index < 3:
+        status = "issued"  # the top of the inbox always has something to act on
+    round_no = 1 if rng.random() < 0.7 else rng.randint(2, 3)
+    issued_at = issue_time(created, round_no, now)
+    submitted, due = _answered_and_due(rng, status, index, now, issued_at)
+    round_ = _round(rng, status, round_no, issued_at, due, submitted)
     return Rfi(
         id=new_uuid(rng),
         kind=kind,
