@@ -45,8 +45,7 @@ def _items_by_id(r: RoundSeen) -> dict[str, dict[str, Any]]:
     return {str(i.get("id")): i for i in r.items}
 
 
-def round_changes(before: RoundSeen, after: RoundSeen) -> list[str]:
-    """What differs from one round entry to the next, in plain words."""
+def _round_fields(before: RoundSeen, after: RoundSeen) -> list[str]:
     changes: list[str] = []
     if after.round_id != before.round_id or after.round_no != before.round_no:
         changes.append(f"compliance asked again: round {after.round_no} (was round {before.round_no})")
@@ -54,25 +53,34 @@ def round_changes(before: RoundSeen, after: RoundSeen) -> list[str]:
         changes.append(f"issued {moment(after.issued_at)} (was {moment(before.issued_at)})")
     if after.expires_at != before.expires_at:
         changes.append(f"deadline {moment(after.expires_at)} (was {moment(before.expires_at)})")
+    return changes
+
+
+def _item_changes(before: RoundSeen, after: RoundSeen) -> list[str]:
     old, new = _items_by_id(before), _items_by_id(after)
-    added = [_label(i) for k, i in new.items() if k not in old]
-    removed = [_label(i) for k, i in old.items() if k not in new]
-    edited = [_label(i) for k, i in new.items() if k in old and old[k] != i]
-    if added:
-        changes.append("items added: " + "; ".join(added))
-    if removed:
-        changes.append("items dropped: " + "; ".join(removed))
-    if edited:
-        changes.append("items reworded or changed: " + "; ".join(edited))
+    groups = (
+        ("items added: ", [_label(i) for k, i in new.items() if k not in old]),
+        ("items dropped: ", [_label(i) for k, i in old.items() if k not in new]),
+        ("items reworded or changed: ", [_label(i) for k, i in new.items() if k in old and old[k] != i]),
+    )
+    return [said + "; ".join(labels) for said, labels in groups if labels]
+
+
+def _reply_and_link(before: RoundSeen, after: RoundSeen) -> list[str]:
+    changes: list[str] = []
     if after.submitted_at != before.submitted_at:
-        if after.submitted_at is not None:
-            changes.append(f"answered at {moment(after.submitted_at)}")
-        else:
-            changes.append("no longer shown as answered")
+        answered = after.submitted_at is not None
+        changes.append(f"answered at {moment(after.submitted_at)}" if answered else "no longer shown as answered")
     if after.link_state != before.link_state:
         changes.append("hosted link gone" if after.link is None else "hosted link available")
     elif after.link != before.link:
         changes.append("hosted link replaced")
+    return changes
+
+
+def round_changes(before: RoundSeen, after: RoundSeen) -> list[str]:
+    """What differs from one round entry to the next, in plain words."""
+    changes = _round_fields(before, after) + _item_changes(before, after) + _reply_and_link(before, after)
     return changes or ["other fields changed"]
 
 
