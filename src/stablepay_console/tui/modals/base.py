@@ -28,6 +28,7 @@ class ConsoleModal(ModalScreen[T]):
     BINDINGS = [
         Binding("f1,question_mark", "app.toggle_help", "Help", id="modal.help", tooltip="Keys and help"),
         Binding("q", "app.quit", "Quit", id="modal.quit", tooltip="Leave the console"),
+        Binding("ctrl+c", "app.quit", "Quit", show=False, priority=True, id="modal.quit_ctrl_c"),
     ]
 
     @on(events.Mount)

@@ -20,8 +20,14 @@ from stablepay_console.tui.formatters.text import clean, when
 from stablepay_console.tui.modals.profile_form import ProfileForm
 from stablepay_console.tui.modals.profile_switcher import environment_label, profile_book, switch_to
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.widgets.columns import FittedTable
 
 AGE_STYLES = {"ok": "", "due": "bold yellow", "overdue": "bold red", "unknown": "dim"}
+
+
+COLUMNS = ("", "Profile", "Env", "Where", "Key", "Key age", "Rotating")
+DROP = (0, 0, 0, 3, 2, 0, 1)
+"""Narrow first drops where, then the key, then the rotation step: the panel below says them all."""
 
 
 class ProfilesScreen(ConsoleScreen):
@@ -54,13 +60,12 @@ The built-in profiles are in-process simulations (no network, no real money).
     def compose_body(self) -> ComposeResult:
         yield Static(Text("Profiles & keys"), classes="title")
         yield Static("", id="profiles-keyring")
-        table: DataTable[Text | str] = DataTable(id="profiles-table", cursor_type="row", zebra_stripes=True)
+        table = FittedTable(id="profiles-table", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="profiles-detail")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("", "Profile", "Env", "Where", "Key", "Key age", "Rotating")
         self.refresh_profiles(follow_active=True)
         table.focus()
 
@@ -90,9 +95,9 @@ The built-in profiles are in-process simulations (no network, no real money).
         problem = book.keys.problem
         self.query_one("#profiles-keyring", Static).update(Text(f"⚠ {clean(problem, 600)}") if problem else "")
         self.query_one("#profiles-keyring", Static).display = bool(problem)
-        table = self.query_one(DataTable)
+        table = self.query_one(FittedTable)
         keep = table.cursor_row
-        table.clear()
+        rows: list[tuple[Text | str, ...]] = []
         default = self._default(book)
         active = self.console.profile
         for profile in self.profiles:
@@ -102,7 +107,7 @@ The built-in profiles are in-process simulations (no network, no real money).
             status = book.key_status(profile)
             age = book.age(profile)
             step = book.rotation_step(profile)
-            table.add_row(
+            rows.append((
                 marks,
                 Text(clean(profile.name, 30), style="bold"),
                 environment_label(profile),
@@ -110,8 +115,8 @@ The built-in profiles are in-process simulations (no network, no real money).
                 Text(clean(status.label, 60), style="" if status.usable else "red"),
                 Text(age.short, style=AGE_STYLES[age.level]),
                 Text(f"step {step}/6" if step and step < Step.DONE else "—", style="yellow" if step else "dim"),
-                key=profile.name,
-            )
+            ))
+        table.show(COLUMNS, DROP, rows, [p.name for p in self.profiles])
         names = [p.name for p in self.profiles]
         if follow_active and active is not None and active.name in names:
             keep = names.index(active.name)

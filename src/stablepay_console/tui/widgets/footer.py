@@ -51,6 +51,7 @@ class ConsoleFooter(Footer):
         width: auto;
         height: 1;
         background: $footer-background;
+        border-left: vkey $foreground 20%;
     }
     ConsoleFooter #footer-pinned FooterKey.-command-palette {
         dock: none;

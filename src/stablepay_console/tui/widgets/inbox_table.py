@@ -25,6 +25,7 @@ from stablepay_console.api.models import Rfi
 from stablepay_console.tui.formatters.lists import first_of_each, hidden_note
 from stablepay_console.tui.formatters.rfi import held_short, status_text
 from stablepay_console.tui.formatters.text import ago, countdown, plain, short_id, when
+from stablepay_console.tui.widgets.columns import CELL_PADDING, SCROLLBAR, columns_that_fit
 from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable
 
 
@@ -54,18 +55,12 @@ COLUMNS = (
 KEYS = tuple(column.key for column in COLUMNS)
 FULL_IDS = ("user", "held")
 """Columns that show a whole ID when there is room, a shortened one otherwise."""
-CELL_PADDING = 2
-"""DataTable's padding around each cell (one cell each side)."""
-SCROLLBAR = 2
-"""Room kept for the vertical scrollbar, so a long page never pushes the last column off."""
 
 
 def fit_columns(widths: dict[str, int], room: int, full_widths: dict[str, int]) -> tuple[list[str], set[str]]:
     """The columns to show in `room` cells (in table order), and which of FULL_IDS get whole IDs."""
-    shown = list(COLUMNS)
-    while sum(widths[c.key] + CELL_PADDING for c in shown) > room and any(c.drop for c in shown):
-        shown.remove(max((c for c in shown if c.drop), key=lambda c: c.drop))
-    keys = [c.key for c in shown]
+    kept = columns_that_fit([widths[c.key] for c in COLUMNS], [c.drop for c in COLUMNS], room)
+    keys = [COLUMNS[i].key for i in kept]
     spare = room - sum(widths[k] + CELL_PADDING for k in keys)
     full = set()
     for key in FULL_IDS:

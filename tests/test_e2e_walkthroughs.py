@@ -1,0 +1,220 @@
+"""End to end: the walkthroughs (walkthroughs.md in the shared notes), driven in the installed console
+in a real terminal (tmux) at 80x24, 120x40 and 200x50.
+
+Each step waits for exactly what it then asserts (never a fixed sleep), and every screen read checks
+the banner on the first line and help and quit on the last. Only the steps the console supports are
+driven: the inbox (issued, needs action, open, copy the link, page the submitted ones and read why a
+link is gone), batch lookup (a typo, then a sample ID), quote refresh twice, metrics (the bookmark,
+the chart, bars, the table) and the switch to the built-in production profile with its red banner.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from stablepay_console.sandbox import data
+from tests.terminal import Terminal, console_command
+
+pytestmark = pytest.mark.e2e
+
+SIZES = [(80, 24), (120, 40), (200, 50)]
+SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
+PAGE = re.compile(r"Page (\d+) of (\d+), (\d+) total")
+COUNTDOWN = re.compile(r"\bin ((\d+)d (\d+)h|(\d+)h (\d+)m|(\d+)m (\d+)s)\s*$")
+
+
+@pytest.fixture
+def term_env(isolated_config: Path) -> dict[str, str]:
+    return {
+        "STABLEPAY_CONFIG_DIR": str(isolated_config),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    }
+
+
+@pytest.fixture(params=SIZES, ids=SIZE_IDS)
+def console(request: pytest.FixtureRequest, term_env: dict[str, str]) -> Iterator[Terminal]:
+    width, height = request.param
+    term = Terminal([console_command()], term_env, width=width, height=height)
+    try:
+        yield term
+    finally:
+        term.close()
+
+
+# --- what every screen shows -----------------------------------------------------------------------------------------
+
+
+def lines(text: str) -> list[str]:
+    """The captured pane's lines (tmux drops trailing blank lines; the footer is the last one kept)."""
+    return text.rstrip("\n").split("\n")
+
+
+def framed(environment: str = "SANDBOX: simulated, no real money") -> Callable[[str], bool]:
+    def check(text: str) -> bool:
+        shown = lines(text)
+        last = shown[-1]
+        return (
+            environment in shown[0]
+            and ("? Help" in last or "f1 Help" in last)
+            and ("q Quit" in last or "^c Quit" in last)
+        )
+
+    check.__doc__ = f"the banner ({environment}) on the first line, help and quit on the last"
+    return check
+
+
+def seconds(found: re.Match[str]) -> int:
+    days, hours, hours2, minutes, minutes2, secs = (int(g) if g else 0 for g in found.groups()[1:])
+    return days * 86400 + (hours + hours2) * 3600 + (minutes + minutes2) * 60 + secs
+
+
+def deadlines(text: str) -> list[int]:
+    """Seconds left on each row that shows a countdown (the Deadline column is the last one shown)."""
+    return [seconds(m) for line in lines(text) if (m := COUNTDOWN.search(line))]
+
+
+def row_with(text: str, word: str) -> str:
+    return next(line for line in lines(text) if word in line)
+
+
+def table_rows(text: str) -> list[str]:
+    """The inbox's rows: the lines between its header (the line naming the Deadline column) and the footer."""
+    shown = lines(text)
+    header = next(i for i, line in enumerate(shown) if "Created" in line and "Deadline" in line)
+    return shown[header + 1 : -1]
+
+
+def total(text: str) -> int:
+    found = PAGE.search(text)
+    return int(found.group(3)) if found else -1
+
+
+def keys_back(text: str) -> bool:
+    """no text field has the keys: the footer offers ? and q"""
+    return "? Help" in lines(text)[-1]
+
+
+# --- compliance analyst, Monday morning ------------------------------------------------------------------------------
+
+
+def test_compliance_analyst_triages_the_inbox(console: Terminal) -> None:
+    screen = console.wait_for(framed(), PAGE, "Deadline", re.compile(r"\bissued\b"), re.compile(r"1 (RFI i|I)nbox"))
+    everything = total(screen)
+
+    # Only the issued requests.
+    console.send("s")
+    screen = console.wait_for(framed(), "status issued", lambda t: 0 < total(t) < everything)
+    rows = [row for row in table_rows(screen) if row.strip()]
+    assert rows and all(" issued " in row for row in rows), "\n".join(rows)
+
+    # Needs action: the nearest deadline first.
+    console.send("a")
+    screen = console.wait_for(framed(), "View: needs action", lambda t: len(deadlines(t)) >= 3)
+    left = deadlines(screen)
+    assert left[0] == min(left), f"the nearest deadline is not first: {left}\n{screen}"
+
+    # Open it: its items, required ones marked, the time left, the link.
+    console.send("Enter")
+    console.wait_for(framed(), "Request for information", "Time left: in ", "Items (", "required", "Hosted link:")
+
+    # Copy the hosted link to answer it.
+    console.send("l")
+    console.wait_for(framed(), "Copied the hosted link")
+
+    # Back in the inbox: the submitted ones, page two, one whose link is gone and why.
+    console.send("Escape")
+    console.wait_for(framed(), "View: needs action", "Page 1 of")
+    console.send("a")
+    console.wait_for(framed(), "View: all requests", "status issued")
+    console.send("s")
+    console.wait_for(framed(), "status submitted", PAGE)
+    console.send("n")
+    screen = console.wait_for(framed(), re.compile(r"Page 2 of \d+"), re.compile(r"\bsubmitted\b"))
+    console.send("Enter")
+    console.wait_for(framed(), "Request for information", "No hosted link.", "Answered and under review")
+
+
+# --- support, a customer asks about a payout -------------------------------------------------------------------------
+
+
+def test_support_looks_up_a_batch_and_refreshes_a_quote(console: Terminal) -> None:
+    console.wait_for(framed(), PAGE)
+    console.send("2")
+    console.wait_for(framed(), "Transfer ID (UUID), then Enter", "f1 Help")  # the ID field has the keys
+
+    # A typo: said before anything is sent.
+    typo = data.BATCH_50_ID[:-1] + "g"
+    console.type(typo)
+    console.wait_for(typo)
+    console.send("Enter")
+    console.wait_for(framed(), "which is not a hexadecimal digit")
+
+    # The sample ID: the count, the total with its currency, the first recipients.
+    console.send("C-u")
+    console.wait_for("Transfer ID (UUID), then Enter")  # the field is empty again
+    console.type(data.BATCH_50_ID)
+    console.wait_for(data.BATCH_50_ID)
+    console.send("Enter")
+    console.wait_for(
+        framed(), "50 recipients, total ", " USDC", re.compile(r"^\s*│\s+1\s", re.M), "Status", "COMPLETED",
+        keys_back,  # the first recipient has the focus
+    )
+
+    # Copy the transaction hash.
+    console.send("t")
+    console.wait_for(framed(), "Copied transaction hash")
+
+    # Quote refresh for the customer's onramp, twice: how the rate moved.
+    console.send("3")
+    console.wait_for(framed(), "Onramp ID (UUID), then Enter", "f1 Help")
+    console.type(data.ONRAMP_OPEN_ID)
+    console.wait_for(data.ONRAMP_OPEN_ID)
+    console.send("Enter")
+    console.wait_for(framed(), "Quote refreshed once", "Rate")
+    console.send("r")
+    screen = console.wait_for(framed(), "Quote refreshed 2 times", re.compile(r"[▲▼=] [-+]?\d"))
+    assert "Rate" in row_with(screen, "Rate")
+
+
+# --- finance, weekly numbers -----------------------------------------------------------------------------------------
+
+
+def test_finance_charts_the_bookmarked_metric(console: Terminal) -> None:
+    console.wait_for(framed(), PAGE)
+    console.send("4")
+    screen = console.wait_for(framed(), "Bookmarks")
+    if not keys_back(screen):
+        console.send("Escape")  # leave the ID field: m goes to the bookmarks
+        console.wait_for(framed(), keys_back)
+    console.send("m")
+    console.wait_for(framed(), "Daily gross volume", "n Rename")  # the bookmark list has the keys
+    console.send("Enter")
+    screen = console.wait_for(framed(), "Daily gross volume (GROSS_VOLUME)", re.compile(r"· line\b"), "grossVolume")
+    assert "22 Oct" in screen or re.search(r"\d\d \w{3}", screen)
+    console.send("l")
+    console.wait_for(framed(), re.compile(r"· (stacked )?bar\b"))
+    console.send("t")
+    console.wait_for(framed(), "· table", "periodStart", re.compile(r"\d{4}-\d\d-\d\d\s+[\d,]+\.\d\d\s+\d"))
+
+
+# --- developer, the production profile -------------------------------------------------------------------------------
+
+
+def test_developer_switches_to_production_and_the_banner_turns_red(console: Terminal) -> None:
+    console.wait_for(framed(), PAGE, "pong")
+    console.send("F2")
+    console.wait_for(framed(), "Switch profile", "embedded-production")
+    console.send("Down")
+    console.send("Enter")
+    screen = console.wait_for(framed("PRODUCTION: real money"), "embedded-production", "ping ✓")
+    assert "SANDBOX" not in lines(screen)[0]
+    console.send("q")
+    console.wait_until_exited()
