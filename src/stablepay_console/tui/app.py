@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import signal
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -12,14 +10,15 @@ from typing import TYPE_CHECKING
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
-from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 
 from stablepay_console.api.error_text import error_text
 from stablepay_console.api.errors import APIError
 from stablepay_console.profiles.model import Profile
 from stablepay_console.tui.audit_hooks import announce_record_notices
+from stablepay_console.tui.clipboard import SafeOutput
 from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider
+from stablepay_console.tui.exit_signals import ExitOnSignals
 from stablepay_console.tui.formatters.text import clean, has_control
 from stablepay_console.tui.radar import Radar, RadarCommands, open_needs_action
 from stablepay_console.tui.screens import TOP_LEVEL
@@ -41,7 +40,7 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class ConsoleApp(App[None]):
+class ConsoleApp(SafeOutput, ExitOnSignals):
     """stablepay-console. Give it the profile to start on and the wired services."""
 
     TITLE = "stablepay-console"
@@ -155,37 +154,6 @@ class ConsoleApp(App[None]):
         if self.ready:
             await self.client.aclose()
 
-    EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-    def catch_exit_signals(self) -> None:
-        """SIGTERM and SIGHUP end the console the way `q` does, so the terminal is given back as it was.
-
-        Left to Python's default, either signal kills the process at once: the alternate screen and
-        mouse tracking stay on in the user's terminal. Headless runs (tests) leave signals alone.
-        """
-        if self.is_headless:
-            return
-        loop = asyncio.get_running_loop()
-        for sig in self.EXIT_SIGNALS:
-            try:
-                loop.add_signal_handler(sig, self.exit_on_signal, sig)
-            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no such signal
-                continue
-
-    def release_exit_signals(self) -> None:
-        if self.is_headless:
-            return
-        loop = asyncio.get_running_loop()
-        for sig in self.EXIT_SIGNALS:
-            try:
-                loop.remove_signal_handler(sig)
-            except (NotImplementedError, RuntimeError, ValueError):
-                continue
-
-    def exit_on_signal(self, sig: int) -> None:
-        log.info("Leaving on signal %s", signal.Signals(sig).name)
-        self.exit(return_code=128 + sig)
-
     def now(self) -> datetime:
         return self.clock()
 
@@ -257,65 +225,3 @@ class ConsoleApp(App[None]):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        """Every notification passes the sanitiser: nothing in one reaches the terminal raw.
-
-        Line breaks the console writes itself are kept; everything else unsafe is shown escaped.
-        """
-        super().notify(
-            clean_lines(message), title=clean_lines(title), severity=severity, timeout=timeout, markup=markup
-        )
-
-    def copy_with_notice(self, text: str, what: str) -> None:
-        """Copy to the clipboard (sanitised: never an escape sequence) and say so (the terminal must support OSC 52)."""
-        self.copy_to_clipboard(clean(text))
-        self.notify(f"Copied {clean(what, 80)} to the clipboard.", title="Copied", timeout=3, markup=False)
-
-    def copy_link(self, url: str, what: str = "link") -> None:
-        """Copy a link from the server: only one that `open_link` would open, sanitised."""
-        from stablepay_console.tui.links import LinkRefused, checked_link
-
-        try:
-            link = checked_link(url, what)
-        except LinkRefused as exc:
-            self.notify(str(exc), title="Link not copied", severity="warning", timeout=8, markup=False)
-            return
-        self.copy_with_notice(link, f"the {what}")
-
-    def open_link(self, url: str, what: str = "link") -> None:
-        """Open a link in the browser: only https:// (or http:// to loopback); else say why not.
-
-        If no browser can be opened, the (sanitised) link is copied instead.
-        """
-        import webbrowser
-
-        from stablepay_console.tui.links import LinkRefused, checked_link
-
-        try:
-            link = checked_link(url, what)
-        except LinkRefused as exc:
-            self.notify(str(exc), title="Link not opened", severity="warning", timeout=8, markup=False)
-            return
-        try:
-            opened = webbrowser.open(link)
-        except Exception:  # any browser failure falls back to copying
-            opened = False
-        if opened:
-            self.notify(f"Opened the {clean(what, 80)} in your browser.", title="Opened", timeout=3, markup=False)
-        else:
-            self.copy_with_notice(link, what)
-            self.notify("No browser could be opened here; the link is on the clipboard.", severity="warning")
-
-
-def clean_lines(text: object) -> str:
-    """`clean` for each line: the console's own line breaks stay, every other unsafe character is escaped."""
-    return "\n".join(clean(line) for line in str(text).split("\n"))
