@@ -103,8 +103,8 @@ class FaultConnector(Services):
         super().__init__(sandbox=sandbox, book=book)
         self.outage = outage
 
-    def client_with(self, profile: Profile, key: ApiKey) -> StablePayClient:
-        return StablePayClient(profile.base_url, key, transport=self.outage, retry=FAST_RETRY)
+    def client_with(self, profile: Profile, key: ApiKey, on_rfis: Any = None) -> StablePayClient:
+        return StablePayClient(profile.base_url, key, transport=self.outage, retry=FAST_RETRY, on_rfis=on_rfis)
 
 
 @dataclass
@@ -268,7 +268,7 @@ class InboxSurface(Surface):
         app.screen.query_one("#inbox-table").focus()
 
     async def trigger(self, pilot: Pilot[Any]) -> None:
-        await pilot.press("n")
+        await pilot.press("G")  # the last page: not a neighbour of page 1, so not prefetched
 
     def message(self, app: ConsoleApp) -> str:
         return static_text(app, "#inbox-error") if app.screen.query_one("#inbox-error").display else ""
@@ -285,7 +285,7 @@ class InboxSurface(Surface):
         assert "Still showing" in self.message(app)
 
     def recovered(self, app: ConsoleApp) -> None:
-        assert "Page 2 of" in static_text(app, "#inbox-status")
+        assert "Page 3 of" in static_text(app, "#inbox-status")
         assert row_keys(app, "#inbox-table") != self.page_one
         assert input_value(app, "#filter-user") == "6f1c2a10-5b7e"
         assert not app.screen.query_one("#inbox-error").display
@@ -320,7 +320,7 @@ class BatchSurface(Surface):
     def recovered(self, app: ConsoleApp) -> None:
         assert fields(app, "#batch-fields")["Transfer ID"] == BATCH_50_ID
         assert len(table_rows(app, "#batch-recipients")) == 50
-        assert self.message(app).startswith(f"Batch transfer {BATCH_50_ID}")
+        assert self.message(app).startswith(f"From transfer {BATCH_50_ID} · profile embedded (sandbox)")
 
 
 class QuoteSurface(Surface):
@@ -356,7 +356,7 @@ class QuoteSurface(Surface):
     def recovered(self, app: ConsoleApp) -> None:
         assert ONRAMP_OPEN_NO_EXPIRY_ID in static_text(app, "#quote-heading")
         assert "No expiry" in static_text(app, "#quote-expiry")
-        assert self.message(app).startswith("Quote refreshed once")
+        assert self.message(app).startswith("From onramp ") and "Quote refreshed once" in self.message(app)
 
 
 class MetricsSurface(Surface):
@@ -386,11 +386,11 @@ class MetricsSurface(Surface):
         assert len(table_rows(app, "#metric-table")) == self.rows
         assert app.screen.query_one("#metric-chart").display
         assert input_value(app, "#metric-id") == METRIC_TX_COUNT_ID
-        assert "still showing 9a0e7c55" in self.message(app)
+        assert f"Still showing metric {METRIC_DAILY_VOLUME_ID}" in self.message(app)
 
     def recovered(self, app: ConsoleApp) -> None:
         assert "transactionType" in columns(app, "#metric-table")
-        assert self.message(app).startswith("TRANSACTION_COUNT")
+        assert "Daily transaction count (TRANSACTION_COUNT)" in self.message(app)
 
 
 class ProfilesSurface(Surface):
@@ -509,7 +509,7 @@ def build(sandbox: Sandbox, mode: str) -> World:
     sandbox.add_key(NEW_KEY, "the key being rotated in")
     outage = Outage(sandbox)
     connector = FaultConnector(sandbox, outage, book)
-    app = MatrixApp(mode, EMBEDDED_PROFILE, connector, clock=lambda: FIXED_NOW, ping_on_start=False)
+    app = MatrixApp(mode, EMBEDDED_PROFILE, connector, clock=lambda: FIXED_NOW, ping_on_start=False, inbox_page_size=20)
     return World(app, sandbox, outage)
 
 

@@ -16,6 +16,7 @@ import httpx
 
 from stablepay_console.api import ApiKey, StablePayClient
 from stablepay_console.api.dashboard import SandboxDashboard
+from stablepay_console.api.models import Rfi
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, EMBEDDED_PROFILES, Profile
 from stablepay_console.profiles.simulated import SimulatedVault
@@ -140,15 +141,16 @@ class Services:
     def client_for(self, profile: Profile) -> StablePayClient:
         """A client for `profile` with its own key; every RFI it receives goes to the local record."""
         recording = recording_rfis(self.history, profile.name, profile.environment, self.recorded_at)
-        key, transport = self.key(profile), self._transport(profile)
-        return StablePayClient(profile.base_url, key, transport=transport, on_rfis=recording)
+        return self.client_with(profile, self.key(profile), on_rfis=recording)
 
     def recorded_at(self) -> datetime:
         return self.record_clock()
 
-    def client_with(self, profile: Profile, key: ApiKey) -> StablePayClient:
-        """A client for `profile`'s base URL with a given key (the rotation wizard's checks)."""
-        return StablePayClient(profile.base_url, key, transport=self._transport(profile))
+    def client_with(
+        self, profile: Profile, key: ApiKey, on_rfis: Callable[[list[Rfi]], None] | None = None
+    ) -> StablePayClient:
+        """A client for `profile`'s base URL with a given key (the rotation wizard's checks use it bare)."""
+        return StablePayClient(profile.base_url, key, transport=self._transport(profile), on_rfis=on_rfis)
 
     def dashboard(self, profile: Profile) -> SandboxDashboard | None:
         """The simulated dashboard of a built-in profile's sandbox; None for real environments."""

@@ -126,8 +126,8 @@ def open_switcher(app: App[Any]) -> None:
         app.notify(clean(str(exc), 600), title="Profiles", severity="error", timeout=10, markup=False)
         profiles = list(book.embedded)
 
-    async def chosen(profile: Profile | None) -> None:
+    def chosen(profile: Profile | None) -> None:
         if profile is not None and profile != console.profile:
-            await switch_to(app, profile)
+            request_switch(app, profile)  # a worker: the new key's /ping must not hold the keyboard
 
     app.push_screen(ProfileSwitcher(profiles, console.profile, book, console.now()), chosen)

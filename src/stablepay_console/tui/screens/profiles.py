@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
@@ -139,10 +140,10 @@ The built-in profiles are in-process simulations (no network, no real money).
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_detail()
 
-    async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         # The focused table takes Enter for its own row selection before the screen's binding sees it.
         event.stop()
-        await self.action_use()
+        self.action_use()
 
     def show_detail(self) -> None:
         profile = self.selected()
@@ -184,11 +185,16 @@ The built-in profiles are in-process simulations (no network, no real money).
             return None
         return profile
 
-    async def action_use(self) -> None:
+    def action_use(self) -> None:
         profile = self.selected()
         if profile is not None:
-            await switch_to(self.app, profile)
-            self.refresh_profiles()
+            self.use_profile(profile)
+
+    @work(exclusive=True, group="switch-profile")
+    async def use_profile(self, profile: Profile) -> None:
+        """Switch in a worker: the new key's /ping may be slow, and the screen keeps answering keys meanwhile."""
+        await switch_to(self.app, profile)
+        self.refresh_profiles()
 
     async def check_key(self, profile: Profile, key: ApiKey) -> KeyCheck:
         """`/ping` with a key the form is about to save, against the profile's own base URL."""
@@ -219,14 +225,14 @@ The built-in profiles are in-process simulations (no network, no real money).
                            now=self.console.now, key_since=book.key_since(profile))
         self.app.push_screen(form, self._saved)
 
-    async def _saved(self, profile: Profile | None) -> None:
+    def _saved(self, profile: Profile | None) -> None:
         if profile is None:
             return
         self.notify(f"Saved profile {clean(profile.name)}.", title="Profiles", markup=False)
         self.refresh_profiles()
         active = self.console.profile
         if active is not None and active.name == profile.name:
-            await switch_to(self.app, profile)  # a changed URL or key takes effect at once
+            self.use_profile(profile)  # a changed URL or key takes effect at once
 
     def action_remove(self) -> None:
         from stablepay_console.tui.modals.confirm import ConfirmScreen
