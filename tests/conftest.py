@@ -15,6 +15,7 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 from textual.app import App
+from textual.css.stylesheet import Stylesheet
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input
@@ -101,6 +102,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             "stablepay-console: the run collected no tests; the whole suite (or CI) must run some.", red=True
         )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_parse_css_rules = Stylesheet._parse_rules
+_parsed_css: dict[tuple[object, ...], Any] = {}
+
+
+def _parse_css_once(
+    self: Stylesheet, css: str, read_from: Any, is_default_rules: bool = False, tie_breaker: int = 0, scope: str = ""
+) -> Any:
+    """Textual parses every stylesheet again for each new app (and on each reparse): here once per process.
+
+    Parsing is a pure function of the CSS, where it came from and the theme's variables, so the rules are
+    shared between apps; a stylesheet with errors still raises (the errors travel with the rules).
+    """
+    key = (css, read_from, is_default_rules, tie_breaker, scope, tuple(sorted(self._variables.items())))
+    found = _parsed_css.get(key)
+    if found is None:
+        found = _parsed_css[key] = _parse_css_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+    return found
+
+
+Stylesheet._parse_rules = _parse_css_once  # type: ignore[method-assign]
 
 
 # --- sandboxes ---------------------------------------------------------------------------------------------------
