@@ -45,7 +45,9 @@ from tests.conftest import FIXED_NOW, wait_for_workers
 SIZE = (120, 40)
 TEAM_URL = "https://api.sandbox.stablepay.test"
 NEW_KEY = "sk_sandbox_fault_matrix_new_key_00000000ab"
-LATENCY = 3.0
+LATENCY = 25.0
+"""Surely still in flight while a key is handled on a busy machine (the test ends it right after), under the
+client's 30 s deadline."""
 
 FAST_RETRY = default_retry().copy_with(backoff_factor=0.0, max_backoff_wait=0.001)
 """The console's own retry bound (attempts, methods, statuses), without the waits between attempts."""
