@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
+from textual.command import CommandList
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
@@ -286,7 +288,14 @@ async def test_command_palette_offers_switch_to_profile(sandbox: Sandbox) -> Non
         await pilot.pause()
         await pilot.press(*"switch to profile embedded-prod")
         await settle(pilot)
-        await pilot.pause(0.3)
+        deadline = time.monotonic() + 10  # the palette searches in the background: poll for the hit
+        while True:
+            hits = app.screen.query(CommandList)
+            first = hits.first().get_option_at_index(0).prompt if hits and hits.first().option_count else ""
+            if "Switch to profile embedded-production" in str(first):
+                break
+            assert time.monotonic() < deadline, f"the palette never offered the switch; first hit {first!r}"
+            await pilot.pause(0.02)
         await pilot.press("enter")
         await settle(pilot)
         assert app.profile == EMBEDDED_PRODUCTION_PROFILE
