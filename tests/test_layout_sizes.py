@@ -266,6 +266,7 @@ async def test_inbox_page_size_follows_the_table_unless_chosen() -> None:
         await pilot.resize_terminal(120, 40)
         await settle(pilot)
         assert screen.paging.query.limit == fits() == table.row_count > 15
+        assert "updated" not in str(screen.query_one("#inbox-status").render()), "a longer page is no server update"
 
         field = screen.query_one("#filter-limit", Input)
         assert field.value == "auto"

@@ -221,8 +221,11 @@ class InboxPager:
             return
         if query != self.query:
             return  # the user moved on while this was in flight; its result is only cached
-        self.revalidated = was is not None and was.provenance.asked == loaded.provenance.asked and (
-            [r.id for r in was.value.data] != [r.id for r in loaded.value.data]
+        self.revalidated = (
+            was is not None
+            and was.provenance.asked == loaded.provenance.asked
+            and was.value.pagination.limit == loaded.value.pagination.limit  # a page resized to the table is no update
+            and [r.id for r in was.value.data] != [r.id for r in loaded.value.data]
         )
         self.page.succeed(loaded)
         self.query = replace(query, offset=max(0, loaded.value.pagination.offset))
