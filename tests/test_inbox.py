@@ -362,10 +362,10 @@ async def test_auto_refresh_cycles_and_is_shown(make_app) -> None:  # type: igno
         await wait_for_workers(pilot)
         await pilot.press("t")
         assert "Auto-refresh: every 15s" in line(pilot, "inbox-active")
-        assert inbox(pilot)._auto_timer is not None
+        assert inbox(pilot).auto.seconds == 15 and inbox(pilot).auto._timer is not None
         await pilot.press("t", "t", "t")
         assert "Auto-refresh" not in line(pilot, "inbox-active")
-        assert inbox(pilot)._auto_timer is None
+        assert inbox(pilot).auto.seconds == 0 and inbox(pilot).auto._timer is None
 
 
 # --- needs action, detail, copy --------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,38 +10,16 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from stablepay_console.api.validation import MAX_LIMIT
 from stablepay_console.services.inbox_pager import NEEDS_ACTION, InboxPager
-from stablepay_console.services.provenance import clock_text
-from stablepay_console.tui.formatters.text import clean
+from stablepay_console.tui.formatters.inbox_lines import active_line, status_line
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.screens.inbox_help import HELP
+from stablepay_console.tui.widgets.auto_refresh import AutoRefresh
 from stablepay_console.tui.widgets.export_progress import ExportProgress
 from stablepay_console.tui.widgets.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
 from stablepay_console.tui.widgets.inbox_filters import InboxFilterBar
 from stablepay_console.tui.widgets.inbox_table import InboxTable
 from stablepay_console.tui.widgets.result_status import ResultStatus
-
-AUTO_REFRESH_CHOICES = (0, 15, 30, 60)
-"""Seconds between automatic reloads; 0 is off. `t` cycles through them."""
-
-HELP = """\
-## RFI inbox
-
-Requests for information raised by compliance, newest first.
-
-- **n** / **p**: next / previous page; **g** / **G**: first / last page.
-- **/** focuses the filter bar; **s** and **k** cycle the status and kind filters,
-  **u** types a user ID (Enter applies; a value that is not a UUID is refused),
-  **x** clears every filter. The page size (1 to 100) is in the filter bar.
-- **a** toggles *needs action*: every issued request whose deadline is ahead, nearest first,
-  then the *overdue* ones (deadline passed: a reply would be rejected).
-- **r** reloads; **t** cycles auto-refresh (off, 15 s, 30 s, 60 s).
-- **Enter** opens the request; **c** copies its ID, **y** its user ID.
-- **e** exports the current filter, all pages, to CSV or JSON; **Esc** cancels a running export.
-
-The deadline counts down to the current round's `expiresAt`, red under 24 hours.
-Pages you visit and their neighbours are kept for a moment, so paging is instant; each is
-checked again quietly and marked *updated* when it changed. **r** asks the server afresh.
-"""
 
 
 class InboxScreen(InboxClaims, ConsoleScreen):
@@ -62,8 +39,8 @@ class InboxScreen(InboxClaims, ConsoleScreen):
         Binding("t", "cycle_auto", "Auto", show=False, id="inbox.auto", tooltip="Cycle auto-refresh interval"),
         Binding("a", "toggle_needs_action", "Needs action", id="inbox.action", tooltip="Issued, nearest deadline"),
         Binding("e", "export", "Export", id="inbox.export", tooltip="Export the current filter, all pages"),
-        Binding("c", "copy_id", "Copy ID", show=False, id="inbox.copy", tooltip="Copy the request ID"),
-        Binding("y", "copy_user", "Copy user", show=False, id="inbox.copy_user", tooltip="Copy the user ID"),
+        Binding("c", "copy_field('id')", "Copy ID", show=False, id="inbox.copy", tooltip="Copy the request ID"),
+        Binding("y", "copy_field('user')", "Copy user", show=False, id="inbox.copy_user", tooltip="Copy the user ID"),
         Binding("escape", "escape", "Cancel export", show=False, id="inbox.escape", tooltip="Cancel the export"),
         CLAIM_BINDING,
     ]
@@ -71,8 +48,7 @@ class InboxScreen(InboxClaims, ConsoleScreen):
     def __init__(self) -> None:
         super().__init__()
         self.pager: InboxPager | None = None
-        self.auto_secs = 0
-        self._auto_timer: Timer | None = None
+        self.auto = AutoRefresh(self, self._auto)
         self._tick_timer: Timer | None = None
         self._rows_that_fit: int | None = None
         """How many rows the table shows (None until its first size is known)."""
@@ -119,17 +95,16 @@ class InboxScreen(InboxClaims, ConsoleScreen):
 
     def on_screen_suspend(self, _: events.ScreenSuspend) -> None:
         # Hidden (another mode, or the detail on top): no ticking and no auto-refresh requests.
-        for timer in (self._tick_timer, self._auto_timer):
-            if timer is not None:
-                timer.pause()
+        self.auto.pause()
+        if self._tick_timer is not None:
+            self._tick_timer.pause()
 
     def on_screen_resume(self, _: events.ScreenResume) -> None:
         self.refresh_claims()  # a claim may have changed in the detail
         if self._tick_timer is not None:
             self.tick()
-        for timer in (self._tick_timer, self._auto_timer):
-            if timer is not None:
-                timer.resume()
+            self._tick_timer.resume()
+        self.auto.resume()
 
     def on_profile_changed(self) -> None:
         profile = self.console.profile
@@ -188,33 +163,9 @@ class InboxScreen(InboxClaims, ConsoleScreen):
             self.table.show(rows, self.console.now(), overdue=overdue, first=pager.cursor_to_first)
             pager.cursor_to_first = False
         self.query_one(InboxFilterBar).show_filters(pager.filters)
-        needs_action = pager.view == NEEDS_ACTION
-        view = "needs action (issued: deadline ahead, then overdue)" if needs_action else "all requests"
-        active = Text.assemble(("Filters: ", "bold"), clean(pager.filters.describe()), ("   View: ", "bold"), view)
-        active.append_text(self.claim_note())
-        if self.auto_secs:
-            active.append(f"   Auto-refresh: every {self.auto_secs}s")
-        self.query_one("#inbox-active", Static).update(active)
-
+        self.query_one("#inbox-active", Static).update(active_line(pager, self.claim_note(), self.auto.seconds))
+        self.query_one("#inbox-status", Static).update(status_line(pager))
         state = pager.state
-        status = Text()
-        window = pager.window()
-        if window is not None:
-            offset, limit, total = window
-            pages = max(1, -(-total // limit))
-            status.append(f"Page {offset // limit + 1} of {pages}, {total} total", style="bold")
-            status.append(f" · {limit} per page")
-            if total == 0:
-                status.append(" · No requests match these filters.")
-            if pager.revalidated and not needs_action:
-                status.append(" · updated", style="italic green")
-        if state.loading:
-            status.append(("   " if status else "") + state.loading, style="italic")
-        if window is not None and state.current is not None and state.error is None:
-            # Last: on one line at 80 columns, where the page came from is what gets cut (the banner says it).
-            shown = state.current.provenance
-            status.append(f" · {clean(shown.profile, 30)} ({shown.environment}) at {clock_text(shown.at)}", style="dim")
-        self.query_one("#inbox-status", Static).update(status)
 
         error = self.query_one("#inbox-error", ResultStatus)
         error.display = state.error is not None
@@ -302,15 +253,7 @@ class InboxScreen(InboxClaims, ConsoleScreen):
             self.load()
 
     def action_cycle_auto(self) -> None:
-        choices = AUTO_REFRESH_CHOICES
-        self.auto_secs = choices[(choices.index(self.auto_secs) + 1) % len(choices)]
-        if self._auto_timer is not None:
-            self._auto_timer.stop()
-            self._auto_timer = None
-        if self.auto_secs:
-            self._auto_timer = self.set_interval(self.auto_secs, self._auto)
-        said = f"Auto-refresh every {self.auto_secs}s." if self.auto_secs else "Auto-refresh off."
-        self.notify(said, timeout=2)
+        self.notify(self.auto.cycle(), timeout=2)
         self.render_state(busy_only=True)
 
     # --- rows --------------------------------------------------------------------
@@ -323,19 +266,15 @@ class InboxScreen(InboxClaims, ConsoleScreen):
             state = self.paging.state.current
             self.app.push_screen(RfiDetailScreen(rfi, state.provenance if state is not None else None))
 
-    def action_copy_id(self) -> None:
+    def action_copy_field(self, what: str) -> None:
+        """`c` copies the highlighted request's ID, `y` its user's."""
         rfi = self.table.highlighted
-        if rfi is None:
-            self.notify("No request is highlighted.", severity="warning", timeout=3)
+        value = None if rfi is None else (rfi.id if what == "id" else rfi.user_id)
+        if rfi is None or not value:
+            said = "No request is highlighted." if rfi is None else "This request names no user."
+            self.notify(said, severity="warning", timeout=3)
             return
-        self.console.copy_with_notice(rfi.id, "the request ID")
-
-    def action_copy_user(self) -> None:
-        rfi = self.table.highlighted
-        if rfi is None or not rfi.user_id:
-            self.notify("This request names no user.", severity="warning", timeout=3)
-            return
-        self.console.copy_with_notice(rfi.user_id, "the user ID")
+        self.console.copy_with_notice(value, "the request ID" if what == "id" else "the user ID")
 
     # --- export ------------------------------------------------------------------
 

@@ -1,0 +1,43 @@
+"""The two lines above the inbox table: what is asked (filters, view), and what is shown (page, origin)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from stablepay_console.api.sanitize import clean
+from stablepay_console.services.inbox_pager import NEEDS_ACTION, InboxPager
+from stablepay_console.services.provenance import clock_text
+
+
+def active_line(pager: InboxPager, claim_note: Text, auto_secs: int) -> Text:
+    """`Filters: status issued · kind any · user any   View: all requests`."""
+    needs_action = pager.view == NEEDS_ACTION
+    view = "needs action (issued: deadline ahead, then overdue)" if needs_action else "all requests"
+    active = Text.assemble(("Filters: ", "bold"), clean(pager.filters.describe()), ("   View: ", "bold"), view)
+    active.append_text(claim_note)
+    if auto_secs:
+        active.append(f"   Auto-refresh: every {auto_secs}s")
+    return active
+
+
+def status_line(pager: InboxPager) -> Text:
+    """`Page 2 of 12, 240 total · 20 per page · Loading page 3… · embedded (sandbox) at 09:30:00 UTC`."""
+    state = pager.state
+    status = Text()
+    window = pager.window()
+    if window is not None:
+        offset, limit, total = window
+        pages = max(1, -(-total // limit))
+        status.append(f"Page {offset // limit + 1} of {pages}, {total} total", style="bold")
+        status.append(f" · {limit} per page")
+        if total == 0:
+            status.append(" · No requests match these filters.")
+        if pager.revalidated and pager.view != NEEDS_ACTION:
+            status.append(" · updated", style="italic green")
+    if state.loading:
+        status.append(("   " if status else "") + state.loading, style="italic")
+    if window is not None and state.current is not None and state.error is None:
+        # Last: on one line at 80 columns, where the page came from is what gets cut (the banner says it).
+        shown = state.current.provenance
+        status.append(f" · {clean(shown.profile, 30)} ({shown.environment}) at {clock_text(shown.at)}", style="dim")
+    return status
