@@ -570,3 +570,17 @@ async def test_export_dialog_takes_a_date_range_and_refuses_a_bad_day(  # type: 
     day = FIXED_NOW.replace(year=2026, month=11, day=19, hour=0, minute=0, second=0)
     expected = [r.id for r in sandbox.data.rfis if day <= r.created_at < day + timedelta(days=1)]
     assert expected and [row["id"] for row in rows] == expected
+
+
+async def test_the_list_shows_which_requests_still_have_an_open_hosted_link(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(inbox_page_size=20)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for_workers(pilot)
+        table = app.screen.query_one(InboxTable)
+        keys = [str(column.key.value) for column in table.ordered_columns]
+        rounds = {row_id: str(table.get_row_at(n)[keys.index("round")]) for n, row_id in enumerate(row_ids(pilot))}
+    by_id = {rfi.id: rfi for rfi in sandbox.data.rfis}
+    with_link = [i for i in rounds if by_id[i].round is not None and by_id[i].round.link]  # type: ignore[union-attr]
+    assert with_link and len(with_link) < len(rounds)
+    for rfi_id, shown in rounds.items():
+        assert shown.endswith(" link") == (rfi_id in with_link), (rfi_id, shown)

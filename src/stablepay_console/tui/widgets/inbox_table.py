@@ -93,9 +93,17 @@ def inbox_cells(rfi: Rfi, now: datetime, deadline: Text, full: frozenset[str] = 
         plain(rfi.subject_type, max_len=40),
         plain(rfi.user_id or "") if "user" in full else plain(short_id(rfi.user_id)),
         held_full(rfi) if "held" in full else held_short(rfi),
-        plain(rfi.current_round if rfi.current_round is not None else "", max_len=12),
+        round_cell(rfi),
         deadline,
     )
+
+
+def round_cell(rfi: Rfi) -> Text:
+    """The round's number, then `link` while its hosted reply page can still be used (spec 2.3)."""
+    cell = plain(rfi.current_round if rfi.current_round is not None else "", max_len=12)
+    if rfi.round is not None and rfi.round.link:
+        cell.append(" link", style="green")
+    return cell
 
 
 def held_full(rfi: Rfi) -> Text:
