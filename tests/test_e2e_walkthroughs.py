@@ -97,6 +97,18 @@ def total(text: str) -> int:
     return int(found.group(3)) if found else -1
 
 
+def every_row(status: str) -> Callable[[str], bool]:
+    def check(text: str) -> bool:
+        try:
+            rows = [row for row in table_rows(text) if row.strip()]
+        except StopIteration:
+            return False
+        return bool(rows) and all(f" {status} " in row for row in rows) and "Loading" not in text
+
+    check.__doc__ = f"the inbox loaded, every row {status}"
+    return check
+
+
 def keys_back(text: str) -> bool:
     """no text field has the keys: the footer offers ? and q"""
     return "? Help" in lines(text)[-1]
@@ -111,9 +123,7 @@ def test_compliance_analyst_triages_the_inbox(console: Terminal) -> None:
 
     # Only the issued requests.
     console.send("s")
-    screen = console.wait_for(framed(), "status issued", lambda t: 0 < total(t) < everything)
-    rows = [row for row in table_rows(screen) if row.strip()]
-    assert rows and all(" issued " in row for row in rows), "\n".join(rows)
+    console.wait_for(framed(), "status issued", lambda t: 0 < total(t) < everything, every_row("issued"))
 
     # Needs action: the nearest deadline first.
     console.send("a")
@@ -135,9 +145,9 @@ def test_compliance_analyst_triages_the_inbox(console: Terminal) -> None:
     console.send("a")
     console.wait_for(framed(), "View: all requests", "status issued")
     console.send("s")
-    console.wait_for(framed(), "status submitted", PAGE)
+    console.wait_for(framed(), "status submitted", re.compile(r"Page 1 of \d+"), every_row("submitted"))
     console.send("n")
-    screen = console.wait_for(framed(), re.compile(r"Page 2 of \d+"), re.compile(r"\bsubmitted\b"))
+    console.wait_for(framed(), re.compile(r"Page 2 of \d+"), every_row("submitted"))
     console.send("Enter")
     console.wait_for(framed(), "Request for information", "No hosted link.", "Answered and under review")
 
