@@ -44,6 +44,21 @@ def shown_elsewhere(widget: Widget) -> bool:
     return action in PINNED or action.startswith("switch_mode(") or "-command-palette" in widget.classes
 
 
+def compact_as(compact: bool, widget: Widget) -> Widget:
+    """A new key, given the footer's `compact` before it mounts (other widgets as they are).
+
+    A FooterKey starts compact and is then bound to the footer's `compact`: two class changes at
+    mount, each restyling the key, for every key each time the footer is rebuilt (focus moves, a
+    screen's bindings change). Given the value first, the binding has nothing left to change.
+    """
+    if isinstance(widget, FooterKey):
+        if "-command-palette" in widget.classes:
+            compact = True  # Textual's footer leaves this key unbound, at FooterKey's own default
+        widget.set_reactive(FooterKey.compact, compact)
+        widget.set_class(compact, "-compact", update=False)
+    return widget
+
+
 class ConsoleFooter(Footer):
     DEFAULT_CSS = """
     ConsoleFooter #footer-pinned {
@@ -59,14 +74,15 @@ class ConsoleFooter(Footer):
     """
 
     def compose(self) -> ComposeResult:
-        widgets: Iterable[Widget] = list(super().compose())
+        widgets: Iterable[Widget] = [compact_as(self.compact, w) for w in super().compose()]
         if not self._bindings_ready:
             return
         yield from (widget for widget in widgets if not shown_elsewhere(widget))
         pinned = [
-            FooterKey(key, self.app.get_key_display(bound.binding), bound.binding.description,
-                      bound.binding.action, disabled=not bound.enabled, tooltip=bound.tooltip,
-                      classes="-pinned").data_bind(compact=Footer.compact)
+            compact_as(self.compact, FooterKey(
+                key, self.app.get_key_display(bound.binding), bound.binding.description, bound.binding.action,
+                disabled=not bound.enabled, tooltip=bound.tooltip, classes="-pinned",
+            ).data_bind(compact=Footer.compact))
             for key, bound in pinned_keys(self.screen.active_bindings)
         ]
         pinned += [w for w in widgets if isinstance(w, FooterKey) and "-command-palette" in w.classes]
