@@ -418,11 +418,21 @@ async def test_wizard_can_be_abandoned_before_the_switch(sandbox: Sandbox, memor
 # --- snapshots --------------------------------------------------------------------------------------------------
 
 
+async def table_fitted(pilot: Pilot[Any]) -> None:
+    """Let the profiles table settle: a switch refreshes it from its worker and again from the profile
+    watch, and a picture taken between the two can catch columns not yet fitted to the new rows."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    if screen.query("#profiles-table"):
+        screen.refresh_profiles()  # type: ignore[attr-defined]
+        await settle(pilot)
+
+
 def _snap(sandbox: Sandbox, drive: Callable[[Pilot[Any]], Awaitable[None]]):  # type: ignore[no-untyped-def]
     async def run_before(pilot: Pilot[Any]) -> None:
         await drive(pilot)
         no_blink(pilot.app)  # type: ignore[arg-type]
-        await settle(pilot)
+        await table_fitted(pilot)
 
     return build_app(sandbox), run_before
 
@@ -452,6 +462,10 @@ def test_snapshot_production_banner(snap_compare, sandbox: Sandbox) -> None:  # 
         await open_profiles(pilot)
         await goto_row(pilot, "embedded-production")
         await pilot.press("enter")
+        await settle(pilot)
+        # The picture is of the red banner; the switch's notifications (tested on their own) expire in
+        # real time, so a slow run could catch them half gone.
+        pilot.app.clear_notifications()
 
     app, run_before = _snap(sandbox, drive)
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
