@@ -78,3 +78,31 @@ def countdown(deadline: datetime | None, now: datetime) -> Text:
 def money(amount: Decimal | None, currency: str | None = None) -> str:
     """`1,234.50 USDC`; an amount that cannot be shown reads "unreadable" (see formatters.numbers)."""
     return safe_money(amount, currency)
+
+
+TOAST_PATH = 40
+"""A notification is about 50 cells wide: a path longer than this would be broken in the middle of a word."""
+
+
+def toast_path(path: object, width: int = TOAST_PATH) -> str:
+    """A path short enough for a notification line: `~` for home, then `…/folder/name` (the name kept whole
+    when it fits, else cut in its middle). The full path stays in the screen's own status line."""
+    import os
+
+    text = clean(path)
+    home = os.path.expanduser("~")
+    if home and home != "/" and text.startswith(home + os.sep):
+        text = "~" + text[len(home):]
+    if len(text) <= width:
+        return text
+    parts = text.split(os.sep)
+    name = parts[-1]
+    if len(name) + 2 > width:
+        keep = width - 3
+        return "…" + os.sep + name[: keep // 2] + "…" + name[-(keep - keep // 2) + 1 :]
+    shown = name
+    for folder in reversed(parts[:-1]):
+        if len(folder) + len(shown) + 3 > width:
+            break
+        shown = folder + os.sep + shown
+    return "…" + os.sep + shown

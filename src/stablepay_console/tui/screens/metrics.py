@@ -17,7 +17,7 @@ from stablepay_console.services.metric_series import template_name, to_csv
 from stablepay_console.services.metric_view import MetricView, metric_title
 from stablepay_console.storage.bookmarks import BookmarkStore, bookmark_name
 from stablepay_console.tui.audit_hooks import audit_export
-from stablepay_console.tui.formatters.text import clean
+from stablepay_console.tui.formatters.text import clean, toast_path
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.modals.metric_prompt import MetricPrompt
 from stablepay_console.tui.screens.lookup import LookupScreen
@@ -201,7 +201,7 @@ class MetricsScreen(LookupScreen[MetricResult]):
             audit_export(self, "metric dataset", path, None, "failed: not written", target=self.shown_id or "")
             return
         audit_export(self, "metric dataset", path, len(result.data), target=self.shown_id or "")
-        said = f"Saved {len(result.data)} rows to {clean(path, 300)}"
+        said = f"Saved {len(result.data)} rows to\n{toast_path(path)}"  # a path never broken mid-word
         self.app.call_from_thread(self.notify, said, title="Exported", markup=False)
 
     # --- bookmarks ---------------------------------------------------------------------

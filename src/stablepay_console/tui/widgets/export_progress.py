@@ -20,7 +20,7 @@ from stablepay_console.api.error_text import error_text
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.services.export import export_rfis
 from stablepay_console.tui.audit_hooks import audit_export
-from stablepay_console.tui.formatters.text import clean, plain
+from stablepay_console.tui.formatters.text import clean, plain, toast_path
 from stablepay_console.tui.modals.export_dialog import ExportChoice
 
 
@@ -102,6 +102,7 @@ class ExportProgress(Horizontal):
         said = " · ".join([f"{first} to {clean(result.path)}", *rest])
         warning = result.warning()
         self.finish(Text(said, style="green") + (Text(f"\n{clean(warning)}", style="yellow") if warning else Text()))
-        self.notify(said, title="Export done", markup=False)
+        toast = " · ".join([f"{first} to\n{toast_path(result.path)}", *rest])  # a path never broken mid-word
+        self.notify(toast, title="Export done", markup=False)
         if warning:
             self.notify(clean(warning), title="Export: check the count", severity="warning", timeout=10, markup=False)

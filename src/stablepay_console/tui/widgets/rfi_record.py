@@ -20,6 +20,7 @@ from stablepay_console import __version__
 from stablepay_console.api.sanitize import clean
 from stablepay_console.services import evidence
 from stablepay_console.storage.record import RecordError
+from stablepay_console.tui.formatters.text import toast_path
 from stablepay_console.tui.widgets.rfi_history import RfiHistoryView
 from stablepay_console.tui.widgets.rfi_notes import RfiNotesView
 
@@ -153,7 +154,7 @@ class RfiRecordPanel(Vertical):
             self.notify(clean(str(exc), 300), title="No evidence pack", severity="error", markup=False)
             return
         services.audit.append("evidence.write", profile, target=rfi_id, outcome="written", folder=str(pack.path))
-        self.notify(f"Evidence pack written to {clean(pack.path)}", title="Evidence", timeout=8, markup=False)
+        self.notify(f"Evidence pack written to\n{toast_path(pack.path)}", title="Evidence", timeout=8, markup=False)
 
 
 class RecordActions:
