@@ -73,7 +73,30 @@ class ConsoleFooter(Footer):
     }
     """
 
+    _shown: tuple[object, ...] | None = None
+    """What the footer showed when it was last built (its keys and how they are drawn)."""
+
+    def showing(self) -> tuple[object, ...]:
+        """Everything the keys are built from: the active bindings, enabled or not, and the footer's options."""
+        if not self._bindings_ready:
+            return (False,)
+        bindings = tuple(
+            (key, bound.binding, bound.enabled, bound.tooltip) for key, bound in self.screen.active_bindings.items()
+        )
+        return (self._bindings_ready, self.compact, self.show_command_palette, bindings)
+
+    async def recompose(self) -> None:
+        """Rebuild only when the keys shown would change.
+
+        Textual rebuilds the footer whenever the screen's bindings are updated (every focus move, every
+        refresh of the bindings), mounting and styling every key again though nothing shown changed.
+        """
+        if self.is_attached and self.showing() == self._shown:
+            return
+        await super().recompose()
+
     def compose(self) -> ComposeResult:
+        self._shown = self.showing()
         widgets: Iterable[Widget] = [compact_as(self.compact, w) for w in super().compose()]
         if not self._bindings_ready:
             return
