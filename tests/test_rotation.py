@@ -8,9 +8,9 @@ import httpx
 import pytest
 
 from stablepay_console.api import ApiKey
+from stablepay_console.api.dashboard import DashboardError, SandboxDashboard
 from stablepay_console.profiles.age import add_months, key_age, months_between
 from stablepay_console.profiles.book import ProfileBook
-from stablepay_console.api.dashboard import DashboardError, SandboxDashboard
 from stablepay_console.profiles.keys import ENV_KEY, ENV_PROFILE, KeyStoreError, entry_name
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import RotationError, Step, progress_path

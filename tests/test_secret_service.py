@@ -16,8 +16,8 @@ import pytest
 from keyring.backend import KeyringBackend
 
 from stablepay_console.api import ApiKey
-from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.api.dashboard import SandboxDashboard
+from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.keys import KeyStore, entry_name
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import Step
