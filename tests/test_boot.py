@@ -61,3 +61,20 @@ def test_only_a_built_in_profile_starts_before_its_services(monkeypatch) -> None
     assert built_in_start("team") is None  # a configured profile: its key is checked before the UI
     monkeypatch.setenv("STABLEPAY_PROFILE", "team")
     assert built_in_start(None) is None
+
+
+async def test_services_that_cannot_be_built_are_said_on_the_frame_and_q_quits() -> None:
+    def build() -> Services:
+        raise PermissionError("the data folder cannot be written")
+
+    app = ConsoleApp(EMBEDDED_PROFILE, build, clock=lambda: FIXED_NOW, ping_on_start=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        said = ""
+        for _ in range(100):
+            await wait_for_workers(pilot, rounds=1)
+            said = str(app.screen.query_one("#boot-status").render())
+            if "could not start" in said:
+                break
+        assert "The console could not start. PermissionError: the data folder cannot be written" in said
+        await pilot.press("q")
+    assert app.return_code == 0

@@ -125,10 +125,20 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
     def boot(self) -> None:
         """Build the services (and load the client stack and the inbox) off the UI thread."""
         assert self.build_services is not None
-        services = self.build_services()
-        import stablepay_console.tui.screens.inbox  # noqa: F401  - loaded here, not on the UI thread
-
+        try:
+            services = self.build_services()
+            import stablepay_console.tui.screens.inbox  # noqa: F401  - loaded here, not on the UI thread
+        except Exception as exc:  # a data folder that cannot be written, say: say so, never a traceback
+            log.warning("The console could not start: %s", type(exc).__name__)
+            self.call_from_thread(self._boot_failed, f"{type(exc).__name__}: {clean(str(exc), 300)}")
+            return
         self.call_from_thread(self._booted, services)
+
+    def _boot_failed(self, why: str) -> None:
+        from rich.text import Text
+
+        said = Text.assemble(("The console could not start. ", "bold red"), why, "\nq quits.")
+        self.screen.query_one("#boot-status").update(said)  # type: ignore[attr-defined]
 
     def _booted(self, services: Services) -> None:
         self._wire(services)
