@@ -338,7 +338,7 @@ async def test_extreme_numbers_read_unreadable_and_keep_the_screen(make_app) -> 
         table = app.screen.query_one(RecipientsTable)
         amounts = [str(table.get_row_at(n)[2]).strip() for n in range(table.row_count)]
         assert amounts[0].startswith("unreadable") and amounts[3].startswith("unreadable")
-        assert amounts[1] == "1,000,000,000,000,000,000,000,000,000,000 USDC"
+        assert amounts[1] == "1,000,000,000,000,000,000,000,000,000,000.00 USDC"
         assert amounts[4] == "12.50 USDC"
         assert "total unknown: 2 amounts are unreadable" in static_text(app, "#batch-summary")
         assert "POLYGON" in assert_nothing_raw(app, "batch with unreadable amounts")  # the rest stays

@@ -101,7 +101,7 @@ async def test_refresh_shows_quote_parties_status_and_expiry(make_app, sandbox: 
         source, destination = side(screen, "source"), side(screen, "destination")
         assert source["User"] == "Ana Silva"
         assert source["Currency"] == "USD"
-        assert source["Amount"] == "1,000.0 USD"  # the wire sends a JSON number: kept as sent
+        assert source["Amount"] == "1,000.00 USD"  # money: at least two decimals, with separators
         assert destination["Currency"] == "USDC"
         assert destination["Chain"] == "POLYGON"
         assert destination["Wallet"] == sandbox.data.onramps[ONRAMP_OPEN_ID].details.destination.wallet_address

@@ -73,11 +73,16 @@ def scientific(amount: Decimal) -> str:
     return f"{mantissa:f}E{digits.adjusted():+d}"
 
 
+MONEY_PLACES = 2
+
+
 def money(amount: object, currency: str | None = None) -> str:
-    """`1,234.50 USDC`: the amount as sent (its own places), the currency upper-cased and cleaned."""
+    """`1,234.50 USDC`: at least two decimals, more only when the server sent more (never rounded
+    away), with separators; the currency upper-cased and cleaned."""
     if amount is None:
         return ""
-    text = number(amount)
+    sent = -_exponent(amount) if usable(amount) and isinstance(amount, Decimal) else None
+    text = number(amount, max(sent, MONEY_PLACES) if sent is not None else None)
     return f"{text} {clean(currency.upper(), 16)}" if currency else text
 
 
