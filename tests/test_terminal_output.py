@@ -189,7 +189,12 @@ def test_the_terminal_check_catches_a_program_that_writes_server_text_raw(
 
     from tests.hostile_payloads import HOSTILE
 
-    program = f"import sys, time; sys.stdout.write({HOSTILE!r} + 'written'); sys.stdout.flush(); time.sleep(30)"
+    # Written again every half second (bounded): an OSC 52 sent before tmux has the pane ready is dropped.
+    program = (
+        "import sys, time\n"
+        "for _ in range(60):\n"
+        f"    sys.stdout.write('\\r' + {HOSTILE!r} + 'written'); sys.stdout.flush(); time.sleep(0.5)"
+    )
     term = OwnTmux([sys.executable, "-c", program], term_env, width=80, height=10)
     terminals.append(term)
     title = term.show("#{pane_title}")
