@@ -25,18 +25,8 @@ from stablepay_console.profiles.rotation import Step, progress_path
 from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, wait_for_workers
+from tests.hostile_payloads import HOSTILE
 
-HOSTILE = (
-    "\x1b[2J\x1b[H"  # clear the screen
-    "\x1b]0;pwned\x07"  # window title
-    "\x1b]52;c;cGFzdGVkIGJ5IGF0dGFja2Vy\x07"  # OSC 52: write the clipboard
-    "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\"  # OSC 8 hyperlink
-    "\x9b31m\x9d0;c1-title\x9c\x85"  # C1: CSI, OSC, ST, NEL
-    "\u202egnp.exe\u202c\u2066iso\u2069\u200f"  # bidi override, isolate, mark
-    "line\u2028sep\u2029para"  # line and paragraph separators
-    "zero\u200bwidth\u200c\u2060\ufeff"  # zero-width characters
-    "\x00\x07\x08\x7f"  # NUL, BEL, backspace, DEL
-)
 RAW = frozenset("\x9b\x9d\x9c\x85\u202e\u202c\u2066\u2069\u200f\u2028\u2029\u200b\u200c\u2060\ufeff\x00\x07\x08\x7f")
 """Characters of HOSTILE that must never come out raw (ESC is checked apart: the terminal's own styles use it)."""
 
