@@ -81,8 +81,13 @@ class PaintProbe:
         return end - start
 
 
+async def settle(app: ConsoleApp) -> None:
+    """Until the workers running now have ended (a prefetch replaced by a newer one ends cancelled)."""
+    await asyncio.gather(*(worker.wait() for worker in list(app.workers)), return_exceptions=True)
+
+
 def new_app(connector: Services, profile: Profile = EMBEDDED_PROFILE) -> ConsoleApp:
-    return ConsoleApp(profile, connector)
+    return ConsoleApp(profile, connector, freeze_after_start=True)  # as the installed console starts
 
 
 async def page_switch(
@@ -100,12 +105,12 @@ async def page_switch(
     async with app.run_test(size=(120, 40)):
         probe = PaintProbe(app)
         await probe.wait(lambda: first_row(app) is not None)
-        await app.workers.wait_for_complete()
+        await settle(app)
         for _ in range(presses + 1):
             await asyncio.sleep(rng.uniform(0.05, 0.25))  # a person reads a little before paging on
             before = first_row(app)
             samples.append(await probe.press("n", lambda before=before: first_row(app) not in (None, before)))  # type: ignore[misc]
-            await app.workers.wait_for_complete()
+            await settle(app)
     return samples[0], samples[1:]
 
 
@@ -117,7 +122,7 @@ async def responsiveness(connector: Services, reloads: int, presses_per_reload: 
     async with app.run_test(size=(120, 40)) as pilot:
         probe = PaintProbe(app)
         await probe.wait(lambda: first_row(app) is not None)
-        await app.workers.wait_for_complete()
+        await settle(app)
         table = table_of(app)
         assert table is not None
         table.focus()
@@ -136,7 +141,7 @@ async def responsiveness(connector: Services, reloads: int, presses_per_reload: 
                 row = table.cursor_row
                 key = "down" if row < table.row_count - 1 else "up"
                 samples.append(await probe.press(key, lambda row=row, t=table: t.cursor_row != row))  # type: ignore[misc]
-            await app.workers.wait_for_complete()
+            await settle(app)
         sandbox.faults.latency = 0.0
     return samples
 

@@ -78,3 +78,21 @@ async def test_services_that_cannot_be_built_are_said_on_the_frame_and_q_quits()
         assert "The console could not start. PermissionError: the data folder cannot be written" in said
         await pilot.press("q")
     assert app.return_code == 0
+
+
+async def test_the_installed_console_hides_its_startup_from_the_garbage_collector(sandbox, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Full collections walking every module and style paused paging for 60-130 ms; only the
+    installed console freezes, as tests run many consoles in one process and want theirs collected."""
+    import gc
+
+    frozen: list[str] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append("frozen"))
+    for freeze in (False, True):
+        app = ConsoleApp(
+            EMBEDDED_PROFILE, Services(sandbox=sandbox, clock=lambda: FIXED_NOW), clock=lambda: FIXED_NOW,
+            ping_on_start=False, freeze_after_start=freeze,
+        )
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for_workers(pilot)
+            assert app.screen.query_one(DataTable).row_count > 0
+        assert frozen == (["frozen"] if freeze else [])

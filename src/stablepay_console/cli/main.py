@@ -135,12 +135,12 @@ def run_console(args: argparse.Namespace) -> int:
         # A built-in profile always has its key: paint the first frame now, build the services behind it.
         from stablepay_console.cli.session import services_for
 
-        app = ConsoleApp(built_in, lambda: services_for(args), radar=True)
+        app = ConsoleApp(built_in, lambda: services_for(args), radar=True, freeze_after_start=True)
     else:
         started = start_profile(args)  # a configured profile's key is checked before the UI
         if started is None:
             return 2
-        app = ConsoleApp(*started, radar=True)
+        app = ConsoleApp(*started, radar=True, freeze_after_start=True)
     app.run()
     return app.return_code or 0
 

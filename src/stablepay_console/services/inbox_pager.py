@@ -7,6 +7,7 @@ switch, and after an error the last good page stays only as stale.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,9 @@ from stablepay_console.services.provenance import Loaded, Provenance, ResultStat
 INBOX, NEEDS_ACTION = "inbox", "needs action"
 CACHED_PAGES = 12
 """Pages kept per filter (LRU): the shown one, its neighbours, and a few visited ones."""
+AHEAD = 2
+"""Pages prefetched in the direction the user is paging (one the other way): holding `n` against a
+slow server still finds the next page cached."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,8 @@ class InboxPager:
         self._cache: OrderedDict[InboxQuery, Loaded[RfiPage]] = OrderedDict()
         self.revalidated = False
         """The shown page was served from the cache and the server's copy differed: it was repainted."""
+        self.direction = 1
+        """+1 after paging forward, -1 after paging back: where the prefetch looks first."""
 
     # --- what is asked -----------------------------------------------------------
 
@@ -163,6 +169,7 @@ class InboxPager:
         if self.view == NEEDS_ACTION:
             self.action_offset = offset
         else:
+            self.direction = -1 if offset < self.query.offset else 1
             self.query = replace(self.query, offset=offset)
 
     # --- loading -----------------------------------------------------------------
@@ -207,8 +214,11 @@ class InboxPager:
         else:
             self.page.begin(f"Loading page {self.query.page_number}…")
 
-    async def load(self, client: StablePayClient) -> None:
-        """Fetch the asked page; on failure keep the last good one (stale) and its window."""
+    async def load(self, client: StablePayClient) -> bool:
+        """Fetch the asked page; on failure keep the last good one (stale) and its window.
+
+        True when the rows to show changed (False: the server's copy equals the page already shown,
+        which need not be painted again)."""
         query = self.query
         was = self.page.current
         self.page.begin(f"Loading page {query.page_number}…")
@@ -218,9 +228,10 @@ class InboxPager:
             self.page.fail(error_text(exc))
             if was is not None:
                 self.query = replace(self.query, offset=was.value.pagination.offset)
-            return
+            return False
         if query != self.query:
-            return  # the user moved on while this was in flight; its result is only cached
+            return False  # the user moved on while this was in flight; its result is only cached
+        same = was is not None and was.provenance.asked == loaded.provenance.asked and was.value == loaded.value
         self.revalidated = (
             was is not None
             and was.provenance.asked == loaded.provenance.asked
@@ -229,20 +240,28 @@ class InboxPager:
         )
         self.page.succeed(loaded)
         self.query = replace(query, offset=max(0, loaded.value.pagination.offset))
+        return not same
 
-    async def prefetch(self, client: StablePayClient) -> None:
-        """Fetch the neighbours of the shown page quietly, so the next page switch paints at once."""
+    def neighbours(self) -> list[InboxQuery]:
+        """The uncached pages to prefetch: `AHEAD` in the direction of paging, one the other way."""
         window = self.window() if self.view == INBOX else None
         if window is None:
-            return
+            return []
         offset, limit, total = window
-        for goal in (offset + limit, offset - limit):
-            query = replace(self.query, offset=goal)
-            if 0 <= goal <= last_offset(total, limit) and query not in self._cache:
-                try:
-                    await self._fetch(client, query)
-                except APIError:
-                    return  # a prefetch failure is not the user's concern; the real load will say
+        step = limit * self.direction
+        goals = [offset + step * n for n in range(1, AHEAD + 1)] + [offset - step]
+        wanted = [replace(self.query, offset=goal) for goal in goals if 0 <= goal <= last_offset(total, limit)]
+        return [query for query in wanted if query not in self._cache]
+
+    async def prefetch(self, client: StablePayClient) -> None:
+        """Fetch the neighbours of the shown page quietly and at once, so the next page switch paints at once."""
+        await asyncio.gather(*(self._prefetch_one(client, query) for query in self.neighbours()))
+
+    async def _prefetch_one(self, client: StablePayClient, query: InboxQuery) -> None:
+        try:
+            await self._fetch(client, query)
+        except APIError:
+            pass  # a prefetch failure is not the user's concern: the real load will say
 
     async def load_needs_action(self, client: StablePayClient) -> None:
         """Every issued request matching the kind and user filters: deadline ahead, then overdue."""

@@ -26,10 +26,10 @@ class InboxScreen(InboxClaims, ConsoleScreen):
     CSS_PATH = "../styles/inbox.tcss"
     HELP = HELP + CLAIMS_HELP
     BINDINGS = [
-        Binding("n", "next_page", "Next", id="inbox.next", tooltip="Next page"),
-        Binding("p", "prev_page", "Prev", id="inbox.prev", tooltip="Previous page"),
-        Binding("g", "first_page", "First", show=False, id="inbox.first", tooltip="First page"),
-        Binding("G", "last_page", "Last", show=False, id="inbox.last", tooltip="Last page"),
+        Binding("n", "page('next')", "Next", id="inbox.next", tooltip="Next page"),
+        Binding("p", "page('prev')", "Prev", id="inbox.prev", tooltip="Previous page"),
+        Binding("g", "page('first')", "First", show=False, id="inbox.first", tooltip="First page"),
+        Binding("G", "page('last')", "Last", show=False, id="inbox.last", tooltip="Last page"),
         Binding("slash", "focus_filters", "Filter", id="inbox.filter", tooltip="Focus the filter bar"),
         Binding("s", "cycle('status')", "Status", show=False, id="inbox.status", tooltip="Next status filter"),
         Binding("k", "cycle('kind')", "Kind", show=False, id="inbox.kind", tooltip="Next kind filter"),
@@ -130,13 +130,16 @@ class InboxScreen(InboxClaims, ConsoleScreen):
     async def load(self) -> None:
         """Show the asked page (at once when cached), fetch it, then fetch its neighbours quietly."""
         pager = self.paging
-        if pager.show_cached():
+        cached = pager.show_cached()
+        if cached:
             self.render_state()
+            await self.wait_for_refresh()  # the cached page reaches the screen before anything else runs
+            self.prefetch()
         pager.begin()
         self.render_state(busy_only=True)
-        await pager.load(self.console.client)
-        self.render_state()
-        if pager.page.error is None:
+        changed = await pager.load(self.console.client)
+        self.render_state(busy_only=not changed)
+        if not cached and pager.page.error is None:
             self.prefetch()
 
     @work(exclusive=True, group="inbox-prefetch")
@@ -210,7 +213,8 @@ class InboxScreen(InboxClaims, ConsoleScreen):
 
     # --- paging ------------------------------------------------------------------
 
-    def _page_to(self, where: str) -> None:
+    def action_page(self, where: str) -> None:
+        """`n`/`p`/`g`/`G`: the next, previous, first or last page."""
         goal, message = self.paging.target(where)
         if goal is None:
             if message:
@@ -221,18 +225,6 @@ class InboxScreen(InboxClaims, ConsoleScreen):
             self.render_state()
         else:
             self.load()
-
-    def action_next_page(self) -> None:
-        self._page_to("next")
-
-    def action_prev_page(self) -> None:
-        self._page_to("prev")
-
-    def action_first_page(self) -> None:
-        self._page_to("first")
-
-    def action_last_page(self) -> None:
-        self._page_to("last")
 
     # --- views and refresh -------------------------------------------------------
 

@@ -146,6 +146,8 @@ class InboxTable(WindowedTable):
         self.shown_columns: tuple[str, ...] = ()
         self._full: frozenset[str] = frozenset()
         self._layout: tuple[object, ...] = ()
+        self._made: dict[tuple[str, frozenset[str]], tuple[Text, ...]] = {}
+        self._cells_at: datetime | None = None
 
     def on_mount(self) -> None:
         self._fit_columns()
@@ -164,8 +166,7 @@ class InboxTable(WindowedTable):
             return widths
         shape = frozenset(FULL_IDS) if full else frozenset()
         for rfi in self.order[: self.window]:
-            cells = inbox_cells(rfi, now, self._deadline(rfi, now), shape)
-            for key, cell in zip(KEYS, self._marked(rfi, cells), strict=True):
+            for key, cell in zip(KEYS, self._cells(rfi, now, shape), strict=True):
                 widths[key] = max(widths[key], min(cell.cell_len, caps[key]))
         return widths
 
@@ -196,6 +197,7 @@ class InboxTable(WindowedTable):
         self.order, self.duplicates_hidden = first_of_each(rfis, lambda rfi: rfi.id)
         self.rfis = {rfi.id: rfi for rfi in self.order}
         self._deadlines, self._created = {}, {}
+        self._made.clear()  # the marks or the overdue set may have changed
         position = 0
         if keep is not None and keep in self.rfis:
             position = next(i for i, rfi in enumerate(self.order) if rfi.id == keep)
@@ -206,11 +208,21 @@ class InboxTable(WindowedTable):
     def _row(self, index: int) -> TableRow:
         rfi, now = self.order[index], self._now
         assert now is not None  # set by show() before any row is built
-        deadline = self._deadline(rfi, now)
-        self._deadlines[rfi.id] = deadline.plain
+        cells = dict(zip(KEYS, self._cells(rfi, now, self._full), strict=True))
+        self._deadlines[rfi.id] = cells["deadline"].plain
         self._created[rfi.id] = ago(rfi.created_at, now)
-        cells = dict(zip(KEYS, self._marked(rfi, inbox_cells(rfi, now, deadline, self._full)), strict=True))
         return TableRow([fitted(cells[key]) for key in self.shown_columns], key=rfi.id)
+
+    def _cells(self, rfi: Rfi, now: datetime, shape: frozenset[str]) -> tuple[Text, ...]:
+        """The row's cells, made once per request, time and shape (measuring and drawing both need them)."""
+        if self._cells_at != now:
+            self._made.clear()
+            self._cells_at = now
+        key = (rfi.id, shape)
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = self._marked(rfi, inbox_cells(rfi, now, self._deadline(rfi, now), shape))
+        return made
 
     def _marked(self, rfi: Rfi, cells: tuple[Text, ...]) -> tuple[Text, ...]:
         if rfi.id in self.marks:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Self
 
 from rich.text import Text
-from textual.widgets import DataTable
+
+from stablepay_console.tui.widgets.quick_cells import QuickCells
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class TableRow:
 RowOf = Callable[[int], TableRow]
 
 
-class WindowedTable(DataTable[Text]):
+class WindowedTable(QuickCells):
     """Rows `0..count-1` of a list, `window` of them at a time; `position` is the index in the whole list."""
 
     def __init__(self, *, window: int = 500, **kwargs: object) -> None:
