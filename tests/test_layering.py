@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def modules_after(statement: str) -> list[str]:
     """Every name in sys.modules after running `statement` in a fresh interpreter."""
-    code = f"import json, sys\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+    loaded = "sorted(n for n, m in sys.modules.items() if m is not None)"  # None: marked not importable
+    code = f"import json, sys\n{statement}\nprint(json.dumps({loaded}))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     return list(json.loads(result.stdout.strip().splitlines()[-1]))

@@ -8,7 +8,12 @@ httpx and pydantic, so `--help` and argument checks start as fast as a small scr
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
+
+# httpx loads its own command-line client (click, pygments and more: about 20 ms) whenever click is
+# installed, and uvicorn installs click. The console never runs it: leave it out.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient, default_retry

@@ -19,7 +19,7 @@ MetricValue = Decimal | str | bool | None
 class MetricRow(WireModel):
     """One time bucket: `periodStart`, metric values and breakdown dimensions."""
 
-    model_config = ConfigDict(alias_generator=None, extra="allow", frozen=True)
+    model_config = ConfigDict(alias_generator=None, extra="allow", frozen=True, defer_build=True)
     __pydantic_extra__: dict[str, MetricValue]  # type: ignore[assignment]
 
     period_start: Annotated[DateOrTime, Field(alias="periodStart")]

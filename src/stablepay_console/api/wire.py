@@ -54,6 +54,7 @@ class WireModel(BaseModel):
         populate_by_name=True,
         extra="allow",
         frozen=True,
+        defer_build=True,  # built on first use: the console's first page needs a few models, not all
     )
 
     exact_numbers: ClassVar[bool] = False

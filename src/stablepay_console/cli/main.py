@@ -126,6 +126,9 @@ def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:
 
 
 def run_console(args: argparse.Namespace) -> int:
+    import gc
+
+    gc.disable()  # while the console starts; the app turns it on again once the inbox is shown
     from stablepay_console.tui.app import ConsoleApp
     from stablepay_console.tui.boot import built_in_start
 
