@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,10 +37,19 @@ def console_argv() -> list[str]:
 
 
 def wall(argv: Sequence[str], env: dict[str, str]) -> float:
-    """Seconds from spawning `argv` to its exit (its output thrown away; any exit code)."""
+    """Seconds from spawning `argv` to its exit (its output thrown away; any exit code).
+
+    A blocking wait, killed by a timer if it hangs: `subprocess.run(timeout=...)` polls with growing
+    sleeps (0.5, 1, 2, 4 … ms), which rounded every figure up to 15.5 or 63.5 ms."""
     start = time.perf_counter()
-    subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=120, check=False)
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    guard = threading.Timer(120, proc.kill)
+    guard.start()
+    try:
+        proc.wait()
+    finally:
+        guard.cancel()
     return time.perf_counter() - start
 
 

@@ -89,6 +89,7 @@ async def test_the_installed_console_collects_garbage_again_once_started(sandbox
 
     frozen: list[str] = []
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append("frozen"))
+    thresholds = gc.get_threshold()
     try:
         for installed in (False, True):
             if installed:
@@ -102,5 +103,7 @@ async def test_the_installed_console_collects_garbage_again_once_started(sandbox
                 assert app.screen.query_one(DataTable).row_count > 0
                 assert gc.isenabled()
             assert frozen == (["frozen"] if installed else [])
+            assert gc.get_threshold()[2] == (100 if installed else thresholds[2])
     finally:
         gc.enable()
+        gc.set_threshold(*thresholds)
