@@ -7,10 +7,10 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from stablepay_console.cli.output import Output, fail, note
-from stablepay_console.cli.session import OK, USAGE, open_session, run_async
+from stablepay_console.cli.session import OK, USAGE, open_session
 
 if TYPE_CHECKING:
-    from stablepay_console.api.models import BatchTransfer, MetricResult, Money, OnrampTransfer, Pong
+    from stablepay_console.api.models import Money
 
 
 def _money(money: Money | None) -> str:
@@ -23,11 +23,7 @@ def run_batch(args: argparse.Namespace) -> int:
         return USAGE
     out = Output(args.format)
 
-    async def get() -> BatchTransfer:
-        async with session.client() as client:
-            return await client.get_batch_transfer(args.transfer_id)
-
-    batch = run_async(get)
+    batch = session.ask(lambda client: client.get_batch_transfer(args.transfer_id))
     if isinstance(batch, int):
         return batch
     if out.fmt == "json":
@@ -75,11 +71,7 @@ def run_quote(args: argparse.Namespace, stdin: TextIO | None = None) -> int:
             fail("not confirmed; nothing was sent.")
             return USAGE
 
-    async def refresh() -> OnrampTransfer:
-        async with session.client() as client:
-            return await client.refresh_onramp_quote(args.onramp_id)
-
-    onramp = run_async(refresh)
+    onramp = session.ask(lambda client: client.refresh_onramp_quote(args.onramp_id))
     refreshed = None if isinstance(onramp, int) else onramp
     session.services.audit.quote_refreshed(profile, args.onramp_id, None, refreshed, "" if refreshed else "failed")
     if isinstance(onramp, int):
@@ -108,11 +100,7 @@ def run_metric(args: argparse.Namespace) -> int:
         return USAGE
     out = Output(args.format)
 
-    async def run() -> MetricResult:
-        async with session.client() as client:
-            return await client.run_metric(args.metric_id)
-
-    result = run_async(run)
+    result = session.ask(lambda client: client.run_metric(args.metric_id))
     if isinstance(result, int):
         return result
     if out.fmt == "json":
@@ -141,11 +129,7 @@ def run_ping(args: argparse.Namespace) -> int:
         return USAGE
     out = Output(args.format)
 
-    async def ping() -> Pong:
-        async with session.client() as client:
-            return await client.ping()
-
-    pong = run_async(ping)
+    pong = session.ask(lambda client: client.ping())
     session.services.audit.append("ping", session.profile, outcome="failed" if isinstance(pong, int) else "✓ pong")
     if isinstance(pong, int):
         return pong

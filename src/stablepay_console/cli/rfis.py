@@ -14,7 +14,7 @@ from stablepay_console.cli.session import DUE, OK, OVERDUE, USAGE, Session, open
 
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
-    from stablepay_console.api.models import Rfi, RfiPage
+    from stablepay_console.api.models import Rfi
 
 LIST_COLUMNS = ("id", "status", "kind", "user", "round", "deadline", "left", "created")
 DUE_COLUMNS = ("id", "kind", "user", "round", "deadline", "left")
@@ -78,12 +78,10 @@ def run_list(args: argparse.Namespace) -> int:
     if args.all:
         return _list_all(session, out, filters)
 
-    async def one_page() -> RfiPage:
-        async with session.client() as client:
-            f = filters
-            return await client.list_rfis(f.status, f.kind, f.user_id, limit=args.limit or 20, offset=args.offset or 0)
-
-    page = run_async(one_page)
+    f = filters
+    page = session.ask(
+        lambda client: client.list_rfis(f.status, f.kind, f.user_id, limit=args.limit or 20, offset=args.offset or 0)
+    )
     if isinstance(page, int):
         return page
     p = page.pagination
@@ -129,21 +127,17 @@ def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
 def run_due(args: argparse.Namespace) -> int:
     """Exit 0 when nothing is due, 3 when something is due within the window, 4 when something is overdue."""
     from stablepay_console.api.filters import RfiFilters
-    from stablepay_console.services.radar import DueReport, due_report, every_rfi
+    from stablepay_console.services.radar import due_report, every_rfi
 
     session = open_session(args)
     if session is None:
         return USAGE
     out = Output(args.format)
 
-    async def check() -> DueReport:
-        async with session.client() as client:
-            issued = await every_rfi(client, RfiFilters(status="issued"))
-        return due_report(issued, session.services.clock(), args.within)
-
-    report = run_async(check)
-    if isinstance(report, int):
-        return report
+    issued = session.ask(lambda client: every_rfi(client, RfiFilters(status="issued")))
+    if isinstance(issued, int):
+        return issued
+    report = due_report(issued, session.services.clock(), args.within)
     print_rfis(out, report.nearest_first, report.at, DUE_COLUMNS)
     window = format_duration(args.within)
     if not report.nearest_first:

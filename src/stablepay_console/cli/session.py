@@ -38,6 +38,15 @@ class Session:
     def client(self) -> StablePayClient:
         return self.services.client_for(self.profile)
 
+    def ask(self, request: Callable[[StablePayClient], Awaitable[T]]) -> T | int:
+        """One exchange with this profile's client: the answer, or the exit code once the failure is said."""
+
+        async def exchange() -> T:
+            async with self.client() as client:
+                return await request(client)
+
+        return run_async(exchange)
+
     @property
     def where(self) -> str:
         return f"profile {self.profile.name} · {self.profile.environment} · {self.profile.where}"
