@@ -66,24 +66,24 @@ def page_size(text: str) -> int:
     return value
 
 
-def rate(text: str) -> float:
+def bounded_number(text: str, low: float, high: float, unit: str = "") -> float:
+    """A number from `low` to `high`; `unit` ("seconds") names it in the messages."""
+    unit = f" {unit}" if unit else ""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{quoted(text)} must be between 0 and 1")
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number{' of' + unit if unit else ''}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} must be between {low:g} and {high:g}{unit}")
     return value
+
+
+def rate(text: str) -> float:
+    return bounded_number(text, 0.0, 1.0)
 
 
 def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number of seconds") from None
-    if not 0.0 <= value <= 60.0:
-        raise argparse.ArgumentTypeError(f"{quoted(text)} must be between 0 and 60 seconds")
-    return value
+    return bounded_number(text, 0.0, 60.0, "seconds")
 
 
 def duration(text: str) -> timedelta:

@@ -22,7 +22,6 @@ def run_batch(args: argparse.Namespace) -> int:
     if session is None:
         return USAGE
     out = Output(args.format)
-
     batch = session.ask(lambda client: client.get_batch_transfer(args.transfer_id))
     if isinstance(batch, int):
         return batch
@@ -99,7 +98,6 @@ def run_metric(args: argparse.Namespace) -> int:
     if session is None:
         return USAGE
     out = Output(args.format)
-
     result = session.ask(lambda client: client.run_metric(args.metric_id))
     if isinstance(result, int):
         return result
@@ -128,7 +126,6 @@ def run_ping(args: argparse.Namespace) -> int:
     if session is None:
         return USAGE
     out = Output(args.format)
-
     pong = session.ask(lambda client: client.ping())
     session.services.audit.append("ping", session.profile, outcome="failed" if isinstance(pong, int) else "✓ pong")
     if isinstance(pong, int):
