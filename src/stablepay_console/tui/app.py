@@ -158,6 +158,7 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
     def _boot_failed(self, why: str) -> None:
         from rich.text import Text
 
+        gc.enable()  # the console never started: nothing to freeze
         said = Text.assemble(("The console could not start. ", "bold red"), why, "\nq quits.")
         self.screen.query_one("#boot-status").update(said)  # type: ignore[attr-defined]
 
