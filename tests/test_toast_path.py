@@ -1,10 +1,10 @@
-"""Paths in notifications are short enough never to be broken in the middle of a word."""
+"""Paths in notifications are shown whole where they fit a few lines, and never broken in the middle of a word."""
 
 from __future__ import annotations
 
 import os
 
-from stablepay_console.tui.formatters.text import TOAST_PATH, toast_path
+from stablepay_console.tui.formatters.text import TOAST_LINES, TOAST_PATH, toast_path
 
 
 def test_a_short_path_is_kept_whole_with_home_as_tilde() -> None:
@@ -12,9 +12,19 @@ def test_a_short_path_is_kept_whole_with_home_as_tilde() -> None:
     assert toast_path("/tmp/out.csv") == "/tmp/out.csv"
 
 
-def test_a_long_path_keeps_the_file_name_and_the_nearest_folders() -> None:
-    shown = toast_path("/very/long/folder/structure/that/goes/on/audit-2026.csv")
-    assert shown == "…/structure/that/goes/on/audit-2026.csv" and len(shown) <= TOAST_PATH
+def test_a_long_path_is_shown_whole_on_lines_broken_after_a_separator() -> None:
+    path = "/home-of/alice/stablepay-exports/2026/metric-revenue-2026-11-23T0930Z.csv"
+    shown = toast_path(path)
+    assert shown.replace("\n", "") == path
+    lines = shown.split("\n")
+    assert len(lines) == 2 and all(len(line) <= TOAST_PATH for line in lines)
+    assert all(line.endswith("/") for line in lines[:-1])
+
+
+def test_a_path_too_long_for_the_lines_keeps_the_file_name_and_the_nearest_folders() -> None:
+    shown = toast_path("/" + "/".join(f"folder{i:02d}" for i in range(30)) + "/audit-2026.csv")
+    assert shown == "…/folder28/folder29/audit-2026.csv" and len(shown) <= TOAST_PATH
+    assert len(shown.split("\n")) == 1 and TOAST_LINES == 4
 
 
 def test_a_very_long_name_is_cut_in_its_middle_and_keeps_its_extension() -> None:

@@ -82,19 +82,23 @@ def money(amount: Decimal | None, currency: str | None = None) -> str:
 
 TOAST_PATH = 40
 """A notification is about 50 cells wide: a path longer than this would be broken in the middle of a word."""
+TOAST_LINES = 4
+"""A path is shown whole on up to this many lines of a notification, broken only after a separator."""
 
 
 def toast_path(path: object, width: int = TOAST_PATH) -> str:
-    """A path short enough for a notification line: `~` for home, then `…/folder/name` (the name kept whole
-    when it fits, else cut in its middle). The full path stays in the screen's own status line."""
+    """A path for a notification: `~` for home, then the whole path on as many lines as it needs (up to
+    TOAST_LINES), each broken after a separator; a longer one keeps `…/folder/name` (the name whole
+    when it fits, else cut in its middle)."""
     import os
 
     text = clean(path)
     home = os.path.expanduser("~")
     if home and home != "/" and text.startswith(home + os.sep):
         text = "~" + text[len(home):]
-    if len(text) <= width:
-        return text
+    lines = path_lines(text, width)
+    if lines is not None and len(lines) <= TOAST_LINES:
+        return "\n".join(lines)
     parts = text.split(os.sep)
     name = parts[-1]
     if len(name) + 2 > width:
@@ -106,3 +110,20 @@ def toast_path(path: object, width: int = TOAST_PATH) -> str:
             break
         shown = folder + os.sep + shown
     return "…" + os.sep + shown
+
+
+def path_lines(text: str, width: int) -> list[str] | None:
+    """The path in lines of at most `width`, each ending just after a separator (None: one part is too wide)."""
+    import os
+
+    lines, line = [], ""
+    for part in [p + os.sep for p in text.split(os.sep)[:-1]] + [text.split(os.sep)[-1]]:
+        if len(part) > width:
+            return None
+        if len(line) + len(part) > width:
+            lines.append(line)
+            line = ""
+        line += part
+    if line or not lines:
+        lines.append(line)
+    return lines
