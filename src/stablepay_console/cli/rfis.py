@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from stablepay_console.cli.durations import format_duration
 from stablepay_console.cli.output import Output, note
-from stablepay_console.cli.session import DUE, OK, OVERDUE, USAGE, Session, open_session, run_async
+from stablepay_console.cli.session import DUE, OK, OVERDUE, USAGE, Session, open_session
 
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
@@ -96,20 +96,11 @@ def run_list(args: argparse.Namespace) -> int:
 
 def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
     """Every page, walked as the export walks them; printed only once complete (nothing on stdout on an error)."""
-    from contextlib import aclosing
-
     from stablepay_console.api.paging import PagingReport
+    from stablepay_console.services.radar import every_rfi
 
     paging = PagingReport()
-
-    async def every() -> list[Rfi]:
-        async with session.client() as client:
-            f = filters
-            rfis = client.iter_rfis(f.status, f.kind, f.user_id, report=paging)
-            async with aclosing(rfis):
-                return [rfi async for rfi in rfis]
-
-    found = run_async(every)
+    found = session.ask(lambda client: every_rfi(client, filters, report=paging))
     if isinstance(found, int):
         return found
     if out.fmt == "json":

@@ -18,6 +18,7 @@ from stablepay_console.api.errors import APIError
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import Rfi, RfiPage
 from stablepay_console.services.provenance import Loaded, Provenance, ResultState
+from stablepay_console.services.radar import every_rfi
 
 INBOX, NEEDS_ACTION = "inbox", "needs action"
 CACHED_PAGES = 12
@@ -268,7 +269,7 @@ class InboxPager:
         f = self.filters
         self.action.begin("Loading every issued request…")
         try:
-            found = [rfi async for rfi in client.iter_rfis(f.status, f.kind, f.user_id)]
+            found = await every_rfi(client, f)
         except APIError as exc:
             self.action.fail(error_text(exc))
             if self.action.current is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ from stablepay_console.services.watch_events import (
 if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient
     from stablepay_console.api.models import Rfi
+    from stablepay_console.api.paging import PagingReport
 
 
 # --- what is due -----------------------------------------------------------------------
@@ -69,10 +71,15 @@ def due_report(rfis: Iterable[Rfi], now: datetime, within: timedelta) -> DueRepo
     return DueReport(sorted(due, key=_by_deadline), sorted(overdue, key=_by_deadline), checked, within, now)
 
 
-async def every_rfi(client: StablePayClient, filters: RfiFilters | None = None) -> list[Rfi]:
-    """Every request matching `filters`, all pages, newest first: the same paging as the export."""
+async def every_rfi(
+    client: StablePayClient, filters: RfiFilters | None = None, report: PagingReport | None = None
+) -> list[Rfi]:
+    """Every request matching `filters`, all pages, newest first: the same paging as the export
+    (`report` says what the paging met)."""
     f = filters or RfiFilters()
-    return [rfi async for rfi in client.iter_rfis(f.status, f.kind, f.user_id)]
+    rfis = client.iter_rfis(f.status, f.kind, f.user_id, report=report)
+    async with aclosing(rfis):  # pages still in flight are cancelled on an error
+        return [rfi async for rfi in rfis]
 
 
 # --- the console's background poll ------------------------------------------------------
