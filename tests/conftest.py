@@ -64,6 +64,18 @@ def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.fixture
+def term_env(isolated_config: Path) -> dict[str, str]:
+    """The environment of a console started in tmux: its own config folder, a keyring that holds nothing."""
+    return {
+        "STABLEPAY_CONFIG_DIR": str(isolated_config),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    }
+
+
 @pytest.fixture(autouse=True)
 def memory_keyring() -> Iterator[MemoryKeyring]:
     """An in-memory keyring for every test (the secret_service tests swap in the real one)."""

@@ -5,24 +5,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.terminal import Terminal, console_command
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def term_env(isolated_config: Path) -> dict[str, str]:
-    return {
-        "STABLEPAY_CONFIG_DIR": str(isolated_config),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": os.environ.get("HOME", "/tmp"),
-        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-    }
 
 
 @pytest.fixture

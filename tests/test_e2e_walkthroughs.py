@@ -10,10 +10,8 @@ the chart, bars, the table) and the switch to the built-in production profile wi
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
@@ -26,17 +24,6 @@ SIZES = [(80, 24), (120, 40), (200, 50)]
 SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
 PAGE = re.compile(r"Page (\d+) of (\d+), (\d+) total")
 COUNTDOWN = re.compile(r"\bin ((\d+)d (\d+)h|(\d+)h (\d+)m|(\d+)m (\d+)s)\s*$")
-
-
-@pytest.fixture
-def term_env(isolated_config: Path) -> dict[str, str]:
-    return {
-        "STABLEPAY_CONFIG_DIR": str(isolated_config),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": os.environ.get("HOME", "/tmp"),
-        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-    }
 
 
 @pytest.fixture(params=SIZES, ids=SIZE_IDS)

@@ -81,17 +81,6 @@ class OwnTmux:
 
 
 @pytest.fixture
-def term_env(isolated_config: Path) -> dict[str, str]:
-    return {
-        "STABLEPAY_CONFIG_DIR": str(isolated_config),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": os.environ.get("HOME", "/tmp"),
-        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-    }
-
-
-@pytest.fixture
 def terminals() -> Iterator[list[OwnTmux]]:
     started: list[OwnTmux] = []
     yield started
