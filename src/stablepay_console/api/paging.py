@@ -120,13 +120,19 @@ async def walk_pages(
     walk = _Walk(fetch, step, report, max_rows)
     report.pages = 1
     report.first_total = report.total = known_total = first.pagination.total
+
+    def stops_after(page: RfiPage, fresh: int) -> bool:
+        """Whether the walk ends after `page` (its `fresh` new rows); if so, the report says why."""
+        stop = "the row ceiling" if report.capped else _stop_reason(page, fresh, step, older_than)
+        if stop is not None:
+            report.stopped = stop
+            report.date_range_stop = older_than is not None and "date range" in stop
+        return stop is not None
+
     rows = walk.fresh(first)
     for rfi in rows:
         yield rfi
-    stop = "the row ceiling" if report.capped else _stop_reason(first, len(rows), step, older_than)
-    if stop is not None:
-        report.stopped = stop
-        report.date_range_stop = older_than is not None and "date range" in stop
+    if stops_after(first, len(rows)):
         return
 
     window = max(1, concurrency) * 2
@@ -152,10 +158,7 @@ async def walk_pages(
             rows.extend(walk.fresh(page))
             for rfi in rows:
                 yield rfi
-            stop = "the row ceiling" if report.capped else _stop_reason(page, len(rows), step, older_than)
-            if stop is not None:
-                report.stopped = stop
-                report.date_range_stop = older_than is not None and "date range" in stop
+            if stops_after(page, len(rows)):
                 return
     finally:
         for _, task in pending:
