@@ -17,8 +17,29 @@ def test_a_long_path_is_shown_whole_on_lines_broken_after_a_separator() -> None:
     shown = toast_path(path)
     assert shown.replace("\n", "") == path
     lines = shown.split("\n")
-    assert len(lines) == 2 and all(len(line) <= TOAST_PATH for line in lines)
-    assert all(line.endswith("/") for line in lines[:-1])
+    assert lines == ["/home-of/alice/stablepay-exports/", "2026/metric-revenue-2026-11-", "23T0930Z.csv"]
+    assert all(len(line) <= TOAST_PATH for line in lines)
+
+
+def test_a_file_name_wider_than_a_line_breaks_after_its_hyphens() -> None:
+    path = "/tmp/exports/metric-daily-gross-volume-20261123-233612.csv"  # the metric export's own naming
+    lines = toast_path(path).split("\n")
+    assert "".join(lines) == path and len(lines) == 2
+    assert all(len(line) <= TOAST_PATH for line in lines) and lines[0].endswith("-")
+
+
+async def test_every_line_of_a_path_fits_a_notification_at_80_columns() -> None:
+    from textual.app import App
+    from textual.widgets._toast import Toast
+
+    app: App[None] = App()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        app.notify("Saved to\n" + toast_path("/tmp/exports/metric-daily-gross-volume-20261123-233612.csv"))
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if app.screen.query(Toast):
+                break
+        assert app.screen.query_one(Toast).content_region.width >= TOAST_PATH
 
 
 def test_a_path_too_long_for_the_lines_keeps_the_file_name_and_the_nearest_folders() -> None:

@@ -80,15 +80,16 @@ def money(amount: Decimal | None, currency: str | None = None) -> str:
     return safe_money(amount, currency)
 
 
-TOAST_PATH = 40
-"""A notification is about 50 cells wide: a path longer than this would be broken in the middle of a word."""
+TOAST_PATH = 36
+"""A notification's text is 36 cells wide in an 80-column terminal (half the screen, less its border and
+padding): a longer line would be broken by the notification, wherever it falls."""
 TOAST_LINES = 4
-"""A path is shown whole on up to this many lines of a notification, broken only after a separator."""
+"""A path is shown whole on up to this many lines of a notification, broken only after `/`, `-` or `_`."""
 
 
 def toast_path(path: object, width: int = TOAST_PATH) -> str:
     """A path for a notification: `~` for home, then the whole path on as many lines as it needs (up to
-    TOAST_LINES), each broken after a separator; a longer one keeps `…/folder/name` (the name whole
+    TOAST_LINES), each broken after `/`, `-` or `_`; a longer one keeps `…/folder/name` (the name whole
     when it fits, else cut in its middle)."""
     import os
 
@@ -113,17 +114,18 @@ def toast_path(path: object, width: int = TOAST_PATH) -> str:
 
 
 def path_lines(text: str, width: int) -> list[str] | None:
-    """The path in lines of at most `width`, each ending just after a separator (None: one part is too wide)."""
+    """The path in lines of at most `width`, each ending just after `/`, `-` or `_` (None: a piece
+    between two of those is wider than `width`)."""
     import os
+    import re
 
+    breaks = re.escape(os.sep + "-_")
     lines, line = [], ""
-    for part in [p + os.sep for p in text.split(os.sep)[:-1]] + [text.split(os.sep)[-1]]:
-        if len(part) > width:
+    for piece in re.findall(f"[^{breaks}]*[{breaks}]|[^{breaks}]+", text):
+        if len(piece) > width:
             return None
-        if len(line) + len(part) > width:
+        if len(line) + len(piece) > width:
             lines.append(line)
             line = ""
-        line += part
-    if line or not lines:
-        lines.append(line)
-    return lines
+        line += piece
+    return [*lines, line]
