@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from stablepay_console import __version__
 from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
@@ -16,6 +16,7 @@ from stablepay_console.cli.record_commands import add_audit_commands
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
+    from stablepay_console.tui.exit_guard import ExitGuard
     from stablepay_console.wiring import Services
 
 
@@ -128,6 +129,10 @@ def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:
 def run_console(args: argparse.Namespace) -> int:
     import gc
 
+    from stablepay_console.tui.exit_guard import ExitGuard
+
+    guard = ExitGuard()  # from here on SIGHUP and SIGTERM end the process within 2 s, whatever it is doing
+    guard.install()
     gc.disable()  # while the console starts; the app turns it on again once the inbox is shown
     from stablepay_console.tui.app import ConsoleApp
     from stablepay_console.tui.boot import built_in_start
@@ -144,8 +149,25 @@ def run_console(args: argparse.Namespace) -> int:
         if started is None:
             return 2
         app = ConsoleApp(*started, radar=True, freeze_after_start=True)
+    app.exit_guard = guard
     app.run()
+    if guard.signal is not None:
+        left_on_signal(guard)
+    guard.finish()
     return app.return_code or 0
+
+
+def left_on_signal(guard: ExitGuard) -> NoReturn:
+    """After SIGHUP or SIGTERM: flush the record (bounded), say what was not saved, and end now.
+
+    Ending here rather than returning skips the interpreter's wait for worker threads (one may be
+    in a network call with 30 s left) and for the record's atexit drain, already done by finish()."""
+    import logging
+    import os
+
+    guard.tell(guard.finish())
+    logging.shutdown()
+    os._exit(guard.code)
 
 
 def run_export(args: argparse.Namespace) -> int:

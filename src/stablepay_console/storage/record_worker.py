@@ -12,6 +12,7 @@ import asyncio
 import atexit
 import logging
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable
@@ -47,6 +48,7 @@ class RecordWorker:
         self._tasks: deque[tuple[Callable[[Record], Any], Future[Any]]] = deque()
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._busy = False
         self._checked = False
         self.notice: str | None = None
         """Set when a bad file was set aside on opening (the message says where it was kept)."""
@@ -112,6 +114,12 @@ class RecordWorker:
         except RecordError:
             pass
 
+    @property
+    def pending(self) -> int:
+        """Calls accepted and not yet run (the one running included)."""
+        with self._cond:
+            return len(self._tasks) + (self._thread is not None and self._busy)
+
     def close(self, timeout: float | None = 60.0) -> None:
         """Run what is queued, close the record and end the thread."""
         self._feed()
@@ -162,15 +170,31 @@ class RecordWorker:
                 fn, future = task
                 if not future.set_running_or_notify_cancel():
                     continue
+                self._busy = True
                 try:
                     if record is None:
                         record = self._open()
                     future.set_result(fn(record))
                 except BaseException as exc:
                     future.set_exception(exc)
+                finally:
+                    self._busy = False
         finally:
             if record is not None:
                 record.close()
+
+
+def flush_all(seconds: float) -> int:
+    """Run every call accepted so far, waiting at most `seconds` in all (a signal's exit path).
+
+    Returns how many accepted calls had not run when the time was up: 0 when everything was written."""
+    deadline = time.monotonic() + seconds
+    for worker in list(_LIVE):
+        try:
+            worker.flush(max(0.0, deadline - time.monotonic()))
+        except Exception:  # timed out, or the record could not be opened: count what is left
+            pass
+    return sum(worker.pending for worker in list(_LIVE))
 
 
 @atexit.register
