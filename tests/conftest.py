@@ -25,7 +25,10 @@ from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.sandbox import app as sandbox_app
 from stablepay_console.sandbox.data import SandboxData
 
-pytest_plugins = ["tests.leftovers"]  # the run fails if it leaves a console process behind
+pytest_plugins = [
+    "tests.leftovers",  # the run fails if it leaves a console process behind
+    "tests.small_disk",  # the small_disk fixture: a real tmpfs for the full-disk tests
+]
 
 FIXED_NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
 """The instant every test treats as now, so countdowns and snapshots are stable."""

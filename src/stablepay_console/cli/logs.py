@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 from pathlib import Path
 
 from stablepay_console.api.sanitize import clean
@@ -48,6 +49,21 @@ class PrivacyFilter(logging.Filter):
         return True
 
 
+class LogFile(logging.FileHandler):
+    """The log file. A record the disk refuses is said once (what, where, why), never as logging's own
+    "--- Logging error ---" traceback on standard error; the console goes on."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, encoding="utf-8")
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        from stablepay_console.storage.writing import NOT_WRITTEN, not_written
+
+        exc = sys.exc_info()[1]
+        if isinstance(exc, OSError):
+            NOT_WRITTEN.post(str(not_written("the log", self.baseFilename, exc)))
+
+
 def _is_ours(handler: logging.Handler) -> bool:
     return bool(getattr(handler, "stablepay_console", False))
 
@@ -60,13 +76,17 @@ def setup_logging(path: Path | None = None) -> logging.Handler:
         for old in [h for h in logger.handlers if _is_ours(h)]:
             logger.removeHandler(old)
             old.close()
+    from stablepay_console.storage.writing import NOT_WRITTEN, not_written
+
     try:
         if path is None:
             from stablepay_console.storage import locations
 
-            path = locations.ensure(locations.log_file())
-        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
-    except OSError:
+            path = locations.log_file()
+            locations.ensure(path)
+        handler: logging.Handler = LogFile(path)
+    except OSError as exc:  # a read-only or full disk: said once; the console works on without a log
+        NOT_WRITTEN.post(str(not_written("the log", path or "the log folder", exc)))
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter(FORMAT))
     handler.addFilter(PrivacyFilter())

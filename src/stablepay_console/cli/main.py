@@ -222,6 +222,10 @@ def run_export(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nstablepay-console: export cancelled, nothing was written.", file=sys.stderr)
         return 130
+    except OSError as exc:  # NotWritten: a full, read-only or forbidden disk; no partial file is left
+        print(f"\nstablepay-console: export failed, nothing was written. {say(str(exc))}", file=sys.stderr)
+        services.audit.exported(profile, filters, path, None, "failed: not written")
+        return 1
     if sys.stderr.isatty():
         print(file=sys.stderr)
     print(result.summary(), file=sys.stderr)
@@ -286,14 +290,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parsers.check_combinations(parser, args)
     if args.command == "sandbox":
         return run_sandbox(args)
+    if args.command is None:
+        return run_console(args)
+    from stablepay_console.storage.writing import NOT_WRITTEN
+
+    NOT_WRITTEN.listen(lambda line: print(f"stablepay-console: {say(line)}", file=sys.stderr, flush=True))
     if args.command == "export":
-        return run_export(args)
-    if args.command == "profile":
-        return run_profile(args)
-    command = headless(args) if args.command else None
-    if command is not None:
-        return command(args)
-    return run_console(args)
+        code = run_export(args)
+    elif args.command == "profile":
+        code = run_profile(args)
+    else:
+        command = headless(args)
+        code = command(args) if command is not None else run_console(args)
+    return finished(code)
+
+
+def finished(code: int) -> int:
+    """A command's exit code once the record's queued writes are done: 1 when a write the disk refused
+    (a full or read-only disk) was said on standard error, whatever the command itself returned 0 for."""
+    from stablepay_console.storage.writing import NOT_WRITTEN
+
+    worker = sys.modules.get("stablepay_console.storage.record_worker")
+    if worker is not None:
+        worker.flush_all(30.0)
+    return 1 if code == 0 and NOT_WRITTEN.lines else code
 
 
 if __name__ == "__main__":

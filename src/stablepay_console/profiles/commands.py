@@ -22,7 +22,7 @@ from stablepay_console.profiles.key_date import key_created, parse_key_created
 from stablepay_console.profiles.keys import ENV_KEY, ENV_PROFILE, KeyStoreError
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import STEP_TITLES
-from stablepay_console.profiles.store import ProfileStoreError, make_profile
+from stablepay_console.profiles.store import ProfilesNotSaved, ProfileStoreError, make_profile
 from stablepay_console.profiles.verify import check_key
 
 ClientFor = Callable[[Profile, ApiKey], StablePayClient]
@@ -181,6 +181,9 @@ def run(
             book.set_default(profile.name)
             print(f"The console now starts on {profile.name} ({profile.environment}).", file=out)
         return 0
+    except ProfilesNotSaved as exc:  # the disk refused: not a usage error
+        print(f"stablepay-console: {clean(str(exc), 600)}", file=sys.stderr)
+        return 1
     except (ValueError, ProfileStoreError, KeyStoreError) as exc:
         print(f"stablepay-console: {clean(str(exc), 600)}", file=sys.stderr)
         return 2

@@ -26,6 +26,7 @@ from stablepay_console.profiles.rotation_state import (
     Step,
     progress_path,
 )
+from stablepay_console.storage.writing import NotWritten
 
 __all__ = [
     "STEP_TITLES",
@@ -67,6 +68,8 @@ class Rotation:
         self.shared_with = tuple(shared_with)
         """Other profiles that use the same (old) key: deleting it stops them too."""
         self.on_step: Callable[[Step, str], None] | None = None
+        self.not_saved: str | None = None
+        """Why the progress could not be kept on disk, when it could not (the screen says it once)."""
         """Told after each step is saved: the step reached, and why the last attempt failed (or "")."""
         saved = progress.load()
         self.state = RotationState.from_dict(saved) if saved else RotationState()
@@ -278,6 +281,9 @@ class Rotation:
         self._save()
 
     def _save(self) -> None:
-        self.progress.save(self.state.to_dict())
+        try:
+            self.progress.save(self.state.to_dict())
+        except NotWritten as exc:  # the rotation goes on in memory; only resuming it later is lost
+            self.not_saved = f"{exc} Closed now, the wizard could not resume at this step."
         if self.on_step is not None:
             self.on_step(self.step, self.state.error)

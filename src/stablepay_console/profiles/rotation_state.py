@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.keys import MemoryVault
 from stablepay_console.storage import locations
+from stablepay_console.storage.writing import write_atomically
 
 
 class Step(enum.IntEnum):
@@ -72,11 +73,8 @@ class FileProgress:
         return data if isinstance(data, dict) else None
 
     def save(self, data: dict[str, Any]) -> None:
-        locations.ensure(self.path)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False), encoding="utf-8")
-        tmp.chmod(0o600)
-        tmp.replace(self.path)
+        text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
+        write_atomically(self.path, text, "the rotation's progress")
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)

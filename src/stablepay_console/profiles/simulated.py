@@ -9,7 +9,7 @@ the wizard by mistake) is kept in memory for the run and never written here.
 from __future__ import annotations
 
 import json
-import os
+import logging
 import secrets
 from collections.abc import Mapping
 from datetime import datetime, timedelta
@@ -21,6 +21,9 @@ from stablepay_console.profiles.age import DUE_MONTHS, add_months
 from stablepay_console.profiles.keys import PENDING, PREVIOUS, MemoryVault, entry_name
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE
 from stablepay_console.storage import locations
+from stablepay_console.storage.writing import NotWritten, write_atomically
+
+log = logging.getLogger(__name__)
 
 STATE_NAME = "simulated-production"
 NOTE = (
@@ -126,15 +129,10 @@ class SimulatedVault(MemoryVault):
 
     def _write(self, data: dict[str, Any]) -> None:
         data = {"note": NOTE, **{k: v for k, v in data.items() if k != "note"}}
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            locations.ensure(self.path)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps(data, indent=2, sort_keys=True))
-            os.replace(tmp, self.path)
-        except OSError:
-            tmp.unlink(missing_ok=True)  # the rehearsal then lasts for this run only; nothing else depends on it
+            write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True), "the rehearsal's keys")
+        except NotWritten as exc:  # the rehearsal then lasts for this run only; nothing else depends on it
+            log.warning("%s The rehearsal's keys last for this run only.", exc)
 
 
 def _valid(value: str) -> bool:

@@ -6,7 +6,6 @@ Only the fields below are ever written, so nothing else (least of all a key) can
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -18,10 +17,15 @@ import tomli_w
 from stablepay_console.api.urls import check_base_url
 from stablepay_console.profiles.model import Profile, check_environment, check_name
 from stablepay_console.storage import locations
+from stablepay_console.storage.writing import NotWritten, write_atomically
 
 
 class ProfileStoreError(Exception):
     """The profiles file cannot be read or written, or a change is not allowed."""
+
+
+class ProfilesNotSaved(ProfileStoreError):
+    """The profiles file could not be written (a full or read-only disk): nothing was changed on disk."""
 
 
 @dataclass(frozen=True)
@@ -156,16 +160,7 @@ class ProfileStore:
         self._write_atomically(tomli_w.dumps(doc))
 
     def _write_atomically(self, text: str) -> None:
-        locations.ensure(self.path)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise ProfileStoreError(f"The profiles file {self.path} cannot be written: {exc}") from None
+            write_atomically(self.path, text, "the profiles file")
+        except NotWritten as exc:
+            raise ProfilesNotSaved(str(exc)) from None

@@ -84,7 +84,7 @@ class AuditLog:
     ) -> Future[AuditEntry]:
         """Append an entry in the background; the future holds it once written."""
         draft = self.draft(action, profile, target=target, outcome=outcome, **detail)
-        return self.worker.fire(lambda record: record.append_audit(draft), f"append '{draft.action}' to the audit log")
+        return self.worker.fire(lambda record: record.append_audit(draft), f"the audit entry '{draft.action}'")
 
     def switched(self, outcome: SwitchOutcome, was: Profile | None) -> Future[AuditEntry]:
         """A profile switch, applied or refused, with its ping result."""

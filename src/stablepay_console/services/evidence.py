@@ -25,6 +25,7 @@ from stablepay_console.services.evidence_readme import readme
 from stablepay_console.services.history_view import history_json
 from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_types import AuditEntry, Claim, Note, RfiHistory
+from stablepay_console.storage.writing import not_written
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def write_pack(found: Gathered, target: Path, written_at: datetime, writer: str,
     except FileExistsError:
         raise EvidenceError(f"{target} already exists; an evidence pack never overwrites anything.") from None
     except OSError as exc:
-        raise EvidenceError(f"Cannot write to {target}: {exc.strerror or exc}.") from None
+        raise EvidenceError(str(not_written("the evidence pack", target, exc))) from None
     staging: Path | None = None
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
@@ -121,7 +122,7 @@ def write_pack(found: Gathered, target: Path, written_at: datetime, writer: str,
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
         _remove_if_empty(target)
-        raise EvidenceError(f"Cannot write the evidence pack to {target}: {exc.strerror or exc}.") from None
+        raise EvidenceError(str(not_written("the evidence pack", target, exc))) from None
     return EvidencePack(target, len(found.history.rounds), len(found.notes), len(found.entries))
 
 

@@ -23,6 +23,7 @@ from stablepay_console.api.client import StablePayClient
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.paging import PagingReport
 from stablepay_console.services.export_rows import CSV_COLUMNS, RowWriter, csv_row
+from stablepay_console.storage.writing import part_file
 
 __all__ = [
     "CSV_COLUMNS",
@@ -189,7 +190,7 @@ async def export_rfis(
     """Write every RFI matching `filters` (and created in [created_after, created_before)) to `path`, newest first.
 
     The API has no date filter and lists newest first: paging stops after a page wholly older than
-    `created_after`. Raises the client's APIError (or OSError) on failure, and lets cancellation
+    `created_after`. Raises the client's APIError (or NotWritten, an OSError) on failure, and lets cancellation
     through (ExportTerminated on SIGTERM when `stop_on_sigterm`); either way no file is left at
     `path` or beside it.
     """
@@ -221,34 +222,28 @@ async def _export(
     probe = await client.list_rfis(filters.status, filters.kind, filters.user_id, limit=1, offset=0)
     total = probe.pagination.total
     report(0, total)
-    part = path.with_name(path.name + ".part")
     paging = PagingReport()
     outside = 0
-    try:
-        with part.open("x", encoding="utf-8", newline="") as out:
-            writer = RowWriter(out, fmt)
-            writer.start()
-            rfis = client.iter_rfis(
-                filters.status, filters.kind, filters.user_id, page_size=page_size, report=paging,
-                older_than=created_after,
-            )
-            async with aclosing(rfis):  # pages still in flight are cancelled on the way out
-                async for rfi in rfis:
-                    if (created_after is not None and rfi.created_at < created_after) or (
-                        created_before is not None and rfi.created_at >= created_before
-                    ):
-                        outside += 1
-                        continue
-                    writer.write(rfi)
-                    total = max(total, writer.count)
-                    if writer.count % 20 == 0 or writer.count == total:
-                        report(writer.count, total)
-            writer.finish()
-        report(writer.count, max(total, writer.count))
-        part.replace(path)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+    with part_file(path, "the export") as out:  # a failed or cancelled export leaves nothing behind
+        writer = RowWriter(out, fmt)
+        writer.start()
+        rfis = client.iter_rfis(
+            filters.status, filters.kind, filters.user_id, page_size=page_size, report=paging,
+            older_than=created_after,
+        )
+        async with aclosing(rfis):  # pages still in flight are cancelled on the way out
+            async for rfi in rfis:
+                if (created_after is not None and rfi.created_at < created_after) or (
+                    created_before is not None and rfi.created_at >= created_before
+                ):
+                    outside += 1
+                    continue
+                writer.write(rfi)
+                total = max(total, writer.count)
+                if writer.count % 20 == 0 or writer.count == total:
+                    report(writer.count, total)
+        writer.finish()
+    report(writer.count, max(total, writer.count))
     return ExportResult(
         path=path, count=writer.count, fmt=fmt, paging=paging, created_after=created_after,
         created_before=created_before, outside_range=outside,

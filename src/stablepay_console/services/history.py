@@ -135,7 +135,7 @@ class HistoryRecorder:
             if not self._pending:
                 return
             batch, self._pending = self._pending, []
-        self.worker.fire(lambda record: _write(record, batch), "record the requests it received")
+        self.worker.fire(lambda record: _write(record, batch), "the requests received")
 
 
 def _write(record: Record, batch: list[tuple[str, str, datetime, Sequence[Rfi]]]) -> int:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from stablepay_console.api.sanitize import clean, has_control
 from stablepay_console.api.validation import parse_uuid
 from stablepay_console.storage.prefs import Prefs
+from stablepay_console.storage.writing import NotWritten
 
 PREFS_KEY = "metric_bookmarks"
 MAX_NAME = 60
@@ -25,6 +26,7 @@ class BookmarkStore:
     def __init__(self, profile_name: str, defaults: Sequence[tuple[str, str]] = ()) -> None:
         """`defaults` (name, metric ID) are what a profile that never saved bookmarks starts with."""
         self.prefs = Prefs(profile_name)
+        self.not_saved: str | None = None
         stored = self.prefs.get(PREFS_KEY)
         if stored is None:
             self.items = [Bookmark(name, mid) for name, mid in defaults]
@@ -45,7 +47,11 @@ class BookmarkStore:
         return items
 
     def save(self) -> None:
-        self.prefs.set(PREFS_KEY, [{"name": b.name, "id": b.id} for b in self.items])
+        """Keep the bookmarks; when the disk refuses, they stay for this run and `not_saved` says why."""
+        try:
+            self.prefs.set(PREFS_KEY, [{"name": b.name, "id": b.id} for b in self.items])
+        except NotWritten as exc:
+            self.not_saved = f"{exc} The bookmarks are kept for this run only."
 
     def find(self, metric_id: str) -> Bookmark | None:
         return next((b for b in self.items if b.id == metric_id), None)

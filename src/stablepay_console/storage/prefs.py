@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from stablepay_console.storage import locations
+from stablepay_console.storage.writing import write_atomically
 
 RECENT_LIMIT = 10
 
@@ -34,10 +35,8 @@ class Prefs:
         return loaded if isinstance(loaded, dict) else {}
 
     def save(self) -> None:
-        locations.ensure(self.path)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self._data, indent=2, sort_keys=True), encoding="utf-8")
-        tmp.replace(self.path)
+        """Write the file; NotWritten (what, where, why) when the disk refuses: the values stay in memory."""
+        write_atomically(self.path, json.dumps(self._data, indent=2, sort_keys=True), "the preferences")
 
     def get(self, key: str, default: Any = None) -> Any:
         return self._data.get(key, default)

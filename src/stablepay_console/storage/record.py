@@ -32,6 +32,7 @@ from stablepay_console.storage.record_types import (
     RfiHistory,
     SeenPage,
 )
+from stablepay_console.storage.writing import not_written
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,11 @@ class RecordTooNew(RecordError):
 
 class RecordCorrupt(RecordError):
     """The file is not a readable database (it gets set aside)."""
+
+
+class RecordNotWritten(RecordError):
+    """The disk refused a write (full, read-only, forbidden): the file is fine and left as it is.
+    The message is one line: what, where and why."""
 
 
 class Record(Protocol):
@@ -134,7 +140,10 @@ def open_record(path: Path | None = None, *, check: bool = True) -> Record:
 
     target = path or record_file()
     if not target.exists():
-        _create_private(target)
+        try:
+            _create_private(target)
+        except OSError as exc:
+            raise RecordNotWritten(str(not_written("the record", target, exc))) from None
     try:
         return SqliteRecord(target, check=check)
     except RecordCorrupt as exc:

@@ -7,15 +7,17 @@ Commits are synced (`synchronous=FULL`), so a crash or a kill loses nothing comm
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 
-from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordTooNew
+from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
 from stablepay_console.storage.record_schema import LATEST, migrate
 from stablepay_console.storage.record_sightings import observe_one
@@ -34,16 +36,43 @@ from stablepay_console.storage.record_types import (
     parse_stamp,
     stamp,
 )
+from stablepay_console.storage.writing import reason
 
 BUSY_SECONDS = 15.0
 
 _BUSY = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
-_READ_ONLY = {8}  # SQLITE_READONLY
+_CORRUPT = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB: only these set the file aside
+_DISK = {
+    3: "permission denied",  # SQLITE_PERM
+    8: "the file or its folder is read-only",  # SQLITE_READONLY
+    10: "the disk could not be written (an I/O error)",  # SQLITE_IOERR
+    13: "the disk is full",  # SQLITE_FULL
+    14: "the file cannot be opened there",  # SQLITE_CANTOPEN
+}
 AUDIT_COLUMNS = "seq, at, actor, profile, environment, action, target, outcome, detail, prev_hash, hash"
 
 
 def _code(exc: sqlite3.Error) -> int:
     return int(getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+
+
+def _disk_refused(path: Path, exc: sqlite3.Error) -> RecordNotWritten | None:
+    """A write the disk refused (full, read-only, forbidden): the record is fine, only not writable now.
+
+    SQLite reports a full disk under its write-ahead log as an I/O error: the folder's file system says
+    which it is."""
+    why = _DISK.get(_code(exc))
+    if why is None:
+        return None
+    try:
+        disk = os.statvfs(path.parent)
+    except OSError:
+        disk = None
+    if disk is not None and disk.f_flag & os.ST_RDONLY:
+        why = reason(OSError(errno.EROFS, ""))
+    elif disk is not None and disk.f_bavail == 0:
+        why = reason(OSError(errno.ENOSPC, ""))
+    return RecordNotWritten(f"Could not write to the record {path}: {why}.")
 
 
 class SqliteRecord:
@@ -56,7 +85,7 @@ class SqliteRecord:
         try:
             self._conn = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
-            raise RecordCorrupt(f"it cannot be opened: {exc}") from None
+            raise _disk_refused(path, exc) or RecordError(f"The record {path} cannot be opened: {exc}.") from None
         try:
             self._prepare(check)
         except BaseException:
@@ -87,9 +116,10 @@ class SqliteRecord:
             code = _code(exc)
             if code in _BUSY:
                 raise RecordError(f"The record {self.path} is locked by another program ({exc}).") from None
-            if code in _READ_ONLY:
-                raise RecordError(f"The record {self.path} is read-only here ({exc}).") from None
-            raise RecordCorrupt(str(exc)) from None
+            if code in _CORRUPT:
+                raise RecordCorrupt(str(exc)) from None
+            refused = _disk_refused(self.path, exc)
+            raise refused or RecordError(f"The record {self.path} cannot be used: {exc}.") from None
 
     def close(self) -> None:
         with self._lock:
@@ -98,13 +128,20 @@ class SqliteRecord:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                    self._conn.execute("COMMIT")
+                finally:
+                    if self._conn.in_transaction:  # failed, or a COMMIT the disk refused: nothing half-kept
+                        with suppress(sqlite3.Error):
+                            self._conn.execute("ROLLBACK")
+            except sqlite3.Error as exc:
+                refused = _disk_refused(self.path, exc)
+                if refused is None:
+                    raise
+                raise refused from None
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
         with self._lock:

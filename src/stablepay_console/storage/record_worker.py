@@ -20,7 +20,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from stablepay_console.storage.record import Record, RecordError, open_record, record_file
+from stablepay_console.storage.record import Record, RecordError, RecordNotWritten, open_record, record_file
+from stablepay_console.storage.writing import NOT_WRITTEN
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,9 @@ class RecordWorker:
         def done(f: Future[T]) -> None:
             exc = f.exception() if not f.cancelled() else None
             if exc is not None:
-                log.warning("The record could not %s: %s", what, exc)
+                log.warning("Not recorded: %s. %s", what, exc)
+            if isinstance(exc, RecordNotWritten):  # a full or read-only disk: said once, not once per batch
+                NOT_WRITTEN.post(f"{exc} Not recorded: {what}.")
 
         future.add_done_callback(done)
         return future
@@ -137,6 +140,8 @@ class RecordWorker:
             raise type(self._refusal)(str(self._refusal))
         try:
             record = self._opener(not self._checked)
+        except RecordNotWritten:
+            raise  # the disk refused for now (full, read-only): the next call tries again
         except RecordError as exc:
             self._refusal, self.problem = exc, str(exc)
             log.warning("%s", exc)

@@ -9,12 +9,12 @@ Never a secret: request IDs, statuses, round IDs and deadlines only, cleaned by 
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 from stablepay_console.storage import locations
+from stablepay_console.storage.writing import write_atomically
 
 VERSION = 1
 
@@ -36,14 +36,10 @@ def load(profile: str, base_url: str) -> dict[str, Any] | None:
 
 
 def save(profile: str, base_url: str, memory: dict[str, Any]) -> Path:
-    path = locations.ensure(state_path(profile))
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    """Keep the watch's memory; NotWritten (one line: what, where, why) when the disk refuses it."""
+    path = state_path(profile)
     body = {"version": VERSION, "profile": profile, "baseUrl": base_url, "memory": memory}
-    try:
-        tmp.write_text(json.dumps(body, ensure_ascii=True, separators=(",", ":")), encoding="utf-8")
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomically(path, json.dumps(body, ensure_ascii=True, separators=(",", ":")), "the watch's state")
     return path
 
 
@@ -66,7 +62,4 @@ def radar_seconds() -> int:
 def save_radar_seconds(seconds: int) -> None:
     if seconds not in RADAR_CHOICES:
         raise ValueError(f"The radar polls every {', '.join(map(str, RADAR_CHOICES))} seconds (0 is off).")
-    path = locations.ensure(locations.state_file("radar"))
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"seconds": seconds}), encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(locations.state_file("radar"), json.dumps({"seconds": seconds}), "the radar setting")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from textual.dom import DOMNode
 
 from stablepay_console.api.filters import RfiFilters
+from stablepay_console.storage.writing import NOT_WRITTEN
 
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
@@ -22,7 +24,8 @@ def audit_export(
 
 
 def announce_record_notices(app: ConsoleApp) -> None:
-    """Say in the console when the record set a damaged file aside, or cannot be used (a newer console's)."""
+    """Say in the console when the record set a damaged file aside, or cannot be used (a newer console's),
+    and, once each, what a full or read-only disk kept from being written (the log, the record)."""
 
     def say(text: str, refused: bool) -> None:
         if refused:
@@ -34,3 +37,14 @@ def announce_record_notices(app: ConsoleApp) -> None:
             pass
 
     app.services.record.on_notice = say
+    loop = asyncio.get_running_loop()
+
+    def not_written(line: str) -> None:  # from any thread: the log's, the record's, the UI's own
+        try:
+            loop.call_soon_threadsafe(
+                lambda: app.notify(line, title="Not saved", severity="error", timeout=30, markup=False)
+            )
+        except RuntimeError:  # the console has already closed: the log (if it could) has it
+            pass
+
+    NOT_WRITTEN.listen(not_written)

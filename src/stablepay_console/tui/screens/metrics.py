@@ -12,10 +12,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import ContentSwitcher, OptionList, Static
 
 from stablepay_console.api import APIError, MetricResult
-from stablepay_console.services.files import part_file
 from stablepay_console.services.metric_series import template_name, to_csv
 from stablepay_console.services.metric_view import MetricView, metric_title
 from stablepay_console.storage.bookmarks import BookmarkStore, bookmark_name
+from stablepay_console.storage.writing import part_file
 from stablepay_console.tui.audit_hooks import audit_export
 from stablepay_console.tui.formatters.text import clean, toast_path
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
@@ -193,10 +193,10 @@ class MetricsScreen(LookupScreen[MetricResult]):
     @work(thread=True, group="metric-export")
     def write_csv(self, result: MetricResult, path: Path) -> None:
         try:
-            with part_file(path) as out:
+            with part_file(path, "the metric's CSV") as out:
                 out.write(to_csv(result))
-        except OSError as exc:
-            message = f"Could not save the CSV: {clean(exc.strerror or exc, 200)}"
+        except OSError as exc:  # NotWritten: what, where and why, in one line; nothing partial is left
+            message = f"Could not save the CSV: {clean(exc, 300)}"
             self.app.call_from_thread(self.notify, message, title="Export failed", severity="error", markup=False)
             audit_export(self, "metric dataset", path, None, "failed: not written", target=self.shown_id or "")
             return
@@ -245,6 +245,7 @@ class MetricsScreen(LookupScreen[MetricResult]):
             store.add(name, mid)
             self.query_one(BookmarkList).show(store.items, highlight=len(store.items) - 1)
             self.notify(f"Bookmarked {mid} as {name!r}.", markup=False)
+            self.tell_not_saved(store)
 
         self.app.push_screen(MetricPrompt(f"Name the bookmark for {mid}", suggestion, check=bookmark_name), add)
 
@@ -258,6 +259,7 @@ class MetricsScreen(LookupScreen[MetricResult]):
             if name is not None:
                 store.rename(index, name)
                 self.query_one(BookmarkList).show(store.items, highlight=index)
+                self.tell_not_saved(store)
 
         current = store.items[index]
         self.app.push_screen(MetricPrompt("Rename the bookmark", current.name, check=bookmark_name), rename)
@@ -269,6 +271,12 @@ class MetricsScreen(LookupScreen[MetricResult]):
         removed = store.remove(event.index)
         self.query_one(BookmarkList).show(store.items, highlight=event.index)
         self.notify(f"Removed the bookmark {removed.name!r}.", markup=False)
+        self.tell_not_saved(store)
+
+    def tell_not_saved(self, store: BookmarkStore) -> None:
+        if store.not_saved:
+            self.notify(store.not_saved, title="Bookmarks not saved", severity="warning", markup=False)
+            store.not_saved = None
 
     def on_profile_changed(self) -> None:
         """Another profile is another server: its bookmarks, and nothing run on the old one."""

@@ -57,6 +57,7 @@ Quitting the console during a production rotation asks first; the next start say
         super().__init__()
         self.rotation = rotation
         self.dashboard = dashboard
+        self.told_not_saved = False
 
     @property
     def profile_text(self) -> str:
@@ -108,6 +109,9 @@ Quitting the console during a production rotation asks first; the next start say
             self.query_one(".rotation-buttons Button", Button).focus()
         if not message and rotation.step in (Step.VERIFY_NEW, Step.VERIFY_OLD):
             self.run_check()
+        if rotation.not_saved and not self.told_not_saved:
+            self.told_not_saved = True
+            self.say(rotation.not_saved, title="Progress not saved", severity="warning")
 
     def say(self, message: str, title: str = "Key rotation", severity: str = "information") -> None:
         self.notify(clean(message, MAX_MESSAGE), title=title, severity=severity, markup=False)  # type: ignore[arg-type]

@@ -92,9 +92,9 @@ class ExportProgress(Horizontal):
             audit_export(self, filters, choice.path, None, "cancelled")
             raise
         except (APIError, OSError) as exc:
-            said = error_text(exc, 300, status=True) if isinstance(exc, APIError) else f"Could not write: {exc}"
+            said = error_text(exc, 300, status=True) if isinstance(exc, APIError) else clean(str(exc), 300)
             self.finish(plain(f"Export failed, no file was written: {said}", style="bold red"))
-            self.notify(f"Export failed: {clean(str(exc), 200)}", severity="error", markup=False)
+            self.notify(f"Export failed, no file was written: {clean(said, 200)}", severity="error", markup=False)
             audit_export(self, filters, choice.path, None, f"failed: {type(exc).__name__}")
             return
         audit_export(self, filters, choice.path, result.count)

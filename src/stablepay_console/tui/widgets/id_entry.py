@@ -15,6 +15,7 @@ from textual.widgets import Input, Select, Static
 
 from stablepay_console.api.validation import parse_uuid
 from stablepay_console.storage.prefs import Prefs
+from stablepay_console.storage.writing import NotWritten
 from stablepay_console.tui.formatters.text import plain
 
 
@@ -86,7 +87,12 @@ class IdEntry(Vertical):
     def remember(self, profile: str | None, value: str) -> None:
         """Put `value` first among the recent lookups of `profile`."""
         if profile is not None and self.recent_key is not None:
-            self.set_recent(Prefs(profile).remember(self.recent_key, value))
+            try:
+                recent = Prefs(profile).remember(self.recent_key, value)
+            except NotWritten as exc:  # kept for this run: the lookup itself goes on
+                recent = [value, *(v for v in self._recent if v != value)]
+                self.notify(f"{exc} Recent IDs are kept for this run only.", severity="warning", markup=False)
+            self.set_recent(recent)
 
     def set_recent(self, ids: list[str]) -> None:
         # The prefs file is the user's to edit: anything in it that is not a UUID is left out.

@@ -1,0 +1,192 @@
+"""A full or read-only disk: one line that says what was not written and where, no partial file, no
+traceback, exit 1 from the shell, and a console that keeps running.
+
+Each test writes onto a real small file system (tests/small_disk.py: a tmpfs the test mounts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from stablepay_console.storage.prefs import Prefs
+from stablepay_console.storage.writing import NotWritten, part_file, write_atomically
+from tests.cli_e2e import console
+from tests.small_disk import SmallDisk
+from tests.terminal import Terminal, console_command
+
+RFI_ID = "616499c9-e25a-4605-aec6-f0245bd86d40"
+"""The newest request of the embedded sandbox (seed 7)."""
+
+
+def run(config: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "STABLEPAY_CONFIG_DIR": str(config), "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    return subprocess.run([*console(), *args], env=env, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL, cwd=cwd)
+
+
+def said(result: subprocess.CompletedProcess[str]) -> list[str]:
+    """The lines on standard error that name a write the disk refused."""
+    assert "Traceback" not in result.stderr, result.stderr
+    return [line for line in result.stderr.splitlines() if "Could not write" in line]
+
+
+# --- exports and files ------------------------------------------------------------------------------------------
+
+
+def test_an_export_onto_a_disk_that_fills_midway_says_so_and_leaves_nothing(
+    small_disk: SmallDisk, tmp_path: Path
+) -> None:
+    small_disk.fill()
+    small_disk.free()
+    (small_disk.path / "ballast").write_bytes(b"\0" * 200 * 1024)  # room for the start of the export only
+    target = small_disk.path / "expired.csv"
+    result = run(tmp_path / "config", "export", "--output", str(target))
+    assert result.returncode == 1, result.stderr
+    assert said(result) == [
+        f"stablepay-console: export failed, nothing was written. Could not write the export to {target}: "
+        "the disk is full."
+    ]
+    assert small_disk.files() == ["ballast"]  # no expired.csv, no expired.csv.part
+
+
+def test_an_export_into_a_read_only_folder_says_so(small_disk: SmallDisk, tmp_path: Path) -> None:
+    small_disk.read_only()
+    target = small_disk.path / "expired.csv"
+    result = run(tmp_path / "config", "export", "--output", str(target))
+    assert result.returncode == 1, result.stderr
+    assert said(result) == [
+        f"stablepay-console: export failed, nothing was written. Could not write the export to {target}: "
+        "the file system is read-only."
+    ]
+    assert small_disk.files() == []
+
+
+def test_an_evidence_pack_onto_a_full_disk_leaves_no_folder(small_disk: SmallDisk, tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    assert run(config, "rfis", "list", "--limit", "5").returncode == 0
+    assert run(config, "rfis", "note", RFI_ID, "checked the invoice").returncode == 0
+    small_disk.fill()
+    target = small_disk.path / "pack"
+    result = run(config, "rfis", "evidence", RFI_ID, "--output", str(target))
+    assert result.returncode == 1, result.stderr
+    assert said(result) == [f"stablepay-console: Could not write the evidence pack to {target}: the disk is full."]
+    assert small_disk.files() == []
+
+
+def test_part_file_and_atomic_writes_leave_nothing_behind_on_a_full_disk(small_disk: SmallDisk) -> None:
+    small_disk.fill()
+    with pytest.raises(NotWritten, match=r"Could not write the metric's CSV to .*/m.csv: the disk is full\."):
+        with part_file(small_disk.path / "m.csv", "the metric's CSV") as out:
+            out.write("x" * 100_000)
+    with pytest.raises(NotWritten, match=r"Could not write the state to .*/state.json: the disk is full\."):
+        write_atomically(small_disk.path / "state.json", "y" * 100_000, "the state")
+    assert small_disk.files() == []
+
+
+# --- state and preferences ------------------------------------------------------------------------------------
+
+
+def test_preferences_that_cannot_be_saved_keep_the_old_file_whole(
+    small_disk: SmallDisk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STABLEPAY_CONFIG_DIR", str(small_disk.path / "config"))
+    prefs = Prefs("prod")
+    prefs.set("author", "Ana")
+    small_disk.fill()
+    with pytest.raises(NotWritten, match=r"Could not write the preferences to .*prefs-prod.*: the disk is full\."):
+        prefs.set("recent", ["x" * 50_000])
+    assert json.loads(prefs.path.read_text()) == {"author": "Ana"}
+    assert [name for name in small_disk.files() if name.endswith(".tmp")] == []
+
+
+def test_the_watch_state_on_a_full_disk_is_one_line_and_exit_1(small_disk: SmallDisk) -> None:
+    config = small_disk.path / "config"
+    assert run(config, "rfis", "list", "--limit", "1").returncode == 0
+    small_disk.fill()
+    result = run(config, "rfis", "watch", "--once")
+    assert result.returncode == 1, result.stderr
+    lines = said(result)
+    assert any(re.search(r"Could not write the watch's state to .*/watch-embedded.*: the disk is full\.", line)
+               for line in lines), result.stderr
+    assert not [name for name in small_disk.files() if name.endswith(".tmp")]
+
+
+def test_a_profile_on_a_read_only_disk_is_refused_with_exit_1(small_disk: SmallDisk) -> None:
+    config = small_disk.path / "config"
+    config.mkdir()
+    small_disk.read_only()
+    result = run(config, "profile", "add", "prod", "--environment", "sandbox", "--base-url", "https://example.com",
+                 "--no-key")
+    assert result.returncode == 1, result.stderr
+    assert said(result)[0] == (
+        f"stablepay-console: Could not write the profiles file to {config / 'profiles.toml'}: "
+        "the file system is read-only."
+    )
+
+
+def test_a_log_on_a_read_only_disk_is_said_once_and_the_command_still_answers(small_disk: SmallDisk) -> None:
+    config = small_disk.path / "config"
+    assert run(config, "rfis", "list", "--limit", "1").returncode == 0
+    small_disk.read_only()
+    result = run(config, "rfis", "list", "--limit", "3", "--json")
+    assert len(json.loads(result.stdout)["data"]) == 3  # the answer is there
+    assert result.returncode == 1
+    log_lines = [line for line in said(result) if "the log" in line]
+    assert log_lines == [
+        f"stablepay-console: Could not write the log to {config / 'logs' / 'console.log'}: "
+        "the file system is read-only."
+    ]
+
+
+# --- the record -----------------------------------------------------------------------------------------------
+
+
+def test_the_record_on_a_full_disk_says_what_was_not_recorded_once_and_is_never_set_aside(
+    small_disk: SmallDisk,
+) -> None:
+    config = small_disk.path / "config"
+    assert run(config, "rfis", "list", "--limit", "1").returncode == 0
+    small_disk.fill()
+
+    note = run(config, "rfis", "note", RFI_ID, "asked the customer for a utility bill")
+    assert note.returncode == 1
+    record = config / "data" / "record.sqlite3"
+    assert said(note) == [f"stablepay-console: Could not write to the record {record}: the disk is full."]
+
+    listed = run(config, "rfis", "list", "--limit", "100")  # 100 requests seen: one line, not one per row
+    assert listed.returncode == 1
+    assert listed.stdout.count("\n") >= 100
+    assert said(listed) == [
+        f"stablepay-console: Could not write to the record {record}: the disk is full. "
+        "Not recorded: the requests received."
+    ]
+    assert not [name for name in small_disk.files() if "unreadable" in name], small_disk.files()
+
+    small_disk.free()  # space again: the same record takes the note
+    kept = run(config, "rfis", "note", RFI_ID, "asked the customer for a utility bill")
+    assert kept.returncode == 0, kept.stderr
+
+
+def test_the_console_keeps_running_on_a_full_disk_and_says_so_once(
+    small_disk: SmallDisk, term_env: dict[str, str]
+) -> None:
+    config = small_disk.path / "config"
+    term = Terminal([console_command()], {**term_env, "STABLEPAY_CONFIG_DIR": str(config)}, width=100, height=30)
+    try:
+        term.wait_for(re.compile(r"Page 1 of \d+"))
+        small_disk.fill()
+        term.send("n")
+        term.wait_for(re.compile(r"Page 2 of \d+"))
+        screen = term.wait_for("Not saved", "the disk is full")
+        assert "Traceback" not in screen
+        term.send("n")  # still running, still paging
+        term.wait_for(re.compile(r"Page 3 of \d+"))
+        assert term.alive()
+    finally:
+        term.close()
