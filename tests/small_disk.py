@@ -15,9 +15,7 @@ from pathlib import Path
 
 import pytest
 
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+from tests.ci import missing
 
 
 class SmallDisk:
@@ -31,7 +29,7 @@ class SmallDisk:
                                  capture_output=True, text=True)
         if mounted.returncode != 0:
             why = f"cannot mount a tmpfs: {mounted.stderr.strip() or mounted.returncode}"
-            pytest.fail(why) if in_ci() else pytest.skip(why)
+            missing(why)
 
     def fill(self) -> None:
         """Fill what is left with one file, to the last byte (a tmpfs refuses the next page)."""
@@ -65,7 +63,7 @@ def small_disk(tmp_path: Path) -> Iterator[SmallDisk]:
     """A 256 KiB tmpfs: room for a record and a few files, not for a whole export."""
     if os.geteuid() != 0:
         why = "mounting a tmpfs (a real small disk) needs root; CI runs as root"
-        pytest.fail(why) if in_ci() else pytest.skip(why)
+        missing(why)
     disk = SmallDisk(tmp_path / "disk", "256k")
     yield disk
     disk.unmount()

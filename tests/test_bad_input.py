@@ -384,8 +384,8 @@ def test_cli_arguments(argv: list[str], capsys: pytest.CaptureFixture[str], monk
         return 0
 
     monkeypatch.setattr("stablepay_console.sandbox.serve.serve", ran)
-    # `stablepay_console.cli.main` names the function the package re-exports; patch the module itself.
-    monkeypatch.setattr(importlib.import_module("stablepay_console.cli.main"), "run_console", ran)
+    # `main()` looks the console up in `stablepay_console.cli.console` when it starts it: patch it there.
+    monkeypatch.setattr(importlib.import_module("stablepay_console.cli.console"), "run_console", ran)
 
     def no_network(*args: object, **kwargs: object) -> None:
         raise AssertionError("a request was about to be sent")

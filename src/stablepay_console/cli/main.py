@@ -5,19 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
 
 from stablepay_console import __version__
 from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
 from stablepay_console.cli import parsers
 from stablepay_console.cli.arguments import Parser, positive, quoted, say, uuid_of
 from stablepay_console.cli.export_flags import add_range_flags, range_of
-from stablepay_console.cli.record_commands import add_audit_commands
-
-if TYPE_CHECKING:
-    from stablepay_console.profiles.model import Profile
-    from stablepay_console.tui.exit_guard import ExitGuard
-    from stablepay_console.wiring import Services
+from stablepay_console.cli.record_commands import TEAM_KEYS, add_audit_commands
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,80 +90,6 @@ def add_profile_commands(sub: argparse._SubParsersAction[Parser], common: Parser
     parsers.add_format(status)
 
 
-def setup_logging() -> None:
-    """Log to the console's log file: our own records only, method, path and status (see cli/logs.py)."""
-    from stablepay_console.cli.logs import setup_logging as start_log
-
-    start_log()
-
-
-def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:
-    """The profile to start on (`--profile`, STABLEPAY_PROFILE, the default one, or the built-in sandbox) and
-    its wiring.
-
-    None, after a plain message on stderr, when that profile has no usable key.
-    """
-    from stablepay_console.cli.session import pick_profile, services_for
-    from stablepay_console.profiles.keys import KeyStoreError
-    from stablepay_console.profiles.store import ProfileStoreError
-
-    services = services_for(args)
-    book = services.book
-    try:
-        profile = pick_profile(services, getattr(args, "profile", None))
-        status = book.key_status(profile)
-        if not status.usable:
-            raise KeyStoreError(f"Profile {profile.name!r} has no usable key. {status.note}")
-    except (ProfileStoreError, KeyStoreError) as exc:
-        print(f"stablepay-console: {say(str(exc))}", file=sys.stderr)
-        return None
-    return profile, services
-
-
-def run_console(args: argparse.Namespace) -> int:
-    import gc
-
-    from stablepay_console.tui.exit_guard import ExitGuard
-
-    guard = ExitGuard()  # from here on SIGHUP and SIGTERM end the process within 2 s, whatever it is doing
-    guard.install()
-    gc.disable()  # while the console starts; the app turns it on again once the inbox is shown
-    from stablepay_console.tui.app import ConsoleApp
-    from stablepay_console.tui.boot import built_in_start
-
-    setup_logging()
-    built_in = built_in_start(getattr(args, "profile", None))
-    if built_in is not None:
-        # A built-in profile always has its key: paint the first frame now, build the services behind it.
-        from stablepay_console.cli.session import services_for
-
-        app = ConsoleApp(built_in, lambda: services_for(args), radar=True, freeze_after_start=True)
-    else:
-        started = start_profile(args)  # a configured profile's key is checked before the UI
-        if started is None:
-            return 2
-        app = ConsoleApp(*started, radar=True, freeze_after_start=True)
-    app.exit_guard = guard
-    app.run()
-    if guard.signal is not None:
-        left_on_signal(guard)
-    guard.finish()
-    return app.return_code or 0
-
-
-def left_on_signal(guard: ExitGuard) -> NoReturn:
-    """After SIGHUP or SIGTERM: flush the record (bounded), say what was not saved, and end now.
-
-    Ending here rather than returning skips the interpreter's wait for worker threads (one may be
-    in a network call with 30 s left) and for the record's atexit drain, already done by finish()."""
-    import logging
-    import os
-
-    guard.tell(guard.finish())
-    logging.shutdown()
-    os._exit(guard.code)
-
-
 def run_export(args: argparse.Namespace) -> int:
     import asyncio
     from datetime import datetime, timezone
@@ -178,6 +98,8 @@ def run_export(args: argparse.Namespace) -> int:
     from stablepay_console.api.error_text import error_text
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.api.sanitize import has_control
+    from stablepay_console.cli.console import start_profile
+    from stablepay_console.cli.session import setup_logging
     from stablepay_console.services.export import (
         ExportResult,
         default_export_name,
@@ -269,7 +191,7 @@ HEADLESS: dict[tuple[str, str], tuple[str, str]] = {
     ("ping", ""): ("lookups", "run_ping"),
     **{key: ("record_commands", "run") for key in (("rfis", "history"), ("rfis", "note"), ("rfis", "claim"),
                                                   ("rfis", "release"), ("rfis", "evidence"), ("audit", "verify"),
-                                                  ("audit", "log"))},
+                                                  ("audit", "log"), *TEAM_KEYS)},
 }
 """(command, sub-command) -> (module of stablepay_console.cli, function): imported only when run."""
 
@@ -290,6 +212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parsers.check_combinations(parser, args)
     if args.command == "sandbox":
         return run_sandbox(args)
+    from stablepay_console.cli.console import run_console
+
     if args.command is None:
         return run_console(args)
     from stablepay_console.storage.writing import NOT_WRITTEN
