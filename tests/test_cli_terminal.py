@@ -18,6 +18,7 @@ import pytest
 
 from stablepay_console.sandbox.data import ONRAMP_OPEN_ID
 from tests.cli_e2e import Server, add_profile, console, run, serve
+from tests.hostile_server import HostileServer, hostile_server_fixture  # noqa: F401
 
 HEAVY = ("pydantic", "httpx", "textual", "starlette")
 
@@ -83,16 +84,44 @@ def test_production_quote_refresh_refuses_without_yes_when_stdin_is_not_a_termin
     assert json.loads(done.out)["transferDetails"]["id"] == ONRAMP_OPEN_ID
 
 
-def test_production_quote_refresh_asks_on_a_terminal(server: Server) -> None:
-    add_profile("prod-local", "production", server.base_url)
-    code, out, err = on_terminal(["quote", "refresh", ONRAMP_OPEN_ID, "--json"], profile="prod-local",
-                                 key=server.key, answer="no")
-    assert (code, out) == (2, "")
-    assert "PRODUCTION, real money" in err and "Type yes to go on" in err and "not confirmed" in err
-    code, out, err = on_terminal(["quote", "refresh", ONRAMP_OPEN_ID, "--json"], profile="prod-local",
-                                 key=server.key, answer="yes")
+def refreshes(server: HostileServer) -> list[tuple[str, str]]:
+    return [(method, path) for method, path in server.requests if path.endswith("/quote/refresh")]
+
+
+REFUSALS = {
+    "a bare Enter": "",
+    "n": "n",
+    "no": "no",
+    "nope": "nope",
+    "yes please": "yes please",
+    "yes.": "yes.",
+    "ye": "ye",
+    "Ctrl+D": "\x04",
+}
+"""Answers a person types that must send nothing: only `y` or `yes` (any case) goes ahead (README)."""
+
+
+@pytest.mark.parametrize("answer", list(REFUSALS.values()), ids=list(REFUSALS))
+def test_production_quote_refresh_sends_nothing_unless_the_answer_is_yes(
+    hostile_server: HostileServer, answer: str
+) -> None:
+    add_profile("prod-counted", "production", hostile_server.url("normal"))
+    code, out, err = on_terminal(["quote", "refresh", ONRAMP_OPEN_ID, "--json"], profile="prod-counted",
+                                 key="sk_test_counted_0123456789", answer=answer)
+    assert "PRODUCTION, real money" in err and "Type yes to go on" in err
+    assert (code, out) == (2, ""), err
+    assert "not confirmed; nothing was sent" in err
+    assert hostile_server.requests == [], "a refused confirmation reached the server"
+
+
+@pytest.mark.parametrize("answer", ["y", "yes", "Y", "YES", "  yes  "])
+def test_production_quote_refresh_goes_ahead_on_yes(hostile_server: HostileServer, answer: str) -> None:
+    add_profile("prod-counted", "production", hostile_server.url("normal"))
+    code, out, err = on_terminal(["quote", "refresh", ONRAMP_OPEN_ID, "--json"], profile="prod-counted",
+                                 key="sk_test_counted_0123456789", answer=answer)
     assert code == 0, err
     assert json.loads(out)["transferType"] == "ONRAMP"
+    assert refreshes(hostile_server) == [("POST", f"/case/normal/v2/onramps/{ONRAMP_OPEN_ID}/quote/refresh")]
 
 
 def test_a_sandbox_profile_does_not_ask(server: Server) -> None:
@@ -132,28 +161,34 @@ sys.stderr.write("\\nPROBE " + json.dumps({{"code": code, "heavy": heavy}}) + "\
 """
 
 
+USAGE_ERRORS = [
+    ["rfis", "due", "--within", "soon"],
+    ["rfis", "list", "--user-id", "not-a-uuid"],
+    ["rfis", "watch", "--interval", "5s"],
+    ["batch", "get", "6f1c2a10-5b7e-4c1d-9a33-00000000005"],
+    ["sandbox", "serve", "--host", "203.0.113.7"],
+    ["export", "--status", "pending"],
+    ["no-such-command"],
+]
+"""Each is refused as bad usage (exit 2) before anything is sent."""
+
+
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "code"),
     [
-        ["--version"],
-        ["--help"],
-        ["rfis", "--help"],
-        ["rfis", "due", "--help"],
-        ["rfis", "due", "--within", "soon"],
-        ["rfis", "list", "--user-id", "not-a-uuid"],
-        ["rfis", "watch", "--interval", "5s"],
-        ["batch", "get", "6f1c2a10-5b7e-4c1d-9a33-00000000005"],
-        ["sandbox", "serve", "--host", "203.0.113.7"],
-        ["export", "--status", "pending"],
-        ["no-such-command"],
+        (["--version"], 0),
+        (["--help"], 0),
+        (["rfis", "--help"], 0),
+        (["rfis", "due", "--help"], 0),
+        *((argv, 2) for argv in USAGE_ERRORS),
     ],
-    ids=lambda argv: " ".join(argv),
+    ids=lambda value: " ".join(value) if isinstance(value, list) else f"exit {value}",
 )
-def test_help_version_and_usage_errors_load_no_heavy_library(argv: list[str]) -> None:
+def test_help_version_and_usage_errors_load_no_heavy_library(argv: list[str], code: int) -> None:
     done = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY), *argv], capture_output=True, text=True,
                           timeout=60)
     probe = json.loads(done.stderr.rsplit("PROBE ", 1)[1])
-    assert probe["code"] in (0, 2)
+    assert probe["code"] == code, done.stderr
     assert probe["heavy"] == [], f"{' '.join(argv)} imported {probe['heavy']}"
 
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from datetime import date, timedelta
+from decimal import Decimal
+from itertools import pairwise
 
 import pytest
 
@@ -68,8 +71,36 @@ def deadlines(text: str) -> list[int]:
     return [seconds(m) for line in lines(text) if (m := COUNTDOWN.search(line))]
 
 
-def row_with(text: str, word: str) -> str:
-    return next(line for line in lines(text) if word in line)
+FIRST_RATE = re.compile(r"│ Rate +(\d[\d,]*\.\d+) +│")
+"""The quote's Rate row after one refresh: the rate alone."""
+SECOND_RATE = re.compile(r"│ Rate +(\d[\d,]*\.\d+) +(\d[\d,]*\.\d+) +(= unchanged|([▲▼]) ([-+]\d[\d,]*\.\d+))")
+"""After a second refresh: the rate, the previous rate and the change."""
+AXIS_LABEL = re.compile(r"\b\d\d (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b")
+FIRST_TABLE_DAY = re.compile(r"(\d{4}-\d\d-\d\d)\s+[\d,]+\.\d\d\s+\d")
+SPAN = re.compile(r"· \d+ rows · (\d\d \w{3}) → (\d\d \w{3}) ·")
+
+
+def number(text: str) -> Decimal:
+    return Decimal(text.replace(",", ""))
+
+
+def axis_labels(text: str) -> list[list[str]]:
+    """The date labels under each chart's x axis (the line below a plot's bottom border), left to right."""
+    shown = lines(text)
+    found = []
+    for above, below in pairwise(shown):
+        if "└" in above and "┬" in above:
+            found.append(AXIS_LABEL.findall(below[max(0, above.index("└") - 3) :]))
+    return found
+
+
+def day_of(label: str, earliest: date) -> date:
+    """The first day on or after `earliest` that an axis labels `label` (`27 Oct`)."""
+    for n in range(366):
+        day = earliest + timedelta(days=n)
+        if day.strftime("%d %b") == label:
+            return day
+    raise AssertionError(f"{label!r} names no day in the year after {earliest}")
 
 
 def table_rows(text: str) -> list[str]:
@@ -175,10 +206,20 @@ def test_support_looks_up_a_batch_and_refreshes_a_quote(console: Terminal) -> No
     console.type(data.ONRAMP_OPEN_ID)
     console.wait_for(data.ONRAMP_OPEN_ID)
     console.send("Enter")
-    console.wait_for(framed(), "Quote refreshed once", "Rate")
+    screen = console.wait_for(framed(), "Quote refreshed once", FIRST_RATE)
+    first = FIRST_RATE.search(screen)
+    assert first is not None
     console.send("r")
-    screen = console.wait_for(framed(), "Quote refreshed 2 times", re.compile(r"[▲▼=] [-+]?\d"))
-    assert "Rate" in row_with(screen, "Rate")
+    screen = console.wait_for(framed(), "Quote refreshed 2 times", SECOND_RATE)
+    second = SECOND_RATE.search(screen)
+    assert second is not None
+    rate, previous, change, arrow, delta = second.groups()
+    assert previous == first.group(1), "the previous rate is the one the first refresh showed"
+    if change == "= unchanged":
+        assert number(rate) == number(previous), screen
+    else:
+        assert number(rate) - number(previous) == number(delta), screen
+        assert arrow == ("▲" if number(delta) > 0 else "▼"), screen
 
 
 # --- finance, weekly numbers -----------------------------------------------------------------------------------------
@@ -194,12 +235,27 @@ def test_finance_charts_the_bookmarked_metric(console: Terminal) -> None:
     console.send("m")
     console.wait_for(framed(), "Daily gross volume", "n Rename")  # the bookmark list has the keys
     console.send("Enter")
-    screen = console.wait_for(framed(), "Daily gross volume (GROSS_VOLUME)", re.compile(r"· line\b"), "grossVolume")
-    assert "22 Oct" in screen or re.search(r"\d\d \w{3}", screen)
+    chart = console.wait_for(framed(), "Daily gross volume (GROSS_VOLUME)", re.compile(r"· line\b"), "grossVolume",
+                             SPAN, lambda t: any(axis_labels(t)))
     console.send("l")
     console.wait_for(framed(), re.compile(r"· (stacked )?bar\b"))
     console.send("t")
-    console.wait_for(framed(), "· table", "periodStart", re.compile(r"\d{4}-\d\d-\d\d\s+[\d,]+\.\d\d\s+\d"))
+    table = console.wait_for(framed(), "· table", "periodStart", FIRST_TABLE_DAY)
+
+    # The x axis is dated from the data's first period (the table's first row), left to right, up to its last.
+    found = FIRST_TABLE_DAY.search(table)
+    span = SPAN.search(chart)
+    assert found is not None and span is not None
+    start = date.fromisoformat(found.group(1))
+    assert span.group(1) == start.strftime("%d %b"), chart
+    end = day_of(span.group(2), start)
+    for labels in axis_labels(chart):
+        assert len(labels) >= 2, chart
+        assert labels[0] == start.strftime("%d %b"), chart
+        days = [start]
+        for label in labels[1:]:
+            days.append(day_of(label, days[-1] + timedelta(days=1)))
+        assert days[-1] <= end, f"{labels} run past the last period {span.group(2)}\n{chart}"
 
 
 # --- developer, the production profile -------------------------------------------------------------------------------

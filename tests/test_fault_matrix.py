@@ -216,6 +216,11 @@ async def probe_input(pilot: Pilot[Any], selector: str) -> None:
     assert field.cursor_position == 0, "Home was not handled"
 
 
+FAILURE_WORDS = ("error", "Not authorized", "Unreadable", "Too many requests", "Still showing", "could not", "refused",
+                 "✗")
+"""What a screen's message says while its request has failed (the matrix checks each failure says one)."""
+
+
 class Surface:
     """One screen's part in the matrix. Subclasses drive it; `method` and `path` name its request."""
 
@@ -257,9 +262,10 @@ class Surface:
         """The request succeeded and its result is shown."""
 
     def no_error(self, app: ConsoleApp) -> None:
-        assert not any(word in self.message(app) for word in ("error", "Not authorized", "Unreadable")), self.message(
-            app
-        )
+        """Once the request succeeded, nothing on the screen still speaks of a failure."""
+        message = self.message(app)
+        said = [word for word in FAILURE_WORDS if word.casefold() in message.casefold()]
+        assert not said, f"{said} still shown after the request succeeded: {message!r}"
 
 
 class InboxSurface(Surface):
@@ -571,6 +577,7 @@ async def test_fault(make_surface: Callable[[], Surface], fault: Fault, monkeypa
             await settle(pilot)
             fault.stop(world, surface.key)
             surface.recovered(app)
+            surface.no_error(app)
             assert attempts(world, surface, before) == 1 + surface.prefetched  # sent once, never retried
             return
 
@@ -578,6 +585,7 @@ async def test_fault(make_surface: Callable[[], Surface], fault: Fault, monkeypa
         message = surface.message(app)
         for words in fault.says:
             assert words in message, f"{words!r} not in {message!r}"
+        assert any(word.casefold() in message.casefold() for word in FAILURE_WORDS), message
         surface.kept(app)
         sent = attempts(world, surface, before)
         if surface.method == "POST" or not fault.retried:
@@ -591,3 +599,4 @@ async def test_fault(make_surface: Callable[[], Surface], fault: Fault, monkeypa
         await surface.retry(pilot)
         await settle(pilot)
         surface.recovered(app)
+        surface.no_error(app)

@@ -12,6 +12,7 @@ import io
 import json
 import os
 from datetime import datetime, timedelta, timezone
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -31,7 +32,7 @@ from stablepay_console.api import (
     ValidationFailed,
 )
 from stablepay_console.api.client import decode
-from stablepay_console.api.models import WireModel
+from stablepay_console.api.models import Money, WireModel
 from stablepay_console.sandbox.data import (
     BATCH_SMALL_ID,
     METRIC_TX_COUNT_ID,
@@ -394,7 +395,12 @@ def test_render_fuzz_quote_and_its_changes(first: dict[str, Any], second: dict[s
         drawn(source_rows(onramp), destination_rows(onramp))
         if onramp.quote is not None:
             drawn([line_value(onramp.quote, name) for _, name in LINES], expiry_text(onramp.quote, FIXED_NOW))
-            [raw_value(onramp.quote, name) for _, name in LINES]  # what `c` copies
+            for _, name in LINES:  # what `c` copies: the value exactly as sent, digits and exponent, no currency
+                copied = raw_value(onramp.quote, name)
+                value = getattr(onramp.quote, name)
+                sent = value.amount if isinstance(value, Money) else value
+                assert not any(ch in RAW_CHARS for ch in copied), f"unsafe text copied: {copied!r}"
+                assert Decimal(copied).as_tuple() == sent.as_tuple(), f"{name}: copied {copied!r}, sent {sent!r}"
     if before.quote is not None and after.quote is not None:
         changes = compare(before.quote, after.quote)
         drawn([change_text(changes[name]) for name in TRACKED])

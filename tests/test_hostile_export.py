@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from stablepay_console.cli.main import main
+from tests.hostile_cases import CASES
+from tests.hostile_payloads import Reply, json_reply, page, rfi, uid
 from tests.hostile_server import HostileServer, hostile_server_fixture  # noqa: F401
 
 KEY = "sk_test_hostile_0123456789abcdef"
@@ -78,6 +80,45 @@ def test_a_date_range_exports_only_its_days_and_says_it(
     assert "35 outside the range left out" in err
     assert "Warning" not in err  # the server's total counts the whole list, not the range
 
+
+
+EDGES = [
+    ("2026-12-01T00:00:00Z", False),  # midnight of the day after the last day: the end is left out
+    ("2026-12-01T01:00:00+01:00", False),  # the same instant, written in another offset
+    ("2026-11-30T23:59:59.999000Z", True),  # the last moment of the last day
+    ("2026-11-01T00:00:00Z", True),  # midnight of the first day: the start is kept
+    ("2026-11-01T09:00:00+09:00", True),  # the same instant (the days are UTC days)
+    ("2026-10-31T23:59:59Z", False),  # the last moment before the first day
+]
+"""createdAt of each request of a newest-first list, and whether `--created-after 2026-11-01
+--created-before 2026-12-01` (November, half-open) exports it."""
+
+
+def midnights(endpoint: str, query: dict[str, str], call: int, trickle: float) -> Reply | None:
+    if endpoint != "rfis":
+        return None
+    limit, offset = int(query.get("limit", "20")), int(query.get("offset", "0"))
+    rows = []
+    for n, (created, _) in enumerate(EDGES[offset : offset + limit], start=offset):
+        row = rfi(n)
+        row["createdAt"] = created
+        rows.append(row)
+    return json_reply(page(rows, limit, offset, len(EDGES)))
+
+
+def test_a_range_keeps_a_request_made_at_midnight_of_its_first_day_and_leaves_out_the_next_days(
+    hostile_server: HostileServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(CASES, "midnights", midnights)
+    use_profile(hostile_server, "midnights", monkeypatch)
+    out = tmp_path / "november.csv"
+    assert main(["export", "--created-after", "2026-11-01", "--created-before", "2026-12-01", "-o", str(out)]) == 0
+    with out.open(encoding="utf-8") as f:
+        exported = [row["id"] for row in csv.DictReader(f)]
+    assert exported == [uid(n) for n, (_, kept) in enumerate(EDGES) if kept]
+    err = capsys.readouterr().err
+    assert "Exported 3 requests created from 2026-11-01 to before 2026-12-01" in err
+    assert "3 outside the range left out" in err
 
 async def test_paging_stops_once_past_the_start_of_the_range_and_says_so(tmp_path: Path) -> None:
     from datetime import datetime, timezone

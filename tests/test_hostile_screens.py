@@ -82,14 +82,14 @@ async def step(pilot: Pilot[Any], app: Any, where: str, *keys: str) -> str:
     return assert_nothing_raw(app, where)
 
 
-async def answered(pilot: Pilot[Any], key: str, done: Callable[[], bool]) -> float:
-    """Press `key` and poll until `done()`; the seconds it took (failing past a generous bound)."""
-    start = time.monotonic()
+async def answered(pilot: Pilot[Any], key: str, done: Callable[[], bool]) -> None:
+    """Press `key` and poll until `done()`: what is checked is that the key is answered at all; the generous
+    bound only ends a hang (how fast keys are answered is a benchmark's figure, not asserted here)."""
+    give_up = time.monotonic() + GENEROUS
     await pilot.press(key)
     while not done():
-        assert time.monotonic() - start < GENEROUS, f"{key!r} was not answered within {GENEROUS}s"
+        assert time.monotonic() < give_up, f"{key!r} was never answered (waited {GENEROUS:.0f} s)"
         await pilot.pause(0.02)
-    return time.monotonic() - start
 
 
 # --- the checker itself --------------------------------------------------------------------

@@ -149,3 +149,27 @@ def test_backend_failures_carry_no_key_even_in_a_traceback_with_locals() -> None
     assert no_canary_in(console.export_text())
     with pytest.raises(KeyStoreError, match="could not read"):
         store.get("prod")
+
+
+# --- what is shown of a key -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("a", "****"),
+        ("abcdefghijk", "****"),  # 11 characters
+        ("abcdefghijkl", "****"),  # 12: still wholly masked
+        ("  abcdefghijkl\n", "****"),  # 12 once the paste's spaces are trimmed
+        ("abcdefghijklm", "abcd…jklm"),  # 13: the first and last four
+        ("sk_sandbox_0123456789abcdef", "sk_s…cdef"),
+        (CANARY_KEY, "sk_c…f2b4"),
+    ],
+    ids=["1", "11", "12", "12-padded", "13", "27", "canary"],
+)
+def test_a_key_of_12_characters_or_fewer_is_masked_whole_and_a_longer_one_shows_four_and_four(
+    value: str, shown: str
+) -> None:
+    key = ApiKey(value)
+    assert key.masked == shown
+    assert repr(key) == str(key) == f"{key}" == f"ApiKey({shown!r})"

@@ -448,6 +448,25 @@ def snap_mode(mode: str) -> Any:
     return run_before
 
 
+def snap_audit() -> Any:
+    """The audit log after two quote refreshes and a switch to the production profile: three entries."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await open_mode(pilot, "quote")
+        await submit_id(pilot, data.ONRAMP_OPEN_ID)
+        await press(pilot, "r", "f2", "down", "enter")
+        assert pilot.app.profile.name == EMBEDDED_PRODUCTION_PROFILE.name  # type: ignore[attr-defined]
+        pilot.app.services.record.flush()  # type: ignore[attr-defined]
+        screen = await open_mode(pilot, "audit")
+        await settle(pilot)
+        table: DataTable[Any] = screen.query_one("#audit-table", DataTable)
+        actions = [str(table.get_row_at(i)[4]) for i in range(table.row_count)]
+        assert actions == ["switched profile", "refreshed a quote", "refreshed a quote"], actions
+        quiet(pilot)
+
+    return run_before
+
+
 SNAPSHOTS = {
     "inbox": snap_inbox(),
     "rfi-detail": snap_detail(),
@@ -457,7 +476,7 @@ SNAPSHOTS = {
     # keeps when they collide changes with Python's hash seed (the chart is asserted in a test above).
     "metrics": snap_lookup("metrics", data.METRIC_DAILY_VOLUME_ID, "t"),
     "profiles": snap_mode("profiles"),
-    "audit": snap_mode("audit"),
+    "audit": snap_audit(),
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
@@ -55,8 +56,14 @@ async def test_the_detail_shows_the_rounds_seen_and_what_changed(make_app, sandb
         assert "Entry 1: round 1" in text and "Entry 2: round 2" in text
         assert "compliance asked again: round 2 (was round 1)" in text
         assert "deadline 2026-11-24 09:30 UTC" in text and "Status timeline" in text
+        # h brings the history, below the fold at first, wholly into view.
+        body = screen.query_one("#rfi-body", VerticalScroll)
+        history = screen.query_one(RfiHistoryView)
+        assert not body.region.contains_region(history.region), "the history starts below the fold"
         await pilot.press("h")
-        await pilot.pause()
+        await wait_for_workers(pilot)
+        assert body.scroll_y > 0
+        assert body.region.contains_region(history.region), (body.region, history.region)
 
 
 async def test_a_note_typed_in_the_detail_is_kept_shown_and_audited(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]

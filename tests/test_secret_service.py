@@ -1,12 +1,12 @@
 """Keys in a real Secret Service (gnome-keyring on a private D-Bus session), not a mock.
 
-Run with `scripts/with-secret-service.sh pytest -m secret_service`. Under CI (CI=true) a missing
+Run with `scripts/with-secret-service.sh pytest -m secret_service`. Under CI (the variable CI set to
+anything but empty, `0` or `false`: GitHub's `true`, Jenkins' or Buildkite's `1`, ...) a missing
 Secret Service fails these tests; elsewhere they are skipped.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 
@@ -23,6 +23,7 @@ from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import Step
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.wiring import Services
+from tests.ci import missing
 from tests.conftest import CANARY_KEY, FIXED_NOW
 
 pytestmark = pytest.mark.secret_service
@@ -38,11 +39,44 @@ def _secret_service() -> KeyringBackend | None:
         SecretServiceKeyring.priority  # noqa: B018 - raises when no Secret Service answers on the bus
         backend.get_password("stablepay-console-probe", "probe")
     except Exception as exc:  # any failure means "not reachable"
-        reason = f"no Secret Service reachable ({type(exc).__name__}: {exc})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason}; CI must run these under scripts/with-secret-service.sh")
-        pytest.skip(f"{reason}; run under scripts/with-secret-service.sh")
+        why = f"no Secret Service reachable ({type(exc).__name__}: {exc})"
+        missing(why, "run under scripts/with-secret-service.sh")
     return backend
+
+
+@pytest.mark.parametrize(
+    ("ci", "outcome"),
+    [
+        ("true", pytest.fail.Exception),
+        ("1", pytest.fail.Exception),
+        ("yes", pytest.fail.Exception),
+        ("True", pytest.fail.Exception),
+        ("woodpecker", pytest.fail.Exception),
+        (None, pytest.skip.Exception),
+        ("", pytest.skip.Exception),
+        ("0", pytest.skip.Exception),
+        ("false", pytest.skip.Exception),
+        ("FALSE", pytest.skip.Exception),
+    ],
+    ids=lambda value: repr(value) if not isinstance(value, type) else value.__name__,
+)
+def test_a_missing_secret_service_fails_in_ci_and_is_skipped_elsewhere(
+    monkeypatch: pytest.MonkeyPatch, ci: str | None, outcome: type[BaseException]
+) -> None:
+    from keyring.backends.SecretService import Keyring as SecretServiceKeyring
+
+    def unreachable(self: KeyringBackend, service: str, username: str) -> str | None:
+        raise RuntimeError("no D-Bus session here")
+
+    monkeypatch.setattr(SecretServiceKeyring, "get_password", unreachable)
+    if ci is None:
+        monkeypatch.delenv("CI", raising=False)
+    else:
+        monkeypatch.setenv("CI", ci)
+    # Both are caught here, so a skip where a failure is due fails this test instead of skipping it.
+    with pytest.raises((pytest.fail.Exception, pytest.skip.Exception), match="no Secret Service reachable") as caught:
+        _secret_service()
+    assert caught.type is outcome, f"CI={ci!r}: {caught.type.__name__}, not {outcome.__name__}"
 
 
 @pytest.fixture
