@@ -112,10 +112,11 @@ async def test_items_in_server_order_with_readable_types(make_app) -> None:  # t
         assert [r[4] for r in rows] == [i.label for i in ITEMS]
         assert rows[0][1:4] == ["document", "required", "Proof of address"]
         assert rows[0][5] == "Utility bill or bank letter"
-        assert rows[1][2:4] == ["optional", "Document (untyped: utility_bill_scan)"]
+        assert rows[1][2] == "optional"
+        assert rows[1][3].split() == ["Document", "(untyped:", "utility_bill_scan)"]  # broken between words
         assert rows[2][1:4] == ["question", "required", "written answer"]
         assert rows[2][4] == "Purpose [bold]of[/bold] it?"  # server text is never markup
-        assert rows[3][3] == "Document (no standard type)"
+        assert rows[3][3].split() == "Document (no standard type)".split()
         assert "Items (4)" in text(pilot, "rfi-items-title")
 
 

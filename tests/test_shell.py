@@ -240,9 +240,16 @@ async def test_a_narrow_banner_puts_the_overdue_count_first(sandbox) -> None:  #
 
     assert compact("21 due < 24h · 4 overdue") == "4 overdue · 21 due"
     assert compact("2 due < 24h") == "2 due"
+    assert compact("21 due < 24h · 4 overdue", room=12) == "4 overdue", "only what fits whole"
     app = radar_app(sandbox)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(100, 24)) as pilot:
         await wait_for_workers(pilot)
         text = banner_text(app)
         assert compact(app.radar_label) in text and app.radar_label not in text
-        assert text.index("overdue") < text.index(" due"), "on 80 columns the most urgent comes first"
+        assert text.index("overdue") < text.index(" due"), "on a narrow banner the most urgent comes first"
+        await pilot.resize_terminal(80, 24)
+        await wait_for_workers(pilot)
+        await pilot.pause()
+        text = banner_text(app)
+        urgent = compact(app.radar_label).split(" · ")[0]
+        assert f" · {urgent}" in text[:78], "on 80 columns the most urgent shows whole, after a separator"

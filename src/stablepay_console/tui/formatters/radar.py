@@ -9,23 +9,36 @@ from stablepay_console.api.sanitize import clean
 
 NEEDS_ACTION_ACTION = "app.radar_needs_action"
 """What a click on the count does: open the inbox's needs-action view."""
+SEPARATOR = " · "
 
 
-def compact(label: str) -> str:
-    """`2 due < 24h · 1 overdue` -> `1 overdue · 2 due`: the most urgent first, for a narrow banner."""
-    parts = [part.replace(" < 24h", "") for part in label.split(" · ")]
-    return " · ".join(sorted(parts, key=lambda part: "overdue" not in part))
+def compact(label: str, room: int | None = None) -> str:
+    """`2 due < 24h · 1 overdue` -> `1 overdue · 2 due`: the most urgent first, for a narrow banner.
+
+    Given `room` (cells), only the parts that fit whole are kept (the most urgent one always), so the
+    count is never cut in the middle: `1 overdue` where `1 overdue · 2 due` would not fit.
+    """
+    parts = sorted((part.replace(" < 24h", "") for part in label.split(" · ")), key=lambda part: "overdue" not in part)
+    kept = parts[:1]
+    for part in parts[1:]:
+        if room is not None and len(" · ".join([*kept, part])) > room:
+            break
+        kept.append(part)
+    return " · ".join(kept)
 
 
-def radar_text(label: str, narrow: bool = False) -> Text:
+def radar_text(label: str, narrow: bool = False, room: int | None = None) -> Text:
     """The banner's count (with its separator): reversed, and a click on it opens needs action.
 
-    Empty when nothing is due. `narrow`: the most urgent first, in as few cells as it takes, so that
-    at 80 columns "4 overdue" still shows after the ping.
+    Empty when nothing is due. The separator is a visible " · " at every width: reversed colours alone
+    are lost where styles are (copied text, a screen reader), and "pong 4 overdue" read as one answer.
+    `narrow`: the most urgent first, in as few cells as it takes (and what fits in `room` cells, the
+    separator included), so that at 80 columns "4 overdue" still shows after the ping.
     """
     if not label:
         return Text("")
     style = Style(bold=True, reverse=True, meta={"@click": NEEDS_ACTION_ACTION})
     if narrow:
-        return Text.assemble(" ", (clean(compact(label), 60), style))
-    return Text.assemble(" · ", (f" {clean(label, 60)} ", style))
+        fits = None if room is None else room - len(SEPARATOR)
+        return Text.assemble(SEPARATOR, (clean(compact(label, fits), 60), style))
+    return Text.assemble(SEPARATOR, (f" {clean(label, 60)} ", style))

@@ -7,9 +7,11 @@ instead of letting them reach the terminal.
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
+from rich.cells import cell_len, chop_cells
 from rich.text import Text
 
 from stablepay_console.api.sanitize import clean, has_control
@@ -129,3 +131,34 @@ def path_lines(text: str, width: int) -> list[str] | None:
             line = ""
         line += piece
     return [*lines, line]
+
+
+WORD_PIECES = re.compile(r"\s+|[^\s_-]*[_-]+|[^\s_-]+")
+"""Spaces, or a word up to and with its `_` or `-` (a line may end after one), or the rest of a word."""
+
+
+def word_lines(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` cells, broken at spaces or just after `_` or `-`
+    (`utility_bill_` / `scan`), so a document type like `utility_bill_scan` never splits inside a
+    word; only a piece wider than a whole line is cut, where the line ends."""
+    width = max(1, width)
+    lines: list[str] = []
+    line = ""
+    for piece in WORD_PIECES.findall(text):
+        if piece.isspace():
+            line += " " if line else ""
+        elif cell_len(line + piece) <= width:
+            line += piece
+        else:
+            if line:
+                lines.append(line.rstrip())
+            *whole, line = chop_cells(piece, width)
+            lines += whole
+    if line or not lines:
+        lines.append(line.rstrip())
+    return lines
+
+
+def wrapped(text: Text, width: int) -> Text:
+    """A one-style `text` (a table cell) broken by `word_lines`, in the same style."""
+    return Text("\n".join(word_lines(text.plain, width)), style=text.style)

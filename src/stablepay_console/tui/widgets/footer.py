@@ -7,12 +7,17 @@ switching is left to the tabs under the banner.
 
 Help and quit show the key that works now: `?` and `q`, or `f1` and `^c` while a text field has the
 keys (there `?` and `q` are typed).
+
+A key shows whole or not at all: the keys that would run under the pinned group ("t Tr▏" at 80 columns)
+are hidden, where Textual's own layout places them, so the footer never shows a cut word. Help lists
+every key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding
 from textual.containers import HorizontalGroup
@@ -71,6 +76,9 @@ class ConsoleFooter(Footer):
     ConsoleFooter #footer-pinned FooterKey.-command-palette {
         dock: none;
     }
+    ConsoleFooter {
+        overflow-x: hidden;  /* no scrolling to a hidden key: what does not fit is hidden, not cut */
+    }
     """
 
     _shown: tuple[object, ...] | None = None
@@ -94,6 +102,23 @@ class ConsoleFooter(Footer):
         if self.is_attached and self.showing() == self._shown:
             return
         await super().recompose()
+        self.call_after_refresh(self.fit_keys)
+
+    def on_resize(self, _: events.Resize) -> None:
+        self.call_after_refresh(self.fit_keys)
+
+    def fit_keys(self) -> None:
+        """Hide the keys that would not show whole: those Textual's layout puts past the pinned group
+        (the border of the group may cover a key's last cell, the padding after its description)."""
+        if not self.is_attached:
+            return
+        placements = self.arrange(self.size).placements
+        edge = next((p.region.x for p in placements if p.widget.id == "footer-pinned"), self.size.width)
+        for placement in placements:
+            widget = placement.widget
+            if widget.id != "footer-pinned":
+                padded = isinstance(widget, FooterKey) and bool(widget.description) and not widget.compact
+                widget.visible = placement.region.right - padded <= edge
 
     def compose(self) -> ComposeResult:
         self._shown = self.showing()

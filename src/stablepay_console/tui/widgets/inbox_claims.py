@@ -106,4 +106,4 @@ class InboxClaims:
     def claim_note(self) -> Text:
         """For the line of active filters: the claim filter, when one is on."""
         said = self.claim_marks.said
-        return Text.assemble(("   Claims: ", "bold"), f"{said} (this page)") if said else Text()
+        return Text.assemble(("Claims: ", "bold"), f"{said} (this page)") if said else Text()

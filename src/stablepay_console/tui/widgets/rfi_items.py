@@ -15,7 +15,7 @@ from textual import events
 from stablepay_console.api.models import RfiItem
 from stablepay_console.tui.formatters.lists import first_of_each, hidden_note
 from stablepay_console.tui.formatters.rfi import item_kind, item_type, required_text
-from stablepay_console.tui.formatters.text import plain
+from stablepay_console.tui.formatters.text import plain, wrapped
 from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable
 
 ITEM_COLUMNS = (
@@ -35,12 +35,14 @@ MAX_TEXT = 2000
 """A label or detail longer than this is cut: a few screens of text is plenty to read."""
 
 
-def item_row(n: int, item: RfiItem, *, detail_column: bool = True) -> TableRow:
+def item_row(n: int, item: RfiItem, *, detail_column: bool = True, type_width: int | None = None) -> TableRow:
     """Row `n` (1-based) of the items table; rows grow to fit the wrapped label and detail.
-    Without `detail_column` the detail is written under the label."""
+    Without `detail_column` the detail is written under the label. Given its column's `type_width`,
+    the document type breaks at spaces and underscores (`utility_bill_` / `scan`), never mid-word."""
     label = plain(item.label, max_len=MAX_TEXT)
     detail = plain(item.detail or "", style="dim", max_len=MAX_TEXT)
-    cells = (plain(f"{n:,}"), item_kind(item), required_text(item), item_type(item))
+    doc_type = item_type(item) if type_width is None else wrapped(item_type(item), type_width)
+    cells = (plain(f"{n:,}"), item_kind(item), required_text(item), doc_type)
     if detail_column:
         return TableRow(cells=(*cells, label, detail), key=item.id, height=None)
     under = Text.assemble(label, "\n", detail) if detail.plain else label
@@ -89,7 +91,12 @@ class RfiItemsTable(WindowedTable):
         for key, label, size in columns:
             self.add_column(label, key=key, width=size)
         detail_column = any(key == "detail" for key, _, _ in columns)
-        self.show_rows(len(self.items), lambda i: item_row(i + 1, self.items[i], detail_column=detail_column), position)
+        type_width = next(size for key, _, size in columns if key == "type")
+        self.show_rows(
+            len(self.items),
+            lambda i: item_row(i + 1, self.items[i], detail_column=detail_column, type_width=type_width),
+            position,
+        )
 
     @property
     def highlighted(self) -> RfiItem | None:
