@@ -1,8 +1,10 @@
 """Startup: process start to the console's first frame and to its first inbox rows, in a pseudo-terminal.
 
 Both apps are measured the same way: spawn the process on a 120x40 pty, read what it paints,
-and stop the clock when a marker's text appears (the banner; a first-page cell). No hook inside
-either app.
+and stop the clock when a marker's text appears (the banner; a first-page cell; the live page's
+"Page 1 of"). No hook inside either app. Every measured start is a repeat start: an unmeasured run
+before them showed the inbox, so its first page is kept and painted at once from the record (greyed,
+"as of …"); the server's page follows.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ FRAME_TARGET = 1.1
 ROWS_TARGET = 1.5
 FRAME_MARKERS = ("SANDBOX",)
 """The embedded sandbox's banner: once it is on the terminal, the console's frame is painted."""
+SERVER_MARKERS = ("Page 1 of",)
+"""The inbox's status line over a page from the server (rows from the record say "From the record")."""
 BARE_MARKER = "r00c4"
 """A cell of the bare app's first row; the bare app paints header, rows and footer in one frame."""
 
@@ -51,9 +55,11 @@ def console_markers(seed: int = 7, rfis: int = 240) -> list[str]:
 
 
 def time_to_texts(
-    argv: Sequence[str], groups: Sequence[Sequence[str]], env: dict[str, str], timeout: float = 30.0
+    argv: Sequence[str], groups: Sequence[Sequence[str]], env: dict[str, str], timeout: float = 30.0,
+    linger: float = 0.0,
 ) -> list[float]:
-    """Seconds from spawning argv on a pty until any marker of each group shows in its output (one per group)."""
+    """Seconds from spawning argv on a pty until any marker of each group shows in its output (one per group).
+    `linger`: seconds the process may go on after the last marker before it is stopped."""
     wanted = [[m.encode() for m in group] for group in groups]
     seen: list[float | None] = [None] * len(groups)
     master, slave = pty.openpty()
@@ -85,6 +91,8 @@ def time_to_texts(
                 if seen[i] is None and any(w in text for w in group):
                     seen[i] = now
             if all(t is not None for t in seen):
+                if linger:
+                    time.sleep(linger)
                 return [t for t in seen if t is not None]
     finally:
         proc.kill()
@@ -106,30 +114,35 @@ def measure(runs: int) -> list[Row]:
         env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         # One unmeasured run of each warms the OS file cache and the bytecode caches.
         time_to_text(bare_argv(), [BARE_MARKER], env)
-        time_to_texts(console_argv(), [FRAME_MARKERS, rows], env)
+        time_to_texts(console_argv(), [FRAME_MARKERS, rows, SERVER_MARKERS], env, linger=1.5)  # keeps page 1
         bare: list[float] = []
         frame: list[float] = []
         first_rows: list[float] = []
+        served: list[float] = []
         for _ in range(runs):  # interleaved, so load on the machine hits both alike
             bare.append(time_to_text(bare_argv(), [BARE_MARKER], env))
-            painted, filled = time_to_texts(console_argv(), [FRAME_MARKERS, rows], env)
+            painted, filled, live = time_to_texts(console_argv(), [FRAME_MARKERS, rows, SERVER_MARKERS], env)
             frame.append(painted)
             first_rows.append(filled)
-    how = f"{runs} interleaved runs each on a 120x40 pty, process start to the text on the terminal"
+            served.append(live)
+    how = f"{runs} interleaved repeat starts each on a 120x40 pty, process start to the text on the terminal"
     return [
         _row("console first frame (median)", frame, bare, FRAME_TARGET,
              f"the banner ({FRAME_MARKERS[0]!r}) painted; baseline: the bare Textual app's one frame (header, "
              f"20-row table, footer); {how}"),
         _row("console first rows (median)", first_rows, bare, ROWS_TARGET,
-             f"a first-page user ID painted; same baseline; console min {ms(min(first_rows))}, "
-             f"bare min {ms(min(bare))}"),
+             f"a first-page user ID painted (from the record on a repeat start, greyed); same baseline; console "
+             f"min {ms(min(first_rows))}, bare min {ms(min(bare))}"),
+        _row("console first server page (median)", served, bare, None,
+             f"the live page's {SERVER_MARKERS[0]!r} painted over the server's rows; same baseline"),
     ]
 
 
-def _row(figure: str, measured: list[float], bare: list[float], target: float, note: str) -> Row:
+def _row(figure: str, measured: list[float], bare: list[float], target: float | None, note: str) -> Row:
     ratio = median(measured) / median(bare)
-    return Row(figure, ms(median(measured)), ms(median(bare)), times(ratio), f"<= {target}x bare Textual app",
-               ratio <= target, note)
+    goal = f"<= {target}x bare Textual app" if target is not None else "-"
+    return Row(figure, ms(median(measured)), ms(median(bare)), times(ratio), goal,
+               ratio <= target if target is not None else None, note)
 
 
 if __name__ == "__main__":

@@ -86,12 +86,12 @@ def test_explicit_timeouts() -> None:
 async def test_429_is_retried_after_the_servers_delay(
     retrying: StablePayClient, sandbox: Sandbox, sleeps: list[float]
 ) -> None:
-    sandbox.faults.retry_after = 4
+    sandbox.faults.retry_after = 1
     sandbox.faults.force, sandbox.faults.force_count = "429", 2
     page = await retrying.list_rfis()
     assert len(page.data) == 20
     assert calls_to(sandbox, "/v2/rfis") == 3
-    assert sleeps == [4.0, 4.0]
+    assert sleeps == [1.0, 1.0]
 
 
 async def test_429_with_retry_after_one_second_really_waits(retrying: StablePayClient, sandbox: Sandbox) -> None:
@@ -108,10 +108,16 @@ async def test_a_huge_retry_after_is_bounded(retrying: StablePayClient, sandbox:
     sandbox.faults.force = "429"
     with pytest.raises(StatusError) as caught:
         await retrying.list_rfis()
-    assert caught.value.status == 429
-    # Each wait is capped at 10 s and all waits together at 20 s, so the third retry is never made.
-    assert sleeps == [10.0, 10.0]
-    assert calls_to(sandbox, "/v2/rfis") == 3
+    assert caught.value.status == 429 and "Rate limit reached" in caught.value.message
+    # No retry can come back in time: the server's own answer is given at once, and nothing more is sent
+    # to it while its Retry-After (capped at an hour) runs, whoever asks.
+    assert sleeps == []
+    assert calls_to(sandbox, "/v2/rfis") == 1
+    with pytest.raises(StatusError) as again:
+        await retrying.ping()
+    assert again.value.status == 429 and "(not sent)" in again.value.message
+    assert again.value.response is not None and int(again.value.response.headers["Retry-After"]) > 3500
+    assert calls_to(sandbox, "/ping") == 0
 
 
 async def test_gives_up_after_three_retries(retrying: StablePayClient, sandbox: Sandbox, sleeps: list[float]) -> None:
@@ -241,8 +247,6 @@ async def test_retries_stay_inside_the_total_deadline() -> None:
     async with StablePayClient(
         "http://localhost", SANDBOX_KEY, transport=httpx.MockTransport(busy), retry=retry, deadline=2.5
     ) as client:
-        started = time.monotonic()
         with pytest.raises(TransportError, match=r"no complete answer within 2\.5 s"):
-            await client.ping()
-    assert time.monotonic() - started < 4
-    assert 2 <= len(seen) <= 4
+            await asyncio.wait_for(client.ping(), 60)  # a guard: 100 retries a second apart would fail it
+    assert 2 <= len(seen) <= 4, "the deadline stopped the retries long before their 100"

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 import httpx
-from httpx_retries import Retry, RetryTransport
+from httpx_retries import Retry
 
 from stablepay_console.api.body import (
     ACCEPT_ENCODING,
@@ -21,6 +21,7 @@ from stablepay_console.api.body import (
 )
 from stablepay_console.api.decoding import M, decode, error_from
 from stablepay_console.api.errors import DeadlineExceeded, MalformedResponse, ResponseTooLarge, TransportError
+from stablepay_console.api.gate import BULK, PoliteTransport
 from stablepay_console.api.models import (
     BatchTransfer,
     MetricResult,
@@ -119,7 +120,8 @@ class StablePayClient:
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             auth=BearerAuth(self.key),
-            transport=RetryTransport(transport=inner, retry=retry or default_retry()),
+            # Every attempt, retries included, waits at the server's one gate (see `api.gate`).
+            transport=PoliteTransport(inner, self.base_url, retry or default_retry()),
             timeout=timeout,
             headers={"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING},
             follow_redirects=False,
@@ -146,8 +148,11 @@ class StablePayClient:
         user_id: str | None = None,
         limit: int = 20,
         offset: int = 0,
+        *,
+        bulk: bool = False,
     ) -> RfiPage:
-        """One page of RFIs, newest first (GET /v2/rfis)."""
+        """One page of RFIs, newest first (GET /v2/rfis). `bulk`: a page of a walk, which lets the pages a
+        person asked for go first at the server's gate."""
         params: dict[str, str | int] = {"limit": check_limit(limit), "offset": check_offset(offset)}
         if check_status(status) is not None:
             params["status"] = status  # type: ignore[assignment]
@@ -155,7 +160,7 @@ class StablePayClient:
             params["kind"] = kind  # type: ignore[assignment]
         if user_id is not None:
             params["userId"] = parse_uuid(user_id, "user ID")
-        page = await self._get("/v2/rfis", RfiPage, params=params)
+        page = await self._get("/v2/rfis", RfiPage, params=params, bulk=bulk)
         if self.on_rfis is not None:
             self.on_rfis(page.data)
         return page
@@ -176,11 +181,12 @@ class StablePayClient:
         `older_than`, paging stops after a page whose rows are all older (the list is newest first).
         """
         check_limit(page_size)
-        gate = asyncio.Semaphore(self.export_concurrency)
+        own = asyncio.Semaphore(self.export_concurrency)
 
         async def fetch(limit: int, offset: int) -> RfiPage:
-            async with gate:
-                return await self.list_rfis(status, kind, user_id, limit=limit, offset=offset)
+            # This walk's own bound, and the server's gate: one limit shared with every other caller.
+            async with own:
+                return await self.list_rfis(status, kind, user_id, limit=limit, offset=offset, bulk=True)
 
         async for rfi in walk_pages(fetch, page_size, self.export_concurrency, report, older_than):
             yield rfi
@@ -206,10 +212,12 @@ class StablePayClient:
 
     # --- plumbing --------------------------------------------------------------
 
-    async def _get(self, path: str, model: type[M], params: dict[str, Any] | None = None) -> M:
-        return await self._send("GET", path, model, params=params)
+    async def _get(self, path: str, model: type[M], params: dict[str, Any] | None = None, bulk: bool = False) -> M:
+        return await self._send("GET", path, model, params=params, bulk=bulk)
 
-    async def _send(self, method: str, path: str, model: type[M], params: dict[str, Any] | None = None) -> M:
+    async def _send(
+        self, method: str, path: str, model: type[M], params: dict[str, Any] | None = None, bulk: bool = False
+    ) -> M:
         failure: str | None = None
         unreadable: str | None = None
         too_large: BodyTooLarge | None = None
@@ -218,7 +226,11 @@ class StablePayClient:
         try:
             # One total deadline: per-read timeouts alone let a server that trickles a byte at a time, or
             # keeps asking for retries, hold the call for ever.
-            async with asyncio.timeout(self.deadline), self._http.stream(method, path, params=params) as streamed:
+            extensions = {BULK: True} if bulk else None
+            async with (
+                asyncio.timeout(self.deadline),
+                self._http.stream(method, path, params=params, extensions=extensions) as streamed,
+            ):
                 status = streamed.status_code
                 body = await read_capped(streamed, self.max_body_bytes)
                 response = settled(streamed, body)

@@ -33,8 +33,9 @@ def is_unsafe(ch: str) -> bool:
 
 def _is_plain(text: str) -> bool:
     # str.isprintable() is False for every Cc, Cf, Cs, Co, Zl and Zp character (and for spaces
-    # other than U+0020, which are harmless): printable text needs no per-character look.
-    return text.isprintable() and not any(ch in INVISIBLE_FILLERS for ch in text)
+    # other than U+0020, which are harmless): printable text needs no per-character look. The
+    # invisible fillers are all outside ASCII, so ASCII text needs no look for them either.
+    return text.isprintable() and (text.isascii() or not any(ch in INVISIBLE_FILLERS for ch in text))
 
 
 def escape_char(ch: str) -> str:

@@ -7,6 +7,7 @@ nothing but the standard library and the small argument checks.
 from __future__ import annotations
 
 import argparse
+import textwrap
 from datetime import timedelta
 
 from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
@@ -17,6 +18,17 @@ EXIT_CODES = (
     "exit codes: 0 success; 1 the server refused or failed (its message on stderr); "
     "2 bad usage or input, nothing sent; 130 interrupted."
 )
+WATCH_COSTS = """\
+how late each event can be, and what it costs the server:
+  deadline within 72h, 24h, 1h, passed: at the first poll after it, with no
+    request (from the deadline kept in the data folder)
+  new request: within one --interval; each poll reads the newest page (one
+    request; more only when over 100 requests arrived since the last poll)
+  status change, new round: within one --sweep; a sweep reads every issued
+    request (one request per 100), and for each request that left the issued
+    list the pages of its user's requests down to it
+With --once (cron), the first run at least --sweep after the last sweep sweeps.
+"""
 DUE_EXIT_CODES = "exit codes: 0 nothing due; 3 something due within the window; 4 something overdue; 1 and 2 as usual."
 
 
@@ -83,14 +95,20 @@ def add_headless_commands(sub: argparse._SubParsersAction[a.Parser], common: a.P
     add_format(due)
 
     watch = rfis_sub.add_parser(
-        "watch", parents=[common], epilog=EXIT_CODES,
+        "watch", parents=[common], epilog=WATCH_COSTS + "\n" + textwrap.fill(EXIT_CODES, 79),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         help="poll and print a line per event: new request, new round, status change, deadline marks",
-        description="Poll every request and print one line (one JSON object with --json) per event: a new "
-        "request, a new round, a status change, a deadline within 72h, 24h and 1h, a deadline passed. What "
-        "was seen is remembered in the data folder, so a restart does not repeat old events.",
+        description=textwrap.fill(
+            "Print one line (one JSON object with --json) per event: a new request, a new round, a status "
+            "change, a deadline within 72h, 24h and 1h, a deadline passed. What was seen, and when the last "
+            "sweep was, is remembered in the data folder, so a restart (or the next --once) does not repeat "
+            "old events or sweep early.", 79),
     )
     watch.add_argument("--interval", type=a.interval, default=timedelta(minutes=5), metavar="DURATION",
                        help="time between polls, at least 30s (default 5m)")
+    watch.add_argument("--sweep", type=a.interval, default=timedelta(minutes=15), metavar="DURATION",
+                       help="how often every issued request is read, at least 30s and never more often than "
+                       "--interval (default 15m)")
     watch.add_argument("--once", action="store_true", help="poll once and exit (for cron)")
     add_format(watch)
     add_record_commands(rfis_sub, common)

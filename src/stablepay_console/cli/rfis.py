@@ -46,14 +46,16 @@ def cells(rfi: Rfi, now: datetime, columns: tuple[str, ...]) -> list[str]:
     return [values[c] for c in columns]
 
 
-def print_rfis(out: Output, rfis: list[Rfi], now: datetime, columns: tuple[str, ...] = LIST_COLUMNS) -> None:
+def print_rfis(out: Output, rfis: Iterable[Rfi], now: datetime, columns: tuple[str, ...] = LIST_COLUMNS) -> None:
     """A list of requests as every format shows it; CSV exactly as the export writes it."""
     if out.fmt == "json":
-        out.json(rfis)
+        out.json(list(rfis))
     elif out.fmt == "csv":
         out.write(export_text(rfis, "csv"))
-    elif rfis:
-        out.table(columns, (cells(rfi, now, columns) for rfi in rfis))
+    else:
+        rows = [cells(rfi, now, columns) for rfi in rfis]  # one request at a time: only the cells are kept
+        if rows:
+            out.table(columns, rows)
 
 
 def export_text(rfis: Iterable[Rfi], fmt: str) -> str:
@@ -117,21 +119,20 @@ def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
 
 def run_due(args: argparse.Namespace) -> int:
     """Exit 0 when nothing is due, 3 when something is due within the window, 4 when something is overdue."""
-    from stablepay_console.api.filters import RfiFilters
-    from stablepay_console.services.radar import due_report, every_rfi
+    from stablepay_console.services.radar import due_now
 
     session = open_session(args)
     if session is None:
         return USAGE
     out = Output(args.format)
 
-    issued = session.ask(lambda client: every_rfi(client, RfiFilters(status="issued")))
-    if isinstance(issued, int):
-        return issued
-    report = due_report(issued, session.services.clock(), args.within)
-    print_rfis(out, report.nearest_first, report.at, DUE_COLUMNS)
+    # Page by page: only what is due is kept, however many requests the account holds.
+    report = session.ask(lambda client: due_now(client, session.services.clock(), args.within))
+    if isinstance(report, int):
+        return report
+    print_rfis(out, report.nearest(), report.at, DUE_COLUMNS)
     window = format_duration(args.within)
-    if not report.nearest_first:
+    if not (report.overdue or report.due):
         note(f"Nothing due within {window}: {report.checked} issued requests checked; {session.where}.")
         return OK
     note(f"{len(report.overdue)} overdue, {len(report.due)} due within {window} "

@@ -16,7 +16,7 @@ import argparse
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from stablepay_console.cli.output import fail
 
@@ -60,7 +60,7 @@ def services_for(args: argparse.Namespace) -> Services:
 
 def setup_logging() -> None:
     """The console's log file (method, path and status only: never a key)."""
-    from stablepay_console.cli.main import setup_logging as start_log
+    from stablepay_console.cli.logs import setup_logging as start_log
 
     start_log()
 
@@ -103,7 +103,7 @@ def run_async(work: Callable[[], Awaitable[T]]) -> T | int:
     from stablepay_console.api.errors import APIError
 
     try:
-        return asyncio.run(_call(work))
+        return asyncio.run(_call(work)).value
     except APIError as exc:
         from stablepay_console.api.error_text import error_text
 
@@ -114,5 +114,17 @@ def run_async(work: Callable[[], Awaitable[T]]) -> T | int:
         return INTERRUPTED
 
 
-async def _call(work: Callable[[], Awaitable[T]]) -> T:
-    return await work()
+class _Kept(Generic[T]):
+    """The command's result, with a repr of a few bytes: on the way out `asyncio.run` restores the SIGINT
+    handler, and Python 3.11 formats the main task's repr there, its result included (a `rfis due` of
+    9,000 requests took 2.4 s to describe itself for nothing)."""
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "<result>"
+
+
+async def _call(work: Callable[[], Awaitable[T]]) -> _Kept[T]:
+    return _Kept(await work())

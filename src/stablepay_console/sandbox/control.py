@@ -7,9 +7,11 @@ address, and are never part of the API the console talks to.
 - `POST /_sandbox/rfis` raises a new issued request at the top of the list.
 - `POST /_sandbox/rfis/{rfi_id}/rounds` asks again: a new round with its own items and deadline,
   the status back to `issued` and the earlier link gone (spec 3.1, rules 3 and 4).
+- `POST /_sandbox/rfis/{rfi_id}/answer` answers the open round as the hosted page would: status
+  `submitted`, `submittedAt` now, the link gone (rule 3).
 
-Both take an optional JSON body `{"expiresInMinutes": N}` (default 72 hours) and answer 201 with the
-request as the list would send it.
+The first two take an optional JSON body `{"expiresInMinutes": N}` (default 72 hours); each answers 201
+with the request as the list would send it.
 """
 
 from __future__ import annotations
@@ -62,6 +64,20 @@ def open_round(data: SandboxData, rng: random.Random, rfi_id: str, expires_in: t
         link=f"https://sandbox.stablepay.example/rfi/respond/{_uuid(rng)}",
     )
     updated = rfi.model_copy(update={"status": "issued", "current_round": number, "round": round_})
+    data.rfis[index] = updated
+    return updated
+
+
+def answer(data: SandboxData, rfi_id: str) -> Rfi:
+    """The open round is answered: status submitted. KeyError when there is no such request."""
+    index = _index_of(data, rfi_id)
+    if index is None:
+        raise KeyError(rfi_id)
+    rfi = data.rfis[index]
+    round_ = rfi.round
+    if round_ is not None:
+        round_ = round_.model_copy(update={"submitted_at": data.now_moving(), "link": None})
+    updated = rfi.model_copy(update={"status": "submitted", "round": round_})
     data.rfis[index] = updated
     return updated
 
@@ -143,7 +159,18 @@ def control_routes(state: SandboxState) -> list[BaseRoute]:
             return _refused(404, "NOT_FOUND", f"No request with ID {rfi_id[:40]}")
         return JSONResponse(rfi.to_wire(), status_code=201)
 
+    async def answered(request: Request) -> Response:
+        if (refused := local_only(request)) is not None:
+            return refused
+        rfi_id = str(request.path_params["rfi_id"]).lower()
+        try:
+            rfi = answer(state.data, rfi_id)
+        except KeyError:
+            return _refused(404, "NOT_FOUND", f"No request with ID {rfi_id[:40]}")
+        return JSONResponse(rfi.to_wire(), status_code=201)
+
     return [
         Route("/_sandbox/rfis", raise_request, methods=["POST"]),
         Route("/_sandbox/rfis/{rfi_id}/rounds", ask_again, methods=["POST"]),
+        Route("/_sandbox/rfis/{rfi_id}/answer", answered, methods=["POST"]),
     ]

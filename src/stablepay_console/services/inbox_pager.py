@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from stablepay_console.api.client import StablePayClient
+from stablepay_console.api.error_text import error_lines
 from stablepay_console.api.errors import APIError
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import Rfi, RfiPage
+from stablepay_console.services.needs_action import Partial, needs_action_order, read_needs_action
 from stablepay_console.services.provenance import Loaded, Provenance, ResultState
-from stablepay_console.services.radar import every_rfi
+
+__all__ = ["INBOX", "NEEDS_ACTION", "InboxPager", "InboxQuery", "needs_action_order"]
 
 INBOX, NEEDS_ACTION = "inbox", "needs action"
 CACHED_PAGES = 12
@@ -41,17 +44,6 @@ class InboxQuery:
         return self.offset // max(1, self.limit) + 1
 
 
-def needs_action_order(rfis: list[Rfi], now: datetime) -> tuple[list[Rfi], set[str]]:
-    """Deadline still ahead, nearest first; then overdue (deadline passed, a reply would be rejected),
-    most recently passed first; then requests with no deadline. Returns the rows and the overdue IDs."""
-    ahead = [r for r in rfis if r.deadline is not None and r.deadline > now]
-    overdue = [r for r in rfis if r.deadline is not None and r.deadline <= now]
-    undated = [r for r in rfis if r.deadline is None]
-    ahead.sort(key=lambda r: r.deadline)  # type: ignore[arg-type,return-value]
-    overdue.sort(key=lambda r: r.deadline, reverse=True)  # type: ignore[arg-type,return-value]
-    return ahead + overdue + undated, {r.id for r in overdue}
-
-
 def last_offset(total: int, limit: int) -> int:
     return max(0, (total - 1) // max(1, limit) * max(1, limit))
 
@@ -64,7 +56,7 @@ class InboxPager:
         self.query = InboxQuery()
         self.view = INBOX
         self.page: ResultState[RfiPage] = ResultState()
-        self.action: ResultState[list[Rfi]] = ResultState()
+        self.action: ResultState[Sequence[Rfi]] = ResultState()
         self.action_offset = 0
         self.overdue: set[str] = set()
         self.cursor_to_first = True
@@ -74,6 +66,8 @@ class InboxPager:
         """The shown page was served from the cache and the server's copy differed: it was repainted."""
         self.direction = 1
         """+1 after paging forward, -1 after paging back: where the prefetch looks first."""
+        self.from_record: tuple[list[Rfi], datetime] | None = None
+        """A repeat start's first page as last shown, and when: greyed until the server's page replaces it."""
 
     # --- what is asked -----------------------------------------------------------
 
@@ -87,6 +81,7 @@ class InboxPager:
     def set_profile(self, profile: str, environment: str) -> None:
         """Another profile: nothing fetched under the old one is kept, the page goes back to the first."""
         self.profile, self.environment = profile, environment
+        self.from_record = None
         self.page.profile_changed(profile)
         self.action.profile_changed(profile)
         self._cache.clear()
@@ -102,6 +97,7 @@ class InboxPager:
                 self.view = INBOX  # choosing another status means leaving the issued-only view
         if filters != self.query.filters:
             self._cache.clear()
+            self.from_record = None
         self.query = InboxQuery(filters=filters, limit=limit, offset=0)
         self.action_offset = 0
         self.cursor_to_first = True
@@ -131,12 +127,22 @@ class InboxPager:
         if self.view == NEEDS_ACTION:
             found = self.action.current
             rows = found.value if found is not None else []
-            return rows[self.action_offset : self.action_offset + self.query.limit]
+            return list(rows[self.action_offset : self.action_offset + self.query.limit])
         shown = self.page.current
+        if shown is None and self.from_record is not None:
+            return self.from_record[0][: self.query.limit]
         return list(shown.value.data) if shown is not None else []
 
+    def show_from_record(self, rows: list[Rfi], at: datetime) -> bool:
+        """Paint a repeat start's first page (as of `at`) until the server's comes: only on the first page of the
+        unfiltered inbox, and only before any page of the server is shown."""
+        if self.page.current is not None or self.view != INBOX or self.query.offset or not self.query.filters.is_empty:
+            return False
+        self.from_record = (rows, at)
+        return True
+
     @property
-    def state(self) -> ResultState[RfiPage] | ResultState[list[Rfi]]:
+    def state(self) -> ResultState[RfiPage] | ResultState[Sequence[Rfi]]:
         return self.action if self.view == NEEDS_ACTION else self.page
 
     def window(self) -> tuple[int, int, int] | None:
@@ -226,7 +232,7 @@ class InboxPager:
         try:
             loaded = await self._fetch(client, query)
         except APIError as exc:
-            self.page.fail(error_text(exc))
+            self.page.fail(error_lines(exc))
             if was is not None:
                 self.query = replace(self.query, offset=was.value.pagination.offset)
             return False
@@ -240,6 +246,7 @@ class InboxPager:
             and [r.id for r in was.value.data] != [r.id for r in loaded.value.data]
         )
         self.page.succeed(loaded)
+        self.from_record = None
         self.query = replace(query, offset=max(0, loaded.value.pagination.offset))
         return not same
 
@@ -264,32 +271,26 @@ class InboxPager:
         except APIError:
             pass  # a prefetch failure is not the user's concern: the real load will say
 
-    async def load_needs_action(self, client: StablePayClient) -> None:
-        """Every issued request matching the kind and user filters: deadline ahead, then overdue."""
+    async def load_needs_action(self, client: StablePayClient, shown: Callable[[], None] | None = None) -> None:
+        """Every issued request matching the kind and user filters: deadline ahead, then overdue. The rows
+        read so far are shown as they come (`shown` repaints), marked as still reading until the last page."""
         f = self.filters
+        asked = f"needs action · {f.describe()}"
         self.action.begin("Loading every issued request…")
+
+        def partial(got: Partial) -> None:
+            self.overdue = got.overdue
+            still = f"Still reading: {got.read:,} of {got.total:,} issued requests…"
+            self.action.partial(Loaded(got.rows, self._provenance(self.query, f"{asked} (partial)")), still)
+            if shown is not None:
+                shown()
+
         try:
-            found = await every_rfi(client, f)
+            ordered, self.overdue = await read_needs_action(client, f, self.clock(), partial)
         except APIError as exc:
-            self.action.fail(error_text(exc))
+            self.action.fail(error_lines(exc))
             if self.action.current is None:
                 self.view = INBOX
             return
-        ordered, self.overdue = needs_action_order(found, self.clock())
-        self.action.succeed(Loaded(ordered, self._provenance(self.query, f"needs action · {f.describe()}")))
-        limit = self.query.limit
-        self.action_offset = min(self.action_offset, last_offset(len(ordered), limit))
-
-
-def error_text(exc: APIError) -> str:
-    """The error's kind and the server's message, with each field problem on its own line."""
-    from stablepay_console.api.error_text import error_text as said
-    from stablepay_console.api.errors import ValidationFailed
-
-    if not isinstance(exc, ValidationFailed):
-        return said(exc, 300, status=True)
-    lines = [said(exc, 300, fields=False)]
-    for problem in exc.fields:
-        code = f" ({problem.code})" if problem.code else ""
-        lines.append(f"  • {problem.field}: {problem.message}{code}")
-    return "\n".join(lines)
+        self.action.succeed(Loaded(ordered, self._provenance(self.query, asked)))
+        self.action_offset = min(self.action_offset, last_offset(len(ordered), self.query.limit))

@@ -67,6 +67,10 @@ class ResultState(Generic[T]):
     def succeed(self, loaded: Loaded[T]) -> None:
         self.current, self.loading, self.error = loaded, None, None
 
+    def partial(self, loaded: Loaded[T], still: str) -> None:
+        """Part of the result, shown while the rest loads (`still` says so)."""
+        self.current, self.loading, self.error = loaded, still, None
+
     def fail(self, message: str) -> None:
         self.loading = None
         self.error = clean(message)

@@ -1,21 +1,24 @@
 """The deadline radar: what is due or overdue, and the console's background poll (UI-free).
 
-The provider sends no webhook for RFIs, so the only way to know in time is to poll. `due_report`
-answers "what needs a reply soon" (`rfis due`); `RadarPoller` is the console's poll of issued
-requests: the counts for the banner and the events worth a notification. What changed between
-polls is worked out by `services.watch_events.Tracker`, which `rfis watch` uses too.
+The provider sends no webhook for RFIs, so the only way to know in time is to poll. `due_now`
+answers "what needs a reply soon" (`rfis due`), reading the issued requests page by page and keeping
+only what is due; `RadarPoller` is the console's poll: the counts for the banner and the events worth
+a notification. It polls as `rfis watch` does (`services.watch_poll`): the newest page each time, every
+issued request once per sweep interval, deadlines by the clock.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from stablepay_console.api.errors import APIError
 from stablepay_console.api.filters import RfiFilters
+from stablepay_console.services.gc_pause import gc_paused
+from stablepay_console.services.kept import Kept, keep
 from stablepay_console.services.watch_events import (
     CONSOLE_MARKS,
     ISSUED,
@@ -24,6 +27,7 @@ from stablepay_console.services.watch_events import (
     Tracker,
     WatchEvent,
 )
+from stablepay_console.services.watch_poll import DEFAULT_SWEEP, IncrementalWatch
 
 if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient
@@ -38,8 +42,8 @@ if TYPE_CHECKING:
 class DueReport:
     """Issued requests whose deadline passed (`overdue`) or falls within the window (`due`), nearest first."""
 
-    due: list[Rfi]
-    overdue: list[Rfi]
+    due: Sequence[Rfi]
+    overdue: Sequence[Rfi]
     checked: int
     within: timedelta
     at: datetime
@@ -48,27 +52,54 @@ class DueReport:
     def nearest_first(self) -> list[Rfi]:
         return [*self.overdue, *self.due]
 
+    def nearest(self) -> Iterator[Rfi]:
+        """Overdue, then due, nearest first: one request at a time."""
+        yield from self.overdue
+        yield from self.due
 
-def _by_deadline(rfi: Rfi) -> datetime:
-    deadline = rfi.deadline
-    assert deadline is not None
-    return deadline
+
+class DueTally:
+    """What is due, kept as requests stream past: memory grows with what is due, not with the account."""
+
+    def __init__(self, now: datetime, within: timedelta) -> None:
+        self.now, self.within = now, within
+        self.due: list[tuple[datetime, str]] = []
+        self.overdue: list[tuple[datetime, str]] = []
+        self.checked = 0
+
+    def add(self, rfi: Rfi) -> None:
+        self.checked += 1
+        deadline = rfi.deadline
+        if rfi.status != ISSUED or deadline is None:
+            return
+        if deadline <= self.now:
+            self.overdue.append((deadline, keep(rfi)))
+        elif deadline - self.now <= self.within:
+            self.due.append((deadline, keep(rfi)))
+
+    def report(self) -> DueReport:
+        def nearest(kept: list[tuple[datetime, str]]) -> Kept:
+            return Kept([text for _, text in sorted(kept, key=lambda pair: pair[0])])
+
+        return DueReport(nearest(self.due), nearest(self.overdue), self.checked, self.within, self.now)
 
 
 def due_report(rfis: Iterable[Rfi], now: datetime, within: timedelta) -> DueReport:
-    due: list[Rfi] = []
-    overdue: list[Rfi] = []
-    checked = 0
+    tally = DueTally(now, within)
     for rfi in rfis:
-        checked += 1
-        deadline = rfi.deadline
-        if rfi.status != ISSUED or deadline is None:
-            continue
-        if deadline <= now:
-            overdue.append(rfi)
-        elif deadline - now <= within:
-            due.append(rfi)
-    return DueReport(sorted(due, key=_by_deadline), sorted(overdue, key=_by_deadline), checked, within, now)
+        tally.add(rfi)
+    return tally.report()
+
+
+async def due_now(client: StablePayClient, now: datetime, within: timedelta) -> DueReport:
+    """Every issued request read page by page (concurrent, bounded per server); only what is due is kept."""
+    tally = DueTally(now, within)
+    rfis = client.iter_rfis(ISSUED)
+    with gc_paused():
+        async with aclosing(rfis):  # pages still in flight are cancelled on an error
+            async for rfi in rfis:
+                tally.add(rfi)
+    return tally.report()
 
 
 async def every_rfi(
@@ -78,8 +109,9 @@ async def every_rfi(
     (`report` says what the paging met)."""
     f = filters or RfiFilters()
     rfis = client.iter_rfis(f.status, f.kind, f.user_id, report=report)
-    async with aclosing(rfis):  # pages still in flight are cancelled on an error
-        return [rfi async for rfi in rfis]
+    with gc_paused():
+        async with aclosing(rfis):  # pages still in flight are cancelled on an error
+            return [rfi async for rfi in rfis]
 
 
 # --- the console's background poll ------------------------------------------------------
@@ -92,6 +124,8 @@ class RadarUpdate:
     overdue: int
     events: list[WatchEvent]
     at: datetime
+    failed: APIError | None = None
+    """The poll's request failed: the counts and events are what memory and the clock say."""
 
     @property
     def label(self) -> str:
@@ -106,24 +140,45 @@ class RadarUpdate:
 
 NOTIFIED = (NEW_REQUEST, NEW_ROUND, "deadline_24h", "deadline_1h")
 """What the console raises a notification for (a new request is its first round arriving)."""
+DUE_WITHIN = timedelta(hours=24)
 
 
 class RadarPoller:
-    """Polls the issued requests of one profile; the console shows the counts and notifies the events."""
+    """Polls one profile's requests incrementally; the console shows the counts and notifies the events.
 
-    def __init__(self) -> None:
+    The counts come from what is remembered (every issued request as of the last sweep, deadlines by
+    the clock): a poll between sweeps costs one request."""
+
+    def __init__(self, sweep_every: timedelta = DEFAULT_SWEEP) -> None:
         self.tracker = Tracker(marks=CONSOLE_MARKS, quiet_baseline=True)
+        self.watch = IncrementalWatch(self.tracker, sweep_every)
 
     async def poll(self, client: StablePayClient, now: datetime) -> RadarUpdate:
-        issued = await every_rfi(client, RfiFilters(status=ISSUED))
-        # Thousands of requests take a moment to compare: off the event loop, so no key press waits.
-        return await asyncio.to_thread(self._digest, issued, now)
+        failed: APIError | None = None
+        try:
+            await self.watch.poll(client, now)
+        except APIError as exc:
+            failed = exc
+        return self._digest(self.watch.events, now, failed)
 
-    def _digest(self, issued: list[Rfi], now: datetime) -> RadarUpdate:
-        report = due_report(issued, now, timedelta(hours=24))
+    def counts(self, now: datetime) -> tuple[int, int]:
+        """(due within 24 hours, overdue) among the issued requests remembered."""
+        due = overdue = 0
+        for seen in self.tracker.seen.values():
+            deadline = seen.expires_at
+            if seen.status != ISSUED or deadline is None:
+                continue
+            if deadline <= now:
+                overdue += 1
+            elif deadline - now <= DUE_WITHIN:
+                due += 1
+        return due, overdue
+
+    def _digest(self, found: list[WatchEvent], now: datetime, failed: APIError | None) -> RadarUpdate:
         events: dict[str, WatchEvent] = {}
-        for event in self.tracker.observe(issued, now):
+        for event in found:
             # One notification per request: a round that arrives 20 hours before its deadline is one message.
             if event.kind in NOTIFIED:
                 events.setdefault(event.rfi.id, event)
-        return RadarUpdate(len(report.due), len(report.overdue), list(events.values()), now)
+        due, overdue = self.counts(now)
+        return RadarUpdate(due, overdue, list(events.values()), now, failed)

@@ -1,8 +1,10 @@
 """Watch events: what changed since the last look at the requests, and what is remembered (UI-free).
 
-A `Tracker` compares each poll with what it remembers and returns events: a new request, a new
-round (compliance asked again), a status change, a deadline crossing one of its marks (72 h, 24 h,
-1 h) and a deadline passed. `rfis watch` keeps a tracker's memory in the data folder (see
+A `Tracker` compares each look at the requests with what it remembers and returns events: a new
+request, a new round (compliance asked again), a status change, a deadline crossing one of its marks
+(72 h, 24 h, 1 h) and a deadline passed. Deadlines need no look at all: `tick` reports the marks
+crossed by the clock from the `expiresAt` remembered. What is looked at, and when, is decided by
+`services.watch_poll`. `rfis watch` keeps a tracker's memory in the data folder (see
 `storage.watch_state`); the console keeps one in memory (see `services.radar.RadarPoller`).
 """
 
@@ -15,6 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.services.durations import span
+from stablepay_console.services.watch_seen import RememberedRfi, Seen
+
+__all__ = ["RememberedRfi", "Seen", "Tracker", "WatchEvent"]
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
@@ -61,48 +66,22 @@ def stamp(when: datetime) -> str:
 # --- what changed ----------------------------------------------------------------------
 
 
-@dataclass
-class Seen:
-    """What is remembered of one request: enough to tell what changed, and which marks were reported."""
-
-    status: str
-    round_id: str | None = None
-    round_no: int | None = None
-    mark: str | None = None
-    """The tightest deadline mark already reported for this round (`72h`, `24h`, `1h`, `passed`)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "roundId": self.round_id, "round": self.round_no, "mark": self.mark}
-
-    @classmethod
-    def from_json(cls, data: Any) -> Seen | None:
-        if not isinstance(data, dict) or not isinstance(data.get("status"), str):
-            return None
-        round_id, mark, number = data.get("roundId"), data.get("mark"), data.get("round")
-        return cls(
-            clean(data["status"], 40),
-            clean(round_id, 80) if isinstance(round_id, str) else None,
-            number if isinstance(number, int) and not isinstance(number, bool) else None,
-            mark if isinstance(mark, str) else None,
-        )
-
-
 @dataclass(frozen=True)
 class WatchEvent:
     kind: str
-    rfi: Rfi
+    rfi: Rfi | RememberedRfi
+    """The request as fetched, or (a deadline found by the clock) as remembered."""
     at: datetime
     previous_status: str | None = None
 
     def line(self) -> str:
         """One line for a person; every server value cleaned."""
         rfi = self.rfi
-        r = rfi.round
         deadline = deadline_words(rfi.deadline, self.at)
         if self.kind == NEW_REQUEST:
             what = f"new {clean(rfi.kind, 20)} request, {clean(rfi.status, 20)}, {deadline}"
         elif self.kind == NEW_ROUND:
-            number = r.round if r is not None else "?"
+            number = rfi.round.round if rfi.round is not None else "?"
             what = f"round {number} opened (compliance asked again), {deadline}"
         elif self.kind == STATUS_CHANGED:
             what = f"status {clean(self.previous_status, 20)} -> {clean(rfi.status, 20)}"
@@ -125,7 +104,7 @@ class WatchEvent:
 
 @dataclass
 class Tracker:
-    """Compares each poll with what it remembers; `observe` returns the events and updates the memory."""
+    """Compares each look with what it remembers; `observe` and `tick` return the events and update the memory."""
 
     seen: dict[str, Seen] = field(default_factory=dict)
     primed: bool = False
@@ -133,10 +112,11 @@ class Tracker:
     marks: Sequence[timedelta] = WATCH_MARKS
     quiet_baseline: bool = False
     """True: the first poll reports nothing at all (the console); False: it reports deadlines (`rfis watch`)."""
+    last_sweep: datetime | None = None
+    """When every issued request was last read (see `services.watch_poll`)."""
 
-    def _mark(self, rfi: Rfi, now: datetime) -> str | None:
-        deadline = rfi.deadline
-        if rfi.status != ISSUED or deadline is None:
+    def _mark(self, status: str, deadline: datetime | None, now: datetime) -> str | None:
+        if status != ISSUED or deadline is None:
             return None
         left = deadline - now
         if left.total_seconds() <= 0:
@@ -150,18 +130,23 @@ class Tracker:
             return True
         return order.index(mark) < order.index(than)
 
-    def observe(self, rfis: Iterable[Rfi], now: datetime, *, complete: bool = False) -> list[WatchEvent]:
-        """Events since the last poll. `complete`: the list held every request, so forget the ones gone."""
+    def observe(
+        self, rfis: Iterable[Rfi], now: datetime, *, complete: bool = False, baseline: bool | None = None
+    ) -> list[WatchEvent]:
+        """Events since the last look. `complete`: the list held every request, so forget the ones gone.
+        `baseline`: this look sets what is known (default: the first look, which primes the tracker; when
+        given, the caller says when the baseline is complete by setting `primed`)."""
         events: list[WatchEvent] = []
-        baseline = not self.primed
+        given = baseline
+        baseline = not self.primed if baseline is None else baseline
         present: set[str] = set()
         for rfi in rfis:
             key = clean(rfi.id, 80)
             present.add(key)
             r = rfi.round
-            round_id = clean(r.id, 80) if r is not None else None
             before = self.seen.get(key)
-            now_seen = Seen(clean(rfi.status, 40), round_id, r.round if r is not None else None)
+            now_seen = Seen.of(rfi)
+            round_id = now_seen.round_id
             if before is None:
                 if not baseline:
                     # Unseen but past round 1: it was answered (out of an issued-only poll) and asked again.
@@ -173,7 +158,7 @@ class Tracker:
                 if now_seen.status != before.status:
                     events.append(WatchEvent(STATUS_CHANGED, rfi, now, before.status))
                 now_seen.mark = before.mark  # same round: the marks already reported stay reported
-            mark = self._mark(rfi, now)
+            mark = self._mark(rfi.status, rfi.deadline, now)
             if mark is not None and self._tighter(mark, now_seen.mark):
                 if not (baseline and self.quiet_baseline):
                     events.append(WatchEvent(deadline_event(mark), rfi, now))
@@ -185,11 +170,26 @@ class Tracker:
         if complete:
             for gone in set(self.seen) - present:
                 del self.seen[gone]
-        self.primed = True
+        if given is None:
+            self.primed = True
+        return events
+
+    def tick(self, now: datetime) -> list[WatchEvent]:
+        """The deadline marks the clock has crossed since they were last looked at: no request needed."""
+        events: list[WatchEvent] = []
+        for key, seen in self.seen.items():
+            mark = self._mark(seen.status, seen.expires_at, now)
+            if mark is not None and self._tighter(mark, seen.mark):
+                seen.mark = mark
+                events.append(WatchEvent(deadline_event(mark), RememberedRfi.of(key, seen), now))
         return events
 
     def to_json(self) -> dict[str, Any]:
-        return {"primed": self.primed, "requests": {k: v.to_json() for k, v in self.seen.items()}}
+        body: dict[str, Any] = {"primed": self.primed}
+        if self.last_sweep is not None:
+            body["lastSweep"] = self.last_sweep.isoformat()
+        body["requests"] = {k: v.to_json() for k, v in self.seen.items()}
+        return body
 
     def load_json(self, data: Any) -> None:
         """Restore a memory saved with `to_json`; anything unreadable is dropped, not trusted."""
@@ -202,3 +202,10 @@ class Tracker:
                 if isinstance(key, str) and seen is not None:
                     self.seen[clean(key, 80)] = seen
         self.primed = data.get("primed") is True
+        swept = data.get("lastSweep")
+        try:
+            self.last_sweep = datetime.fromisoformat(swept) if isinstance(swept, str) else None
+        except ValueError:
+            self.last_sweep = None
+        if self.last_sweep is not None and self.last_sweep.tzinfo is None:
+            self.last_sweep = None

@@ -8,8 +8,13 @@ moved deadline, an answer, its link gone) becomes the next round entry.
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
+from collections.abc import Sequence
 
 from stablepay_console.storage.record_types import RfiSighting, RoundSighting
+
+LOOKUP = 500
+"""IDs asked for in one query (SQLite allows 999 parameters in old builds)."""
 
 
 def _new_status(conn: sqlite3.Connection, profile: str, rfi_id: str, status: str, seen: str) -> int:
@@ -83,3 +88,36 @@ def observe_one(conn: sqlite3.Connection, profile: str, environment: str, s: Rfi
         (environment, s.status, s.fingerprint, s.wire_json, status_row, round_row, seen, profile, s.rfi_id),
     )
     return 1
+
+
+def observe_page(conn: sqlite3.Connection, profile: str, environment: str, sightings: Sequence[RfiSighting],
+                 seen: str) -> int:
+    """Record a page of sightings; how many were new or changed.
+
+    Most of a page is usually unchanged (a sweep, `rfis due` from cron): those are found in one query and
+    touched in three statements; the new or changed ones (and an ID the page repeats) one at a time."""
+    ids = [s.rfi_id for s in sightings]
+    known: dict[str, tuple[str, int | None, int | None]] = {}
+    for start in range(0, len(ids), LOOKUP):
+        chunk = ids[start : start + LOOKUP]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT rfi_id, fingerprint, status_row, round_row FROM rfis WHERE profile = ? AND rfi_id IN ({marks})",
+            (profile, *chunk),
+        )
+        known.update({row[0]: (row[1], row[2], row[3]) for row in rows})
+    repeated = {rfi_id for rfi_id, n in Counter(ids).items() if n > 1}
+    same: list[RfiSighting] = []
+    changed = 0
+    for s in sightings:
+        found = known.get(s.rfi_id)
+        if found is not None and found[0] == s.fingerprint and s.rfi_id not in repeated:
+            same.append(s)
+        else:
+            changed += observe_one(conn, profile, environment, s, seen)
+    conn.executemany("UPDATE rfis SET last_seen = max(last_seen, ?) WHERE profile = ? AND rfi_id = ?",
+                     [(seen, profile, s.rfi_id) for s in same])
+    for table, column in (("statuses", 1), ("rounds", 2)):
+        touched = [(seen, known[s.rfi_id][column]) for s in same if known[s.rfi_id][column] is not None]
+        conn.executemany(f"UPDATE {table} SET last_seen = max(last_seen, ?) WHERE id = ?", touched)
+    return changed

@@ -3,13 +3,18 @@
 `stablepay-console` starts on a built-in profile almost every time. For those, the profile to show is
 known from the command line, the environment and the profiles file alone, so the console paints its
 frame (banner, tabs, footer and "Loading the inbox…") at once and builds its services in a thread;
-rows come from the server as soon as they are there. Nothing is faked: no row is drawn before the
-server sent it.
+rows come from the server as soon as they are there. Nothing is faked: the only rows drawn before the
+server's are, on a repeat start, the first page the server sent last time, greyed and labelled
+"From the record, as of 14:02 UTC · refreshing…" (see `tui.first_rows`).
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
+import weakref
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,6 +22,13 @@ from textual.widgets import Static
 
 from stablepay_console.profiles.model import EMBEDDED_PROFILES, Profile
 from stablepay_console.tui.screens.base import ConsoleScreen
+
+if TYPE_CHECKING:
+    from stablepay_console.services.first_page import LightRfi
+    from stablepay_console.storage.first_page import FirstPage
+    from stablepay_console.tui.app import ConsoleApp
+
+log = logging.getLogger(__name__)
 
 ENV_PROFILE = "STABLEPAY_PROFILE"
 
@@ -41,9 +53,61 @@ def built_in_start(asked: str | None) -> Profile | None:
 
 
 class BootScreen(ConsoleScreen):
-    """The inbox's frame while the services load: the banner, the tabs and the footer are real."""
+    """The inbox's frame while the services load: the banner, the tabs and the footer are real.
+
+    On a repeat start it also paints the inbox's first page as last shown (see `tui.first_rows`),
+    greyed and labelled "From the record, as of …": `read_first_page` reads it in the boot thread."""
 
     HELP = "## Starting\n\nThe console is loading its client and the inbox's first page."
 
     def compose_body(self) -> ComposeResult:
         yield Static(Text("Loading the inbox…", style="italic"), id="boot-status", classes="hint")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(frame_painted(self.app).set)
+
+
+_PAINTED: weakref.WeakKeyDictionary[object, threading.Event] = weakref.WeakKeyDictionary()
+_PAINTED_LOCK = threading.Lock()
+
+
+def frame_painted(app: object) -> threading.Event:
+    """Set once the boot screen's first frame is painted (the boot thread or the screen may ask first)."""
+    with _PAINTED_LOCK:
+        return _PAINTED.setdefault(app, threading.Event())
+
+
+def read_first_page(app: ConsoleApp) -> None:
+    """In the boot thread, first: read the kept first page of the start's profile and paint it on the boot screen.
+
+    It waits for the first frame (at most a second), so the frame is never slowed by it; and it is read
+    before the client stack loads in the same thread, so the two never compete for the interpreter."""
+    frame_painted(app).wait(1.0)
+    try:
+        from stablepay_console.services.first_page import light_rows, read_for_start
+        from stablepay_console.tui.widgets import inbox_table  # noqa: F401  - loaded here, not on the UI thread
+
+        profile = app.profile
+        page = read_for_start(profile.name, profile.base_url) if profile is not None else None
+        rows = light_rows(page) if page is not None else []
+    except Exception as exc:  # only a head start: the console starts without it
+        log.info("The inbox's kept first page could not be read: %s", type(exc).__name__)
+        page, rows = None, []
+    app.call_from_thread(_show_first_page, app, page, rows)
+
+
+def _show_first_page(app: ConsoleApp, page: FirstPage | None, rows: list[LightRfi]) -> None:
+    from stablepay_console.tui.first_rows import READ_AT_BOOT
+    from stablepay_console.tui.formatters.record_rows import record_line
+    from stablepay_console.tui.widgets.inbox_table import InboxTable
+
+    setattr(app, READ_AT_BOOT, page)  # the inbox paints it too, without reading it again
+    screen = app.screen
+    if page is None or not rows or not isinstance(screen, BootScreen) or app.ready:
+        return
+    now = app.now()
+    screen.query_one("#boot-status", Static).update(record_line(page.at, now))
+    table = InboxTable(id="boot-rows", classes="-stale")
+    table.styles.height = "1fr"
+    screen.mount(table)
+    table.show(rows, now, first=True)  # type: ignore[arg-type]  # a LightRfi has every field a row shows

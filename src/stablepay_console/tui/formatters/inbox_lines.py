@@ -7,16 +7,24 @@ from rich.text import Text
 from stablepay_console.api.sanitize import clean
 from stablepay_console.services.inbox_pager import NEEDS_ACTION, InboxPager
 from stablepay_console.services.provenance import clock_text
+from stablepay_console.tui.formatters.record_rows import record_line
+
+GROUP_SEPARATOR = " │ "
+"""Between the line's groups (filters, view, claims, auto-refresh): visible where styles are lost
+(copied text, a screen reader), unlike the spaces that made "user anyView:" of it."""
 
 
 def active_line(pager: InboxPager, claim_note: Text, auto_secs: int) -> Text:
-    """`Filters: status issued · kind any · user any   View: all requests`."""
+    """`Filters: status issued · kind any · user any │ View: all requests`."""
     needs_action = pager.view == NEEDS_ACTION
     view = "needs action (issued: deadline ahead, then overdue)" if needs_action else "all requests"
-    active = Text.assemble(("Filters: ", "bold"), clean(pager.filters.describe()), ("   View: ", "bold"), view)
-    active.append_text(claim_note)
+    active = Text.assemble(
+        ("Filters: ", "bold"), clean(pager.filters.describe()), GROUP_SEPARATOR, ("View: ", "bold"), view
+    )
+    if claim_note.plain:
+        active.append_text(Text.assemble(GROUP_SEPARATOR, claim_note))
     if auto_secs:
-        active.append(f"   Auto-refresh: every {auto_secs}s")
+        active.append(f"{GROUP_SEPARATOR}Auto-refresh: every {auto_secs}s")
     return active
 
 
@@ -34,6 +42,8 @@ def status_line(pager: InboxPager) -> Text:
             status.append(" · No requests match these filters.")
         if pager.revalidated and pager.view != NEEDS_ACTION:
             status.append(" · updated", style="italic green")
+    if window is None and pager.from_record is not None:  # a repeat start's rows, until the server's come
+        return record_line(pager.from_record[1], pager.clock(), refreshing=state.loading is not None)
     if state.loading:
         status.append(("   " if status else "") + state.loading, style="italic")
     if window is not None and state.current is not None and state.error is None:

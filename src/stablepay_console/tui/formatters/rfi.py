@@ -6,10 +6,14 @@ through `plain()`; open sets (status, kind, flow type) show unknown values raw.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 
-from stablepay_console.api.models import Rfi, RfiItem
 from stablepay_console.tui.formatters.text import clean, plain, short_id, when
+
+if TYPE_CHECKING:  # the models (pydantic) load with the client stack, not with these formatters
+    from stablepay_console.api.models import Rfi, RfiItem
 
 STATUS_STYLES = {
     "issued": "bold yellow",

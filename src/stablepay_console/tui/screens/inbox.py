@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from stablepay_console.api.validation import MAX_LIMIT
 from stablepay_console.services.inbox_pager import NEEDS_ACTION, InboxPager
+from stablepay_console.tui.first_rows import keep_first_page, paint_from_record, showing_record
 from stablepay_console.tui.formatters.inbox_lines import active_line, status_line
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.screens.base import ConsoleScreen
@@ -74,6 +75,7 @@ class InboxScreen(InboxClaims, ConsoleScreen):
         if fixed is not None:
             self.pager.set_limit(fixed)
         self.render_state()
+        paint_from_record(self)  # a repeat start: the first page as last shown, greyed, until the server's
         if fixed is not None:
             self.load()  # with the page size following the table, its first size starts the load
 
@@ -139,6 +141,8 @@ class InboxScreen(InboxClaims, ConsoleScreen):
         self.render_state(busy_only=True)
         changed = await pager.load(self.console.client)
         self.render_state(busy_only=not changed)
+        if changed:
+            keep_first_page(self)
         if not cached and pager.page.error is None:
             self.prefetch()
 
@@ -150,7 +154,7 @@ class InboxScreen(InboxClaims, ConsoleScreen):
     async def load_needs_action(self) -> None:
         self.paging.begin()
         self.render_state(busy_only=True)
-        await self.paging.load_needs_action(self.console.client)
+        await self.paging.load_needs_action(self.console.client, shown=self.render_state)
         self.render_state()
 
     # --- rendering ----------------------------------------------------------------
@@ -176,6 +180,8 @@ class InboxScreen(InboxClaims, ConsoleScreen):
             error.show(state, self.table)
         else:
             self.table.set_class(False, "-stale")
+        if showing_record(pager):
+            self.table.set_class(True, "-stale")  # rows from the record are never shown as current
 
     def tick(self) -> None:
         """Re-render only the time cells (countdowns, "created … ago")."""
@@ -252,7 +258,9 @@ class InboxScreen(InboxClaims, ConsoleScreen):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         rfi = self.table.rfis.get(str(event.row_key.value))
-        if rfi is not None:
+        if showing_record(self.paging):
+            self.notify("These rows are from the record; the server's page is on its way.", timeout=3)
+        elif rfi is not None:
             from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
 
             state = self.paging.state.current

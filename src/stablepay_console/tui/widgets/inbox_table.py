@@ -15,18 +15,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.message import Message
 
-from stablepay_console.api.models import Rfi
 from stablepay_console.tui.formatters.lists import first_of_each, hidden_note
 from stablepay_console.tui.formatters.rfi import held_short, status_text
 from stablepay_console.tui.formatters.text import ago, countdown, plain, short_id, when
 from stablepay_console.tui.widgets.columns import CELL_PADDING, SCROLLBAR, columns_that_fit
 from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable
+
+if TYPE_CHECKING:  # the models (pydantic) load with the client stack, not with this widget
+    from stablepay_console.api.models import Rfi
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,122 @@
+"""One gate per server: a 429's Retry-After holds every caller, and the requests in flight stay bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+
+from stablepay_console.api import StablePayClient, StatusError
+from stablepay_console.api.gate import PER_SERVER, ServerGate, gate_for
+from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
+
+URL = "http://localhost"
+
+
+class Arrivals:
+    """ASGI middleware in front of the sandbox: when each request reached it, and the Retry-After point it set."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.log: list[tuple[float, str, int]] = []
+        """(arrival, path, status answered) of every request, in arrival order."""
+        self.not_before: float | None = None
+        """The server's own clock plus the Retry-After of the 429 it sent."""
+        self.in_flight = self.most_in_flight = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        arrived = time.monotonic()
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        status = 0
+
+        async def sending(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = dict(message.get("headers", []))
+                if status == 429 and b"retry-after" in headers:
+                    self.not_before = arrived + float(headers[b"retry-after"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            self.in_flight -= 1
+            self.log.append((arrived, scope["path"], status))
+
+
+def client(front: Arrivals) -> StablePayClient:
+    return StablePayClient(URL, SANDBOX_KEY, transport=httpx.ASGITransport(app=front))
+
+
+async def test_a_429_slows_every_caller(sandbox: Sandbox) -> None:
+    front = Arrivals(sandbox.app)
+    sandbox.faults.retry_after = 1
+    sandbox.faults.force, sandbox.faults.force_count = "429", 1  # the first request is told to wait 1 s
+    async with client(front) as radar, client(front) as inbox:
+        first = asyncio.create_task(radar.list_rfis(status="issued"))
+        while not gate_for(URL).held_for():  # the radar's request has been answered 429
+            await asyncio.sleep(0.005)
+        second = await inbox.list_rfis()  # another caller of the same server, after the 429
+        assert (await first).data and second.data
+    assert front.not_before is not None
+    statuses = [status for _, _, status in front.log]
+    assert statuses == [429, 200, 200], "one 429, then the radar's retry and the inbox's page"
+    later = [arrived for arrived, _, _ in front.log[1:]]
+    assert all(arrived >= front.not_before for arrived in later), "nobody came back before the Retry-After point"
+
+
+async def test_a_long_retry_after_answers_every_caller_at_once_without_sending(sandbox: Sandbox) -> None:
+    front = Arrivals(sandbox.app)
+    sandbox.faults.retry_after = 600
+    sandbox.faults.force, sandbox.faults.force_count = "429", 1
+    async with client(front) as radar, client(front) as export:
+        try:
+            await radar.list_rfis()
+        except StatusError as exc:
+            assert exc.status == 429
+        try:
+            await export.list_rfis(status="expired")
+        except StatusError as exc:
+            assert exc.status == 429 and exc.response is not None
+            assert 500 < int(exc.response.headers["Retry-After"]) <= 600
+        else:
+            raise AssertionError("the export's request went out during the server's pause")
+    assert [status for _, _, status in front.log] == [429], "only the first request reached the server"
+
+
+async def test_every_caller_together_stays_within_the_servers_limit(sandbox: Sandbox) -> None:
+    front = Arrivals(sandbox.app)
+    sandbox.faults.latency = 0.02
+    async with client(front) as one, client(front) as two:
+        async def walk(c: StablePayClient, status: str) -> int:
+            return len([r async for r in c.iter_rfis(status=status, page_size=10)])
+
+        pages = [one.list_rfis(offset=n * 20) for n in range(6)]
+        counts = await asyncio.gather(walk(one, "issued"), walk(two, "resolved"), *pages)
+    assert counts[0] and counts[1]
+    assert len(front.log) > 2 * PER_SERVER
+    assert front.most_in_flight <= PER_SERVER
+
+
+async def test_a_page_asked_for_goes_before_the_bulk_pages_waiting() -> None:
+    gate = ServerGate(limit=1)
+    await gate.enter()
+    order: list[str] = []
+
+    async def wait(name: str, bulk: bool) -> None:
+        await gate.enter(bulk)
+        order.append(name)
+        gate.leave()
+
+    bulk = [asyncio.create_task(wait(f"bulk {n}", True)) for n in range(3)]
+    await asyncio.sleep(0)
+    asked = asyncio.create_task(wait("asked", False))
+    await asyncio.sleep(0)
+    gate.leave()
+    await asyncio.gather(*bulk, asked)
+    assert order == ["asked", "bulk 0", "bulk 1", "bulk 2"]
+    assert gate.in_flight == 0
