@@ -19,17 +19,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Row, render
 
-FIGURES = ("cli", "startup", "page", "served", "parse", "export", "memory")
+FIGURES = ("cli", "startup", "page", "served", "parse", "export", "memory", "hangup", "scale")
 """`cli`: --version and --help; `startup`: the console's first frame and first rows; `page`: page switch and
-responsiveness on the embedded sandbox; `served`: page switch against `sandbox serve --latency 0.2`."""
+responsiveness on the embedded sandbox; `served`: page switch against `sandbox serve --latency 0.2`; `hangup`: how
+long the console takes to end when its terminal is closed (benchmarks/hangup.py); `scale`: requests per poll and
+`rfis due` on a 100,000-request account through a counting proxy, next to a baseline commit (benchmarks/scale.py)."""
 
 
 def plan(quick: bool) -> dict[str, Callable[[], list[Row]]]:
     import cold_start
     import export_speed
+    import hangup
     import in_process
     import memory
     import parse
+    import scale
     import served_paging
 
     rfis = 600 if quick else 50000
@@ -42,6 +46,8 @@ def plan(quick: bool) -> dict[str, Callable[[], list[Row]]]:
         "parse": lambda: parse.measure(repeat=2 if quick else 7, number=5 if quick else 200),
         "export": lambda: export_speed.measure(rfis),
         "memory": lambda: memory.measure(rfis),
+        "hangup": lambda: hangup.measure(trials=3 if quick else 40),
+        "scale": lambda: scale.measure(rfis=3000 if quick else 100_000, runs=1 if quick else 3, baseline=not quick),
     }
 
 

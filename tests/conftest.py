@@ -24,10 +24,12 @@ from stablepay_console.api import StablePayClient
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.sandbox import app as sandbox_app
 from stablepay_console.sandbox.data import SandboxData
+from tests.ci import in_ci
 
 pytest_plugins = [
     "tests.leftovers",  # the run fails if it leaves a console process behind
     "tests.small_disk",  # the small_disk fixture: a real tmpfs for the full-disk tests
+    "tests.postgres",  # pg_server, team_db: a real PostgreSQL for the team record's tests
 ]
 
 FIXED_NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
@@ -66,6 +68,7 @@ def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("STABLEPAY_CONFIG_DIR", str(path))
     monkeypatch.delenv("STABLEPAY_API_KEY", raising=False)
     monkeypatch.delenv("STABLEPAY_PROFILE", raising=False)
+    monkeypatch.delenv("STABLEPAY_RECORD_URL", raising=False)  # the local record unless a test sets a team's
     return path
 
 
@@ -114,7 +117,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED:
         return
     whole_suite = session.config.args_source == pytest.Config.ArgsSource.TESTPATHS
-    if whole_suite or os.environ.get("CI"):
+    if whole_suite or in_ci():
         session.config.get_terminal_writer().line(
             "stablepay-console: the run collected no tests; the whole suite (or CI) must run some.", red=True
         )

@@ -21,6 +21,14 @@ FIGURES = (
     "parse: client decode() (actual path)",
     "export (iter_rfis, CSV)",
     "memory (peak RSS)",
+    "memory: gzip bomb, 1 GiB inflated",
+    "terminal closed: time to end, max",
+    "watch --once, nothing changed",
+    "watch --once, one sweep",
+    "radar, per minute",
+    "rfis due --within 24h, wall",
+    "rfis due --within 24h, peak RSS",
+    "needs action, first rows",
 )
 MEASURED_BASELINE = {
     "stablepay-console --version": "python -c pass",

@@ -25,6 +25,7 @@ from stablepay_console.services.history import HistoryRecorder
 from stablepay_console.services.notes import Notes, author_for
 from stablepay_console.services.recording import recording_rfis
 from stablepay_console.services.switching import SwitchOutcome, switch_profile
+from stablepay_console.services.team import chosen_team, team_worker
 from stablepay_console.storage.record_worker import RecordWorker
 
 if TYPE_CHECKING:
@@ -61,12 +62,15 @@ class Services:
         self.sandbox_rfis = sandbox_rfis
         self.sandbox_seed = sandbox_seed
         self.clock = clock
-        self.record = RecordWorker()
-        """The local record (round history, notes, claims, audit log), used on its own thread."""
+        self.team = chosen_team()
+        """The team record (PostgreSQL) when one is chosen (STABLEPAY_RECORD_URL, `record use`); None: the file."""
+        self.record = team_worker(self.team, lambda name: self.book.find(name)) if self.team else RecordWorker()
+        """The record (round history, notes, claims, audit log), used on its own thread."""
         self.record_clock: Clock = clock
         """When what is recorded happened: the console puts its own clock here (which tests fix)."""
-        self.history, self.audit = HistoryRecorder(self.record), AuditLog(self.record, author_for, self.recorded_at)
-        self.notes = Notes(self.record, self.audit, self.recorded_at)
+        actor = self.team.actor if self.team else author_for
+        self.history, self.audit = HistoryRecorder(self.record), AuditLog(self.record, actor, self.recorded_at)
+        self.notes = Notes(self.record, self.audit, self.recorded_at, actor)
         self.transport_for = transport_for
         """Tests route configured profiles to an in-process sandbox with this; None means the network."""
         self.book = book or ProfileBook(embedded=EMBEDDED_PROFILES, embedded_vault=SimulatedVault(), clock=clock)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from stablepay_console.api.errors import APIError
+from stablepay_console.api.errors import APIError, ValidationFailed
 from stablepay_console.api.sanitize import clean
 
 _UNAUTHORISED = {"notauthorized", "notauthorised", "unauthorized", "unauthorised"}
@@ -64,3 +64,14 @@ def _said(kind: str, message: str) -> str:
         rest = trim(rest.strip())
         return "" if not rest or _same(rest, kind) else rest
     return message
+
+
+def error_lines(exc: APIError) -> str:
+    """The error's kind and the server's message, with each field problem on its own line."""
+    if not isinstance(exc, ValidationFailed):
+        return error_text(exc, 300, status=True)
+    lines = [error_text(exc, 300, fields=False)]
+    for problem in exc.fields:
+        code = f" ({problem.code})" if problem.code else ""
+        lines.append(f"  • {problem.field}: {problem.message}{code}")
+    return "\n".join(lines)

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.cli import arguments as a
+from stablepay_console.cli.record_team import TEAM_COMMANDS, add_team_commands
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 
 OK, FAILED, USAGE = 0, 1, 2
 EXIT_CODES = "exit codes: 0 done; 1 failed (the message says why); 2 bad usage or input, nothing written."
+TEAM_KEYS = tuple(("record", f"record.{name}") for name in TEAM_COMMANDS)
+"""The `record` group's (command, sub-command) keys, as `main.headless` looks them up."""
 VERIFY_EXIT_CODES = "exit codes: 0 the chain holds; 1 it is broken (the first broken entry is named); 2 bad usage."
 
 
@@ -66,6 +69,8 @@ def add_record_commands(rfis_sub: argparse._SubParsersAction[Any], common: argpa
                                 help="claim a request (\"I'm on it\"); refused while someone else holds it")
     claim.add_argument("rfi_id", type=request, metavar="RFI_ID")
     claim.add_argument("--as", **who)
+    claim.add_argument("--for", dest="lapse", type=a.duration, metavar="DURATION",
+                       help="the claim lapses after DURATION (4h, 90m), then anyone may take it (team record)")
 
     release = rfis_sub.add_parser("release", parents=[common], epilog=EXIT_CODES, help="release your claim")
     release.add_argument("rfi_id", type=request, metavar="RFI_ID")
@@ -99,16 +104,18 @@ def add_audit_commands(sub: argparse._SubParsersAction[Any]) -> None:
     log.add_argument("--limit", type=a.positive, metavar="N", help="only the latest N entries")
     _json_flag(log)
     log.set_defaults(record_command="log")
+    add_team_commands(sub)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the record command `args.record_command`."""
     from stablepay_console.cli.output import fail
     from stablepay_console.cli.record_runs import RUNS
+    from stablepay_console.cli.record_team import RUNS as TEAM_RUNS
     from stablepay_console.storage.record import RecordError
 
     try:
-        return RUNS[args.record_command](args)
+        return {**RUNS, **TEAM_RUNS}[args.record_command](args)
     except RecordError as exc:
         fail(str(exc))
         return FAILED

@@ -10,10 +10,10 @@ from stablepay_console import __version__
 from stablepay_console.api.sanitize import has_control
 from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.record_commands import FAILED, OK, USAGE, profile_for, record_services
+from stablepay_console.cli.record_team import refused_team, until_text, where_text
 from stablepay_console.services import evidence as packs
 from stablepay_console.services.audit import verify
 from stablepay_console.services.history_view import history_json, history_text
-from stablepay_console.storage.record import record_file
 
 AUDIT_COLUMNS = ("seq", "time", "actor", "profile", "environment", "action", "target", "outcome")
 
@@ -40,6 +40,9 @@ def run_note(args: argparse.Namespace) -> int:
     if found is None:
         return USAGE
     profile, services = found
+    if (refused := refused_team(args, services)) is not None:
+        fail(refused)
+        return USAGE
     try:
         pending = services.notes.add(profile, args.rfi_id, args.text, args.author)
     except ValueError as exc:
@@ -55,16 +58,20 @@ def run_claim(args: argparse.Namespace) -> int:
     if found is None:
         return USAGE
     profile, services = found
-    outcome = services.notes.claim(profile, args.rfi_id, args.author).result(60)
+    if (refused := refused_team(args, services)) is not None:
+        fail(refused)
+        return USAGE
+    outcome = services.notes.claim(profile, args.rfi_id, args.author, args.lapse).result(60)
     held = outcome.claim
     if not outcome.done and held is not None:
-        fail(f"{args.rfi_id} is claimed by {held.claimant} since {held.at:%Y-%m-%d %H:%M} UTC; "
-             "they can release it (or `rfis release --force`).")
+        fail(f"{args.rfi_id} is claimed by {held.claimant} since {held.at:%Y-%m-%d %H:%M} UTC{until_text(held)}; "
+             f"they can release it ({'a lead can: ' if services.team else 'or '}`rfis release --force`).")
         return FAILED
-    if outcome.previous is not None:
-        note(f"You already hold the claim on {args.rfi_id} (since {outcome.previous.at:%Y-%m-%d %H:%M} UTC).")
+    if outcome.previous is not None and held is not None and outcome.previous.claimant == held.claimant:
+        note(f"You already hold the claim on {args.rfi_id} (since {outcome.previous.at:%Y-%m-%d %H:%M} UTC)"
+             f"{until_text(held)}.")
     elif held is not None:
-        note(f"{args.rfi_id} is claimed by {held.claimant}.")
+        note(f"{args.rfi_id} is claimed by {held.claimant}{until_text(held)}.")
     return OK
 
 
@@ -73,11 +80,17 @@ def run_release(args: argparse.Namespace) -> int:
     if found is None:
         return USAGE
     profile, services = found
+    if (refused := refused_team(args, services)) is not None:
+        fail(refused)
+        return USAGE
     outcome = services.notes.release(profile, args.rfi_id, args.author, force=args.force).result(60)
     before = outcome.previous
     if outcome.done and before is not None:
         note(f"Released the claim of {before.claimant} on {args.rfi_id}.")
         return OK
+    if outcome.refusal and before is not None:
+        fail(f"{args.rfi_id} is claimed by {before.claimant}; {outcome.refusal}.")
+        return FAILED
     if before is None:
         fail(f"{args.rfi_id} is not claimed; there is nothing to release.")
     else:
@@ -121,10 +134,10 @@ def run_verify(args: argparse.Namespace) -> int:
     report = services.record.call(verify)
     if report.ok:
         print(report.describe())
-        note(f"Record: {record_file()}")
+        note(f"Record: {where_text(services)}")
         return OK
     fail(report.describe())
-    note(f"Record: {record_file()}")
+    note(f"Record: {where_text(services)}")
     return FAILED
 
 

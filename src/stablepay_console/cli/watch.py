@@ -1,10 +1,12 @@
-"""`rfis watch`: poll every request, print one line (or one JSON object) per event, remember across restarts.
+"""`rfis watch`: poll the requests, print one line (or one JSON object) per event, remember across restarts.
 
 Events: a new request, a new round (compliance asked again), a status change, a deadline crossing
-72 h, 24 h and 1 h, a deadline passed (see `services.watch_events`). What was seen is saved in the
-data folder after each poll, so a restart (or the next `--once` from cron) does not repeat old
-events. A failed poll is reported on stderr and retried later, backing off, and never sooner than
-the server's `Retry-After`.
+72 h, 24 h and 1 h, a deadline passed (see `services.watch_events`). Each poll reads the newest page
+(new requests), every `--sweep` all issued requests (new rounds, status changes), and nothing for
+deadlines, which the clock finds (see `services.watch_poll`). What was seen, and when the last sweep
+was, is saved in the data folder after each poll, so a restart (or the next `--once` from cron) does
+not repeat old events or sweep again early. A failed poll is reported on stderr and retried later,
+backing off, and never sooner than the server's `Retry-After`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from stablepay_console.cli.session import FAILED, OK, USAGE, Session, open_sessi
 if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient
     from stablepay_console.api.errors import APIError
-    from stablepay_console.services.watch_events import Tracker
+    from stablepay_console.services.watch_events import WatchEvent
+    from stablepay_console.services.watch_poll import IncrementalWatch
 
 MAX_BACKOFF = timedelta(hours=1)
 
@@ -57,42 +60,64 @@ Sleep = Callable[[float], Awaitable[None]]
 
 
 class Watcher:
-    def __init__(self, session: Session, out: Output, sleep: Sleep = asyncio.sleep) -> None:
+    def __init__(self, session: Session, out: Output, sleep: Sleep = asyncio.sleep,
+                 sweep: timedelta | None = None) -> None:
         from stablepay_console.services.watch_events import Tracker
+        from stablepay_console.services.watch_poll import DEFAULT_SWEEP, IncrementalWatch
         from stablepay_console.storage import watch_state
 
         self.session = session
         self.out = out
         self.sleep = sleep
-        self.tracker: Tracker = Tracker()
-        self.tracker.load_json(watch_state.load(session.profile.name, session.profile.base_url))
+        tracker = Tracker()
+        tracker.load_json(watch_state.load(session.profile.name, session.profile.base_url))
+        self.watch: IncrementalWatch = IncrementalWatch(tracker, sweep or DEFAULT_SWEEP)
+        self.interval = timedelta(minutes=5)
+        """Between polls; a team record hears it with each sweep (a console trusts two of them)."""
 
     def now(self) -> datetime:
         return self.session.services.clock()
 
-    async def poll(self, client: StablePayClient) -> int:
-        """One poll: print its events, then remember them. The number of events."""
-        from stablepay_console.services.radar import every_rfi
-        from stablepay_console.storage import watch_state
-
-        first = not self.tracker.primed
-        rfis = await every_rfi(client)
-        events = self.tracker.observe(rfis, self.now(), complete=True)
+    def _print(self, events: list[WatchEvent]) -> None:
         for event in events:
             if self.out.fmt == "json":
                 self.out.json(event.to_json(), one_line=True)
             else:
                 self.out.write(event.line() + "\n")
+
+    def _save(self) -> None:
+        from stablepay_console.storage import watch_state
+
         profile = self.session.profile
-        watch_state.save(profile.name, profile.base_url, self.tracker.to_json())
+        watch_state.save(profile.name, profile.base_url, self.watch.tracker.to_json())
+
+    async def poll(self, client: StablePayClient) -> int:
+        """One poll: print its events, then remember them (and, with a team record, mark the sweep there
+        for the team's consoles). The number of events.
+
+        A poll that fails part way still prints (and remembers) what it found before the failure, and
+        the deadlines the clock found; then the failure is raised."""
+        from stablepay_console.services.team_radar import publish
+
+        first = not self.watch.tracker.primed
+        try:
+            events = await self.watch.poll(client, self.now())
+        finally:
+            self._print(self.watch.events)
+            self._save()
+        publish(self.session.services, self.session.profile, self.watch.tracker, self.now(), self.interval)
         if first:
-            note(f"First poll: {len(rfis)} requests remembered; from now on new requests and rounds are reported.")
+            note(f"First poll: {len(self.watch.tracker.seen)} requests remembered (every issued request and the "
+                 "newest page); from now on new requests and rounds are reported.")
         return len(events)
 
     async def run(self, interval: timedelta, once: bool) -> int:
         from stablepay_console.api.error_text import error_text
         from stablepay_console.api.errors import APIError
 
+        self.interval = interval
+        if not once:  # a long-running watch sweeps at most once per poll
+            self.watch.sweep_every = max(self.watch.sweep_every, interval)
         failures = 0
         async with self.session.client() as client:
             while True:
@@ -107,8 +132,8 @@ class Watcher:
                     note(f"Trying again in {format_duration(wait)}.")
                     await self.sleep(wait.total_seconds())
                     continue
-                except OSError as exc:
-                    fail(f"could not keep what was seen in the data folder: {exc}")
+                except OSError as exc:  # NotWritten: what, where and why, in one line
+                    fail(str(exc))
                     return FAILED
                 failures = 0
                 if once:
@@ -121,7 +146,9 @@ def run_watch(args: argparse.Namespace) -> int:
     if session is None:
         return USAGE
     out = Output("json" if args.format == "json" else "plain")
+    sweep = args.sweep if args.once else max(args.sweep, args.interval)
     if not args.once:
-        note(f"Watching the requests of {session.where} every {format_duration(args.interval)}; Ctrl+C stops.")
-    result = run_async(lambda: Watcher(session, out).run(args.interval, args.once))
+        note(f"Watching the requests of {session.where}: new requests every {format_duration(args.interval)}, "
+             f"status changes and new rounds every {format_duration(sweep)}; Ctrl+C stops.")
+    result = run_async(lambda: Watcher(session, out, sweep=sweep).run(args.interval, args.once))
     return result if isinstance(result, int) else FAILED

@@ -10,13 +10,14 @@ from __future__ import annotations
 import getpass
 from collections.abc import Callable
 from concurrent.futures import Future
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any, cast
 
 from stablepay_console.api.sanitize import clean, has_control
 from stablepay_console.profiles.model import Profile
 from stablepay_console.services.audit import AuditLog
 from stablepay_console.storage.prefs import Prefs
-from stablepay_console.storage.record import Record
+from stablepay_console.storage.record import Record, RecordError
 from stablepay_console.storage.record_types import Claim, ClaimOutcome, Note
 from stablepay_console.storage.record_worker import RecordWorker
 
@@ -76,15 +77,26 @@ class Notes:
 
         return self.worker.submit(write)
 
-    def claim(self, profile: Profile, rfi_id: str, author: str | None = None) -> Future[ClaimOutcome]:
+    def claim(
+        self, profile: Profile, rfi_id: str, author: str | None = None, lapse: timedelta | None = None
+    ) -> Future[ClaimOutcome]:
+        """Claim it; `lapse` (the team record only) makes the claim end by itself after that long."""
         who = clean(author, 80) if author else self.author_of(profile.name)
         at = self.clock()
 
         def write(record: Record) -> ClaimOutcome:
-            outcome = record.claim(profile.name, rfi_id, who, at)
+            if lapse is None:
+                outcome = record.claim(profile.name, rfi_id, who, at)
+            elif getattr(record, "claims_lapse", False):
+                outcome = cast(Any, record).claim(profile.name, rfi_id, who, at, lapse=lapse)
+            else:
+                raise RecordError("Only the team record keeps claims that lapse; the local one holds them until "
+                                  "released.")
             held = outcome.claim
             result = "claimed" if outcome.done else f"refused: claimed by {held.claimant if held else '?'}"
-            record.append_audit(self.audit.draft("claim", profile, target=rfi_id, outcome=result, actor=who))
+            until = {"until": held.until.isoformat()} if outcome.done and held and held.until else {}
+            record.append_audit(self.audit.draft("claim", profile, target=rfi_id, outcome=result,
+                                                 actor=who, **until))
             return outcome
 
         return self.worker.submit(write)

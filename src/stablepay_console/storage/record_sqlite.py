@@ -20,7 +20,7 @@ from pathlib import Path
 from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
 from stablepay_console.storage.record_schema import LATEST, migrate
-from stablepay_console.storage.record_sightings import observe_one
+from stablepay_console.storage.record_sightings import observe_page
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
@@ -154,7 +154,7 @@ class SqliteRecord:
         with self._write() as conn:
             for page in pages:
                 seen = stamp(page.at)
-                changed += sum(observe_one(conn, page.profile, page.environment, s, seen) for s in page.sightings)
+                changed += observe_page(conn, page.profile, page.environment, page.sightings, seen)
         return changed
 
     def history(self, profile: str, rfi_id: str) -> RfiHistory:

@@ -150,6 +150,8 @@ class Claim:
     rfi_id: str
     claimant: str
     at: datetime
+    until: datetime | None = None
+    """When the claim lapses (team record, `rfis claim --for`); None: held until released."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,8 @@ class ClaimOutcome:
     claim: Claim | None
     """The claim in force afterwards (None once released)."""
     previous: Claim | None = None
+    refusal: str = ""
+    """Why the store refused, when the database's rules did (a team lead's release, say); "" otherwise."""
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ Clock = Callable[[], datetime]
 if TYPE_CHECKING:
     from stablepay_console.api import StablePayClient
     from stablepay_console.services.switching import SwitchOutcome
+    from stablepay_console.storage.record_pg_listen import TeamListener
     from stablepay_console.wiring import Services
 
 BOOTING_ACTIONS = frozenset({"switch_mode", "switch_profile", "radar_needs_action", "command_palette"})
@@ -85,6 +86,11 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
     """The deadline radar's count for the banner ("2 due < 24h · 1 overdue"); "" hides it."""
     key_badge: reactive[str] = reactive("")
     """"ROTATION DUE" (or OVERDUE) while the active profile's key is 11 months old or more; else ""."""
+    record_badge: reactive[str] = reactive("")
+    """"TEAM RECORD DOWN" while the team record cannot be reached (tui/team_live.py); else ""."""
+    team_listener: TeamListener | None = None
+    radar_source = ""
+    """In team mode, where the radar's count comes from (tui/team_radar.py)."""
 
     def __init__(
         self,
@@ -145,6 +151,9 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
     def boot(self) -> None:
         """Build the services (and load the client stack and the inbox) off the UI thread."""
         assert self.build_services is not None
+        from stablepay_console.tui.boot import read_first_page
+
+        read_first_page(self)  # a repeat start's rows from the record, before the heavy loading below
         try:
             services = self.build_services()
             client = services.client_for(self.profile)  # type: ignore[arg-type]  # builds the embedded sandbox too
@@ -185,6 +194,8 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
 
     async def on_unmount(self) -> None:
         self.release_exit_signals()
+        if self.team_listener is not None:
+            self.team_listener.stop()
         if self.ready:
             await self.client.aclose()
 

@@ -32,11 +32,16 @@ def announce_record_notices(app: ConsoleApp) -> None:
             text += " The console works on, but records nothing until then."
         severity = "error" if refused else "warning"
         try:
-            app.call_from_thread(app.notify, text, title="Local record", severity=severity, timeout=30, markup=False)
+            title = "Team record" if app.services.team is not None else "Local record"
+            app.call_from_thread(app.notify, text, title=title, severity=severity, timeout=30, markup=False)
         except RuntimeError:  # the console has already closed: the log has it
             pass
 
     app.services.record.on_notice = say
+    if app.services.team is not None:
+        from stablepay_console.tui.team_live import start_team_live
+
+        start_team_live(app)
     loop = asyncio.get_running_loop()
 
     def not_written(line: str) -> None:  # from any thread: the log's, the record's, the UI's own

@@ -1,29 +1,33 @@
 """The deadline radar in the console: nothing due slips by while the console is open.
 
-A background poll of the active profile's issued requests (a Textual worker: a key press never
-waits on it) keeps a count in the banner, "2 due < 24h · 1 overdue" (hidden when zero), and raises
-a notification when a new request or round arrives or a deadline crosses 24 h or 1 h. Pressing `!`,
+A background poll of the active profile's requests (a Textual worker: a key press never waits on
+it) keeps a count in the banner, "2 due < 24h · 1 overdue" (hidden when zero), and raises a
+notification when a new request or round arrives or a deadline crosses 24 h or 1 h. Pressing `!`,
 clicking the count, or the command palette opens the inbox's needs-action view. The palette also
-sets how often it polls (30 s, 60 s, 5 min) or switches it off; the choice is kept between runs.
-What is due and what changed is worked out UI-free in `services.radar`.
+sets how often it polls (30 s, 60 s, 5 min) or switches it off, and how often it reads every issued
+request (its sweep: 5, 15 or 60 min); both choices are kept between runs. A poll between sweeps is
+one request (the newest page); deadlines are counted by the clock. What is due and what changed is
+worked out UI-free in `services.radar`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.notifications import SeverityLevel
 from textual.timer import Timer
 
-from stablepay_console.api.errors import APIError
 from stablepay_console.api.sanitize import clean
 from stablepay_console.services.radar import RadarPoller
 from stablepay_console.services.watch_events import NEW_REQUEST, NEW_ROUND, WatchEvent, deadline_words
-from stablepay_console.storage import watch_state
+from stablepay_console.storage import radar_sweep, watch_state
 from stablepay_console.tui.commands import EntriesProvider, Entry
 from stablepay_console.tui.formatters.radar import NEEDS_ACTION_ACTION
+from stablepay_console.tui.team_radar import team_radar_used
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -57,6 +61,8 @@ class Radar:
         self.app = app
         self.poller = RadarPoller()
         self.seconds = watch_state.radar_seconds()
+        self.sweep_minutes: int | None = None
+        """Read from the data folder (off the UI thread) by the first poll."""
         self._timer: Timer | None = None
 
     def start(self) -> None:
@@ -76,8 +82,9 @@ class Radar:
         self.seconds = seconds
         try:
             watch_state.save_radar_seconds(seconds)
-        except OSError as exc:
-            log.warning("The radar setting could not be kept: %s", type(exc).__name__)
+        except OSError as exc:  # NotWritten: the interval holds for this run
+            log.warning("%s", exc)
+            self.app.notify(f"{exc} It holds for this run only.", severity="warning", markup=False)
         self._schedule()
         if seconds:
             self.app.notify(f"Deadline radar: every {interval_words(seconds)}.", timeout=3, markup=False)
@@ -86,6 +93,17 @@ class Radar:
             self.app.workers.cancel_group(self.app, GROUP)
             self.app.radar_label = ""
             self.app.notify("Deadline radar off.", timeout=3, markup=False)
+
+    def set_sweep(self, minutes: int) -> None:
+        """How often every issued request is read (never more often than the poll), kept for the next run."""
+        self.sweep_minutes = minutes
+        self.poller.watch.sweep_every = timedelta(minutes=minutes)
+        try:
+            radar_sweep.save_sweep_minutes(minutes)
+        except OSError as exc:  # NotWritten: the setting holds for this run
+            log.warning("%s", exc)
+            self.app.notify(f"{exc} It holds for this run only.", severity="warning", markup=False)
+        self.app.notify(f"Deadline radar: every issued request read every {minutes} min.", timeout=3, markup=False)
 
     def poll(self, *, restart: bool = False) -> None:
         """Start a poll unless one is running (`restart`: cancel it and start again)."""
@@ -98,13 +116,16 @@ class Radar:
 
     async def _poll(self) -> None:
         app, poller, profile = self.app, self.poller, self.app.profile
-        try:
-            update = await poller.poll(app.client, app.now())
-        except APIError as exc:
-            log.info("Deadline radar: the poll failed (%s)", exc.kind)
+        if await team_radar_used(app, profile):  # one poller per team: a fresh `rfis watch` swept for us
             return
+        if self.sweep_minutes is None:
+            self.sweep_minutes = await asyncio.to_thread(radar_sweep.sweep_minutes)
+        poller.watch.sweep_every = timedelta(minutes=self.sweep_minutes)
+        update = await poller.poll(app.client, app.now())
         if app.profile is not profile or poller is not self.poller:
             return  # the profile changed meanwhile: this count is another profile's
+        if update.failed is not None:
+            log.info("Deadline radar: the poll failed (%s); counts and deadlines from memory", update.failed.kind)
         app.radar_label = update.label
         for event in update.events:
             severity: SeverityLevel = "warning" if event.kind == "deadline_1h" else "information"
@@ -160,4 +181,9 @@ class RadarCommands(EntriesProvider):
                 said = f"every {interval_words(seconds)}" if seconds else "off"
                 entries.append((f"Deadline radar: {said}", partial(radar.set_seconds, seconds),
                                 "How often the banner's count of due requests is refreshed"))
+            for minutes in radar_sweep.SWEEP_CHOICES:
+                entries.append((f"Deadline radar: read every issued request every {minutes} min",
+                                partial(radar.set_sweep, minutes),
+                                "Status changes and new rounds show within this; new requests and deadlines "
+                                "at each poll"))
         return entries

@@ -10,6 +10,9 @@ from stablepay_console.profiles.model import Profile
 from stablepay_console.tui.formatters.radar import radar_text
 from stablepay_console.tui.formatters.text import clean
 
+MIN_WHERE = 10
+"""The cells the address needs to say something (`in-process`); with less room it is left out."""
+
 
 class EnvironmentBanner(Static):
     """Profile, environment, base URL and the last ping result."""
@@ -24,6 +27,8 @@ class EnvironmentBanner(Static):
     radar: reactive[str] = reactive("")
     badge: reactive[str] = reactive("")
     """"ROTATION DUE" while the active profile's key is due (the app's `key_badge`)."""
+    record_badge: reactive[str] = reactive("")
+    """"TEAM RECORD DOWN" while the team record cannot be reached (the app's `record_badge`)."""
 
     def on_mount(self) -> None:
         self.watch(self.app, "profile", self._set_profile, init=True)
@@ -32,6 +37,8 @@ class EnvironmentBanner(Static):
             self.watch(self.app, "radar_label", self._set_radar, init=True)
         if hasattr(type(self.app), "key_badge"):
             self.watch(self.app, "key_badge", self._set_badge, init=True)
+        if hasattr(type(self.app), "record_badge"):
+            self.watch(self.app, "record_badge", self._set_record_badge, init=True)
 
     def _set_profile(self, profile: Profile | None) -> None:
         self.profile = profile
@@ -46,6 +53,9 @@ class EnvironmentBanner(Static):
     def _set_badge(self, badge: str) -> None:
         self.badge = badge
 
+    def _set_record_badge(self, badge: str) -> None:
+        self.record_badge = badge
+
     def render(self) -> Text:
         profile = self.profile
         if profile is None:
@@ -54,18 +64,23 @@ class EnvironmentBanner(Static):
             env = Text(" PRODUCTION: real money ", style="bold reverse")
         else:
             env = Text(" SANDBOX: simulated, no real money ", style="bold")
-        # The ping comes before the address: on a narrow terminal the address is what gets cut.
-        badge = Text(f" {clean(self.badge, 20)} ", style="bold black on yellow") if self.badge else Text("")
-        return Text.assemble(
+        # The ping comes before the address: on a narrow terminal the address is what gets cut. Narrow, the
+        # word "profile" gives its room to the deadline count, so "4 overdue" still shows at 80 columns.
+        badges = " · ".join(clean(b, 20) for b in (self.badge, self.record_badge) if b)
+        badge = Text(f" {badges} ", style="bold black on yellow") if badges else Text("")
+        narrow = self.size.width < 110
+        text = Text.assemble(
             env,
             badge,
-            "  profile ",
+            "  " if narrow else "  profile ",
             (clean(profile.name, 30), "bold"),
             " · ping ",
             clean(self.ping, 60),
-            radar_text(self.radar, narrow=self.size.width < 110),
-            " · ",
-            clean(profile.where, 80),
             no_wrap=True,
             overflow="ellipsis",
         )
+        text.append_text(radar_text(self.radar, narrow=narrow, room=self.size.width - text.cell_len))
+        where = clean(profile.where, 80)
+        if self.size.width - text.cell_len >= len(" · ") + min(len(where), MIN_WHERE):
+            text.append_text(Text.assemble(" · ", where))  # else no dangling " ·" at the end
+        return text

@@ -21,6 +21,7 @@ from stablepay_console.api.sanitize import clean
 from stablepay_console.services import evidence
 from stablepay_console.storage.record import RecordError
 from stablepay_console.tui.formatters.text import toast_path
+from stablepay_console.tui.team_live import record_problem
 from stablepay_console.tui.widgets.rfi_history import RfiHistoryView
 from stablepay_console.tui.widgets.rfi_notes import RfiNotesView
 
@@ -91,7 +92,7 @@ class RfiRecordPanel(Vertical):
             )
         except RecordError as exc:
             self.query_one(RfiHistoryView).show_problem(clean(str(exc), 300))
-            self.query_one(RfiNotesView).say(f"The local record cannot be used: {exc}")
+            self.query_one(RfiNotesView).say(record_problem(self.app, exc))
             return
         self.query_one(RfiHistoryView).show(history)
         self.query_one(RfiNotesView).show(notes, claim, self.me)
@@ -130,7 +131,7 @@ class RfiRecordPanel(Vertical):
             change = notes.release if mine else notes.claim
             outcome = await asyncio.wrap_future(change(profile, self.rfi_id))
         except RecordError as exc:
-            self.notify(f"The local record cannot be used: {exc}", severity="error", markup=False)
+            self.notify(record_problem(self.app, exc), severity="error", markup=False)
             return
         if not outcome.done and outcome.claim is not None:
             self.notify(f"Claimed by {outcome.claim.claimant}; they can release it.", title="Not claimed",

@@ -1,0 +1,181 @@
+"""The team record (PostgreSQL) beside the local record (SQLite), measured in the same run.
+
+- the inbox page's claims lookup (`Record.claims`, what the inbox reads on each show), with 500 claims;
+- `audit verify` over 100,000 entries (read the whole chain and walk it);
+- `record import` of a 10,000-request local record (history, 500 notes, 500 claims, 2,000 audit
+  entries), beside writing the same requests into a fresh local file.
+
+It starts its own PostgreSQL from Debian's `postgresql` package (as the test suite does, on a free
+loopback port, as the `postgres` user when run as root) and removes it at the end. Run it on its own:
+`python benchmarks/team_record.py` (`--quick`: smaller sizes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import Row, render  # noqa: E402
+
+NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
+SERVER = "production https://api.stablepay.example"
+
+
+def best_of(work: Callable[[], object], times: int) -> float:
+    """The median of `times` runs, in seconds."""
+    runs = []
+    for _ in range(times):
+        start = time.perf_counter()
+        work()
+        runs.append(time.perf_counter() - start)
+    return statistics.median(runs)
+
+
+def shown(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def chain(count: int, actor: str) -> list:  # type: ignore[type-arg]
+    from stablepay_console.storage.record_chain import GENESIS
+    from stablepay_console.storage.record_pg_audit import chained
+
+    entries, prev = [], GENESIS
+    for seq in range(1, count + 1):
+        at = (NOW + timedelta(seconds=seq)).isoformat(timespec="milliseconds")
+        entry = chained(seq, prev, (at, actor, "prod", "production", "ping", f"rfi-{seq % 997}", "ok",
+                                    '{"server": "' + SERVER + '"}'))
+        entries.append(entry)
+        prev = entry.hash
+    return entries
+
+
+def claims_lookup(local, team, claims: int) -> Row:  # type: ignore[no-untyped-def]
+    for n in range(claims):
+        local.claim("prod", f"rfi-{n}", "alice", NOW)
+        team.claim("prod", f"rfi-{n}", "", NOW)
+    sqlite = best_of(lambda: local.claims("prod"), 50)
+    pg = best_of(lambda: team.claims("prod"), 50)
+    return Row(f"inbox claims lookup ({claims} claims)", shown(pg), shown(sqlite), f"{pg / sqlite:.1f}x",
+               "< 50 ms (a page switch's budget)", pg < 0.05)
+
+
+def verify_100k(local, team, db, count: int) -> Row:  # type: ignore[no-untyped-def]
+    from stablepay_console.services.audit import verify
+
+    entries = chain(count, "alice")
+    conn = local._conn
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO audit (seq, at, actor, profile, environment, action, target, outcome, detail, "
+                     "prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(e.seq, e.at, e.actor, e.profile, e.environment, e.action, e.target, e.outcome, e.detail,
+                       e.prev_hash, e.hash) for e in entries])
+    conn.execute("INSERT OR REPLACE INTO audit_head (only, count, hash) VALUES (1, ?, ?)", (count, entries[-1].hash))
+    conn.execute("COMMIT")
+    with db.connect("alice") as pg, pg.cursor() as cur, cur.copy(
+        "COPY stablepay.audit (seq, at, actor, profile, environment, action, target, outcome, detail, prev_hash, "
+        "hash, server) FROM STDIN"
+    ) as copy:
+        for e in entries:
+            copy.write_row((e.seq, e.at, e.actor, e.profile, e.environment, e.action, e.target, e.outcome, e.detail,
+                            e.prev_hash, e.hash, SERVER))
+    assert verify(local).ok and verify(team).ok
+    sqlite = best_of(lambda: verify(local), 3)
+    pg = best_of(lambda: verify(team), 3)
+    return Row(f"audit verify, {count:,} entries", shown(pg), shown(sqlite), f"{pg / sqlite:.1f}x", "< 5 s",
+               pg < 5)
+
+
+def import_local(team, db, requests: int, tmp: Path) -> Row:  # type: ignore[no-untyped-def]
+    from stablepay_console.sandbox.data import SandboxData
+    from stablepay_console.services.history import sighting
+    from stablepay_console.services.record_import import import_local as run_import
+    from stablepay_console.storage.record import open_record
+    from stablepay_console.storage.record_types import AuditDraft, SeenPage
+
+    rfis = SandboxData(seed=7, rfi_count=requests, now=NOW).rfis
+    pages = [SeenPage("prod", "production", NOW, tuple(sighting(r) for r in rfis[i:i + 100]))
+             for i in range(0, len(rfis), 100)]
+    source = open_record(tmp / "laptop.sqlite3")
+    source.observe(pages)
+    for n, rfi in enumerate(rfis[:500]):
+        source.add_note("prod", rfi.id, "ana", f"note {n}", NOW)
+        source.claim("prod", rfi.id, "ana", NOW)
+    for n in range(2000):
+        source.append_audit(AuditDraft(NOW, "ana", "prod", "production", "ping", "", "ok", {"n": n}))
+    source.close()
+
+    def fresh_local() -> None:
+        path = tmp / f"fresh-{time.perf_counter_ns()}.sqlite3"
+        record = open_record(path)
+        record.observe(pages)
+        record.close()
+
+    sqlite = best_of(fresh_local, 1)
+    start = time.perf_counter()
+    done = run_import(team, tmp / "laptop.sqlite3")
+    pg = time.perf_counter() - start
+    assert done.report.requests == len(rfis), done.report
+    again = time.perf_counter()
+    assert run_import(team, tmp / "laptop.sqlite3").report.copied == 0
+    rerun = time.perf_counter() - again
+    return Row(f"record import, {requests:,} requests", shown(pg), shown(sqlite), f"{pg / sqlite:.1f}x", "< 60 s",
+               pg < 60, note=f"baseline: the same requests written to a fresh local file; a second import "
+               f"(nothing new) took {shown(rerun)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    args = parser.parse_args()
+    sizes = (50, 2_000, 500) if args.quick else (500, 100_000, 10_000)
+
+    from psycopg import sql
+    from tests.postgres import OWNER, TEMPLATE, TeamDb, prepare, start_server
+
+    from stablepay_console.storage.record import open_record
+    from stablepay_console.storage.record_pg import PgRecord
+    from stablepay_console.storage.record_url import parse
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the server is stopped and removed on the way out
+    server, root = start_server()
+    tmp = Path(tempfile.mkdtemp(prefix="stablepay-bench-"))
+    try:
+        prepare(server)
+        dbs = []
+        for name in ("bench_claims", "bench_verify", "bench_import"):
+            with server.connect() as conn:
+                conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {} OWNER {}").format(
+                    sql.Identifier(name), sql.Identifier(TEMPLATE), sql.Identifier(OWNER)))
+            dbs.append(TeamDb(server, name))
+
+        def team(db: TeamDb) -> PgRecord:
+            return PgRecord(parse(db.url("alice")), lambda name: SERVER if name else "")
+
+        rows = [
+            claims_lookup(open_record(tmp / "claims.sqlite3"), team(dbs[0]), sizes[0]),
+            verify_100k(open_record(tmp / "verify.sqlite3"), team(dbs[1]), dbs[1], sizes[1]),
+            import_local(team(dbs[2]), dbs[2], sizes[2], tmp),
+        ]
+    finally:
+        server.ctl("stop", "-m", "immediate", "-w")
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("team record (PostgreSQL, loopback) as measured; baseline: the local record (SQLite) in the same run")
+    print(render(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

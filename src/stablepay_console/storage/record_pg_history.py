@@ -1,0 +1,168 @@
+"""Round history in the team record: the same rules as the local file (`record_sightings`), keyed by server.
+
+Unchanged since last time: only "last seen" moves (one batched statement per table for a whole page).
+A new status opens a new line of the timeline; a round that differs in anything is the next entry.
+Entries are read in the order they were first seen, so rounds imported from a laptop fall into place.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from stablepay_console.storage.record_types import (
+    RfiHistory,
+    RfiRecord,
+    RfiSighting,
+    RoundSeen,
+    RoundSighting,
+    SeenPage,
+    StatusSeen,
+    parse_stamp,
+)
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+def _new_status(conn: psycopg.Connection, server: str, rfi_id: str, status: str, seen: str) -> int:
+    row = conn.execute(
+        "INSERT INTO stablepay.statuses (server, rfi_id, status, first_seen, last_seen) VALUES (%s, %s, %s, %s, %s) "
+        "RETURNING id",
+        (server, rfi_id, status, seen, seen),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _new_round(conn: psycopg.Connection, server: str, rfi_id: str, r: RoundSighting, seen: str) -> int:
+    row = conn.execute(
+        "INSERT INTO stablepay.rounds (server, rfi_id, round_no, round_id, fingerprint, issued_at, expires_at, "
+        "submitted_at, link, wire, first_seen, last_seen) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+        "RETURNING id",
+        (server, rfi_id, r.round_no, r.round_id, r.fingerprint, r.issued_at, r.expires_at, r.submitted_at, r.link,
+         r.wire_json, seen, seen),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _round_row(
+    conn: psycopg.Connection, server: str, rfi_id: str, r: RoundSighting | None, seen: str, current: tuple[Any, Any]
+) -> int | None:
+    """The entry this sighting belongs to: the current one if nothing changed, else a new one."""
+    if r is None:
+        return None
+    row_id, fingerprint = current
+    if row_id is None:
+        latest = conn.execute(
+            "SELECT id, fingerprint FROM stablepay.rounds WHERE server = %s AND rfi_id = %s "
+            "ORDER BY last_seen DESC, id DESC LIMIT 1",
+            (server, rfi_id),
+        ).fetchone()
+        row_id, fingerprint = latest if latest else (None, None)
+    if row_id is not None and fingerprint == r.fingerprint:
+        conn.execute("UPDATE stablepay.rounds SET last_seen = GREATEST(last_seen, %s) WHERE id = %s", (seen, row_id))
+        return int(row_id)
+    return _new_round(conn, server, rfi_id, r, seen)
+
+
+def _changed(conn: psycopg.Connection, server: str, environment: str, s: RfiSighting, seen: str,
+             found: tuple[Any, ...] | None) -> None:
+    if found is None:
+        status_row = _new_status(conn, server, s.rfi_id, s.status, seen)
+        round_row = _round_row(conn, server, s.rfi_id, s.round, seen, (None, None))
+        conn.execute(
+            "INSERT INTO stablepay.rfis (server, rfi_id, environment, status, fingerprint, wire, status_row, "
+            "round_row, first_seen, last_seen) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (server, s.rfi_id, environment, s.status, s.fingerprint, s.wire_json, status_row, round_row, seen, seen),
+        )
+        return
+    _fingerprint, status, status_row, round_row, round_fingerprint = found
+    if status == s.status and status_row is not None:
+        conn.execute("UPDATE stablepay.statuses SET last_seen = GREATEST(last_seen, %s) WHERE id = %s",
+                     (seen, status_row))
+    else:
+        status_row = _new_status(conn, server, s.rfi_id, s.status, seen)
+    round_row = _round_row(conn, server, s.rfi_id, s.round, seen, (round_row, round_fingerprint))
+    conn.execute(
+        "UPDATE stablepay.rfis SET environment = %s, status = %s, fingerprint = %s, wire = %s, status_row = %s, "
+        "round_row = %s, last_seen = GREATEST(last_seen, %s) WHERE server = %s AND rfi_id = %s",
+        (environment, s.status, s.fingerprint, s.wire_json, status_row, round_row, seen, server, s.rfi_id),
+    )
+
+
+def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Sequence[SeenPage]) -> int:
+    """Record what fetches saw (inside the caller's transaction); how many requests were new or changed."""
+    from psycopg import sql
+
+    from stablepay_console.storage.record_types import stamp
+
+    changed = 0
+    for page in pages:
+        server, seen = scope_of(page.profile), stamp(page.at)
+        latest: dict[str, RfiSighting] = {s.rfi_id: s for s in page.sightings}
+        rows = conn.execute(
+            "SELECT r.rfi_id, r.fingerprint, r.status, r.status_row, r.round_row, ro.fingerprint "
+            "FROM stablepay.rfis r LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
+            "WHERE r.server = %s AND r.rfi_id = ANY(%s)",
+            (server, list(latest)),
+        ).fetchall()
+        known = {row[0]: tuple(row[1:]) for row in rows}
+        same = [s for s in latest.values() if s.rfi_id in known and known[s.rfi_id][0] == s.fingerprint]
+        with conn.cursor() as cur:
+            if same:
+                cur.executemany(
+                    "UPDATE stablepay.rfis SET last_seen = GREATEST(last_seen, %s) WHERE server = %s AND rfi_id = %s",
+                    [(seen, server, s.rfi_id) for s in same],
+                )
+                for table, column in (("statuses", 2), ("rounds", 3)):
+                    ids = [known[s.rfi_id][column] for s in same if known[s.rfi_id][column] is not None]
+                    if ids:
+                        cur.execute(
+                            sql.SQL("UPDATE {} SET last_seen = GREATEST(last_seen, %s) WHERE id = ANY(%s)").format(
+                                sql.Identifier("stablepay", table)),
+                            (seen, ids),
+                        )
+        for s in latest.values():
+            found = known.get(s.rfi_id)
+            if found is None or found[0] != s.fingerprint:
+                _changed(conn, server, page.environment, s, seen, found)
+                changed += 1
+    return changed
+
+
+def history(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) -> RfiHistory:
+    key = (server, rfi_id)
+    found = conn.execute(
+        "SELECT environment, status, wire, round_row, first_seen, last_seen FROM stablepay.rfis "
+        "WHERE server = %s AND rfi_id = %s",
+        key,
+    ).fetchone()
+    if found is None:
+        return RfiHistory(profile, rfi_id, None)
+    env, status, wire, round_row, first, last = found
+    record = RfiRecord(profile, rfi_id, env, status, json.loads(wire), round_row is not None, parse_stamp(first),
+                       parse_stamp(last))
+    rows = conn.execute(
+        "SELECT round_no, round_id, issued_at, expires_at, submitted_at, link, wire, first_seen, last_seen "
+        "FROM stablepay.rounds WHERE server = %s AND rfi_id = %s ORDER BY first_seen, id",
+        key,
+    ).fetchall()
+    rounds = [
+        RoundSeen(n, r[0], r[1], parse_stamp(r[2]), _maybe(r[3]), _maybe(r[4]), r[5], json.loads(r[6]),
+                  parse_stamp(r[7]), parse_stamp(r[8]))
+        for n, r in enumerate(rows, start=1)
+    ]
+    statuses = [
+        StatusSeen(s, parse_stamp(f), parse_stamp(la))
+        for s, f, la in conn.execute(
+            "SELECT status, first_seen, last_seen FROM stablepay.statuses WHERE server = %s AND rfi_id = %s "
+            "ORDER BY first_seen, id",
+            key,
+        ).fetchall()
+    ]
+    return RfiHistory(profile, rfi_id, record, rounds, statuses)
+
+
+def _maybe(text: str | None) -> Any:
+    return parse_stamp(text) if text else None

@@ -1,0 +1,135 @@
+"""Hearing the team: LISTEN on `stablepay_record`, where the database announces every note and claim change.
+
+`TeamListener` runs on a thread of its own with a connection of its own (autocommit, as LISTEN
+needs). `on_change` is told each change as it is committed elsewhere; `on_state` whether the
+database is reachable, each time that changes. When the connection drops it tries again, waiting
+1 s, 2 s, 4 s … up to 30 s between tries, and once back it says `Change("resync")`: what happened
+while it was away was not heard, so whoever listens reads again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from stablepay_console.api.sanitize import clean
+from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.record_pg_conn import connect, need_psycopg, reason
+from stablepay_console.storage.record_url import TeamUrl
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "stablepay_record"
+FIRST_WAIT, LONGEST_WAIT = 1.0, 30.0
+POLL_SECONDS = 0.5
+"""How often the thread looks up from waiting for notifications (to stop promptly)."""
+CHECK_SECONDS = 5.0
+"""How often a quiet connection is checked, so a server that went away is noticed."""
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str
+    """"notes", "claims", or "resync" (read everything again: changes may have been missed)."""
+    server: str = ""
+    rfi_id: str = ""
+    who: str = ""
+    op: str = ""
+
+
+def parse_change(payload: str) -> Change | None:
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    return Change(*(clean(str(data.get(k, "")), 2000) for k in ("kind", "server", "rfi", "who", "op")))
+
+
+class TeamListener:
+    def __init__(
+        self,
+        url: TeamUrl,
+        on_change: Callable[[Change], None],
+        on_state: Callable[[bool, str], None] | None = None,
+        first_wait: float = FIRST_WAIT,
+        longest_wait: float = LONGEST_WAIT,
+    ) -> None:
+        self.url = url
+        self.on_change = on_change
+        self.on_state = on_state
+        self.first_wait, self.longest_wait = first_wait, longest_wait
+        self.reachable: bool | None = None
+        self.problem = ""
+        self.tries = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> TeamListener:
+        self._thread = threading.Thread(target=self._run, name="stablepay-team-listen", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def _state(self, reachable: bool, problem: str = "") -> None:
+        if reachable == self.reachable and problem == self.problem:
+            return
+        self.reachable, self.problem = reachable, problem
+        if self.on_state is not None:
+            try:
+                self.on_state(reachable, problem)
+            except Exception:  # whoever listens must not stop the listening
+                log.warning("Could not pass on the team record's state", exc_info=True)
+
+    def _tell(self, change: Change) -> None:
+        try:
+            self.on_change(change)
+        except Exception:
+            log.warning("Could not pass on a change of the team record", exc_info=True)
+
+    def _run(self) -> None:
+        wait = self.first_wait
+        while not self._stop.is_set():
+            self.tries += 1
+            try:
+                self._listen()
+                wait = self.first_wait
+            except RecordError as exc:
+                self._state(False, str(exc))
+            except Exception as exc:  # a dropped connection, mid-wait
+                self._state(False, f"The team record at {self.url.where} was lost: {reason(exc)}")
+            if self._stop.wait(wait):
+                return
+            wait = min(wait * 2, self.longest_wait)
+
+    def _listen(self) -> None:
+        pg = need_psycopg()
+        conn = connect(self.url, autocommit=True)
+        try:
+            conn.execute(pg.sql.SQL("LISTEN {}").format(pg.sql.Identifier(CHANNEL)))
+            was_down = self.reachable is False
+            self._state(True)
+            if was_down:
+                self._tell(Change("resync"))
+            checked = time.monotonic()
+            while not self._stop.is_set():
+                for note in conn.notifies(timeout=POLL_SECONDS):
+                    change = parse_change(note.payload)
+                    if change is not None:
+                        self._tell(change)
+                    if self._stop.is_set():
+                        return
+                if time.monotonic() - checked > CHECK_SECONDS:
+                    conn.execute("SELECT 1")  # notices a server that went away while all was quiet
+                    checked = time.monotonic()
+        finally:
+            conn.close()

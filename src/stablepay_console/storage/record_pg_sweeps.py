@@ -1,0 +1,49 @@
+"""The team watcher's mark: when `rfis watch` (team mode) last swept a server, and the deadlines it saw.
+
+One row per server in `stablepay.sweeps`. The radar kept there is what a console needs for its banner
+count without asking the API: the issued requests whose deadline is near or passed, as
+`{"issued": [[id, deadline], ...]}` (deadlines in ISO 8601); a console counts them by its own clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+@dataclass(frozen=True)
+class Sweep:
+    server: str
+    swept_at: datetime
+    interval_seconds: int
+    by_role: str
+    radar: str
+    age_seconds: float
+    """How long ago, by the database's clock."""
+
+    @property
+    def fresh(self) -> bool:
+        """Swept within the last two intervals: the watcher is alive."""
+        return self.age_seconds <= 2 * self.interval_seconds
+
+
+def mark(conn: psycopg.Connection, server: str, interval_seconds: int, radar: str) -> None:
+    conn.execute(
+        "INSERT INTO stablepay.sweeps (server, interval_s, radar) VALUES (%s, %s, %s) ON CONFLICT (server) DO UPDATE "
+        "SET swept_at = clock_timestamp(), interval_s = EXCLUDED.interval_s, by_role = current_user, "
+        "radar = EXCLUDED.radar",
+        (server, interval_seconds, radar),
+    )
+
+
+def last(conn: psycopg.Connection, server: str) -> Sweep | None:
+    row = conn.execute(
+        "SELECT server, swept_at, interval_s, by_role, radar, EXTRACT(EPOCH FROM clock_timestamp() - swept_at) "
+        "FROM stablepay.sweeps WHERE server = %s",
+        (server,),
+    ).fetchone()
+    return Sweep(str(row[0]), row[1], int(row[2]), str(row[3]), str(row[4]), float(row[5])) if row else None

@@ -1,0 +1,182 @@
+"""Which record this machine uses: the local SQLite file, or a team's PostgreSQL named by a URL.
+
+`STABLEPAY_RECORD_URL` wins; else the URL saved by `record use URL` (`record.json` in the config
+folder); else the local file. A URL is `postgresql://ROLE@HOST:PORT/DB` (query parameters such as
+`sslmode` allowed). Two rules, checked wherever a URL comes from:
+
+- no password in it: the password comes from libpq's own means (PGPASSWORD, ~/.pgpass, a service
+  file, peer or certificate authentication), never from our config file or the environment's URL;
+- a host that is not loopback (or a Unix socket) needs TLS: `sslmode=require` or stronger, the same
+  rule as HTTPS for the API.
+
+Plain standard library: a one-person install without psycopg still reads, checks and saves URLs.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from stablepay_console.storage import locations
+from stablepay_console.storage.writing import write_atomically
+
+URL_VARIABLE = "STABLEPAY_RECORD_URL"
+SETTING_NAME = "record.json"
+SCHEMES = ("postgresql", "postgres")
+TLS_MODES = ("require", "verify-ca", "verify-full")
+SECRET_PARAMETERS = ("password", "sslpassword")
+PASSWORD_HOME = (
+    "Keep the password where libpq looks for it: the PGPASSWORD variable, ~/.pgpass (mode 0600), a "
+    "service file, or use peer or certificate authentication."
+)
+
+
+class RecordUrlError(ValueError):
+    """The URL cannot be used; the message says why (it never repeats a password)."""
+
+
+@dataclass(frozen=True)
+class TeamUrl:
+    url: str
+    """As given (it holds no password: such a URL is refused)."""
+    hosts: tuple[str, ...]
+    port: str
+    database: str
+    user: str
+    """The role named in the URL; "" when libpq picks it (PGUSER, else the OS user)."""
+    sslmode: str
+
+    @property
+    def where(self) -> str:
+        """`HOST:PORT/DB`, to name the database in messages."""
+        host = ",".join(self.hosts) or "local socket"
+        return f"{host}{':' + self.port if self.port else ''}/{self.database or '(default database)'}"
+
+    @property
+    def role(self) -> str:
+        """Who libpq will log in as, without asking the server."""
+        if self.user:
+            return self.user
+        import getpass
+
+        try:
+            return os.environ.get("PGUSER") or getpass.getuser()
+        except (OSError, KeyError, ImportError):
+            return "unknown"
+
+
+def shown(text: str) -> str:
+    """A URL as it may be shown: any password replaced by `***` (in the user part and the query)."""
+    try:
+        parts = urlsplit(text.strip())
+    except ValueError:
+        return "(an unreadable URL)"
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostinfo = netloc.rpartition("@")
+        if ":" in userinfo:
+            userinfo = userinfo.split(":", 1)[0] + ":***"
+        netloc = f"{userinfo}@{hostinfo}"
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    query = "&".join(f"{k}={'***' if k.lower() in SECRET_PARAMETERS else v}" for k, v in pairs)
+    return parts._replace(netloc=netloc, query=query).geturl()
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1, `localhost` itself, or a Unix socket folder (a path)."""
+    if not host or host.startswith("/") or host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host(part: str) -> str:
+    """`db.example:5432` -> `db.example`; `[::1]:5432` -> `::1`."""
+    if part.startswith("["):
+        return unquote(part[1:].split("]", 1)[0])
+    return unquote(part.split(":", 1)[0])
+
+
+def parse(text: str) -> TeamUrl:
+    """Check a team record URL; RecordUrlError says what is wrong and what to do."""
+    value = text.strip()
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        raise RecordUrlError(f"{shown(value)} is not a URL like postgresql://ROLE@HOST:PORT/DB.") from None
+    if parts.scheme.lower() not in SCHEMES:
+        raise RecordUrlError(f"{shown(value)} is not a PostgreSQL URL: write postgresql://ROLE@HOST:PORT/DB.")
+    query = {k.lower(): v for k, v in parse_qsl(parts.query, keep_blank_values=True)}
+    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+    if ":" in userinfo or any(k in query for k in SECRET_PARAMETERS):
+        raise RecordUrlError(f"The record URL holds a password ({shown(value)}); it is not kept. {PASSWORD_HOME}")
+    hostinfo = parts.netloc.rpartition("@")[2]
+    hosts = tuple(unquote(h.rsplit(":", 1)[0] if h.count(":") == 1 or (h.endswith("]") is False and "]:" in h)
+                          else h) for h in hostinfo.split(",") if h)
+    hosts = tuple(h.strip("[]") for h in hosts)
+    if "host" in query:
+        hosts = tuple(h for h in query["host"].split(",") if h)
+    if "hostaddr" in query:
+        hosts = (*hosts, *(h for h in query["hostaddr"].split(",") if h))
+    sslmode = query.get("sslmode", "")
+    remote = [h for h in hosts if not is_loopback(h)]
+    if remote and sslmode not in TLS_MODES:
+        raise RecordUrlError(
+            f"The team record at {remote[0]} would be reached without TLS. Add ?sslmode=require (or verify-full) "
+            "to the URL; plain connections are allowed to loopback and local sockets only, as plain HTTP is."
+        )
+    return TeamUrl(
+        url=value,
+        hosts=hosts,
+        port=str(parts.port or query.get("port", "")),
+        database=unquote(parts.path.lstrip("/")) or query.get("dbname", ""),
+        user=unquote(userinfo) or query.get("user", ""),
+        sslmode=sslmode,
+    )
+
+
+def setting_file() -> Path:
+    return locations.config_dir() / SETTING_NAME
+
+
+def saved() -> str | None:
+    """The URL `record use` saved, if any (read as text; checked by the caller)."""
+    try:
+        data = json.loads(setting_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    url = data.get("url") if isinstance(data, dict) else None
+    return url if isinstance(url, str) and url.strip() else None
+
+
+def save(text: str) -> TeamUrl:
+    """Check and keep the URL for every console and command of this user; RecordUrlError when refused."""
+    url = parse(text)
+    path = locations.ensure(setting_file())
+    write_atomically(path, json.dumps({"url": url.url}, indent=2) + "\n", "the record setting")
+    return url
+
+
+def forget() -> bool:
+    """Go back to the local file; True when a URL was saved."""
+    try:
+        setting_file().unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def chosen() -> tuple[str, str] | None:
+    """(URL text, where it came from) when a team record is chosen; None for the local file."""
+    value = os.environ.get(URL_VARIABLE, "").strip()
+    if value:
+        return value, URL_VARIABLE
+    kept = saved()
+    return (kept, str(setting_file())) if kept else None

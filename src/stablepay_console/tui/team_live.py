@@ -1,0 +1,81 @@
+"""The console in team mode: another analyst's claim or note shows within a second or two, in place.
+
+A `TeamListener` (LISTEN/NOTIFY, on a thread of its own) tells the console of every change; the
+inbox reads its claims again and an open detail of that request reads its notes and claim again.
+While the database cannot be reached the banner says so ("TEAM RECORD DOWN"); the listener tries
+again with growing waits, and once back everything shown is read again (changes made meanwhile
+were not heard).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from stablepay_console.storage.record_pg_listen import Change, TeamListener
+
+if TYPE_CHECKING:
+    from stablepay_console.tui.app import ConsoleApp
+
+DOWN_BADGE = "TEAM RECORD DOWN"
+
+
+def record_problem(app: Any, exc: BaseException) -> str:
+    """Why the record cannot be used, for a detail or a notification: the team's message says which database."""
+    services = getattr(app, "services", None)
+    if getattr(services, "team", None) is not None:
+        return str(exc)
+    return f"The local record cannot be used: {exc}"
+
+
+def start_team_live(app: ConsoleApp) -> TeamListener | None:
+    """Listen for the team's changes while the console runs (nothing in local mode)."""
+    team = app.services.team
+    if team is None:
+        return None
+    if team.problem or team.url is None:
+        app.record_badge = DOWN_BADGE
+        app.notify(team.problem, title="Team record", severity="error", timeout=30, markup=False)
+        return None
+
+    def changed(change: Change) -> None:
+        try:
+            app.call_from_thread(apply_change, app, change)
+        except RuntimeError:  # the console is closing
+            pass
+
+    def state(reachable: bool, problem: str) -> None:
+        try:
+            app.call_from_thread(show_state, app, reachable, problem)
+        except RuntimeError:
+            pass
+
+    listener = TeamListener(team.url, changed, state)
+    app.team_listener = listener
+    return listener.start()
+
+
+def show_state(app: ConsoleApp, reachable: bool, problem: str) -> None:
+    team = app.services.team
+    if team is not None:
+        team.reachable = reachable
+    was_down = app.record_badge == DOWN_BADGE
+    app.record_badge = "" if reachable else DOWN_BADGE
+    if not reachable and not was_down:
+        app.notify(f"{problem} The console works on with the API; notes and claims wait until it is back.",
+                   title="Team record", severity="error", timeout=15, markup=False)
+    elif reachable and was_down:
+        app.notify("The team record is reachable again.", title="Team record", timeout=5, markup=False)
+
+
+def apply_change(app: ConsoleApp, change: Change) -> None:
+    """Read again what the change touched, on every screen of the console that shows it."""
+    from stablepay_console.tui.widgets.inbox_claims import InboxClaims
+    from stablepay_console.tui.widgets.rfi_record import RfiRecordPanel
+
+    everything = change.kind == "resync"
+    for screen in app.screen_stack:
+        if isinstance(screen, InboxClaims) and (everything or change.kind == "claims"):
+            screen.refresh_claims()
+        for panel in screen.query(RfiRecordPanel):
+            if everything or panel.rfi_id == change.rfi_id:
+                panel.reload()

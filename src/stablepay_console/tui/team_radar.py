@@ -1,0 +1,35 @@
+"""The deadline radar in team mode: from the team watcher while it is fresh, else the console's own poll.
+
+Which one counts is said when it changes ("Deadline radar from the team watcher (alice), 40 s ago" /
+"… polls the API on its own"), and kept in `app.radar_source` for the command palette.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stablepay_console.services.team_radar import from_team
+
+if TYPE_CHECKING:
+    from stablepay_console.profiles.model import Profile
+    from stablepay_console.tui.app import ConsoleApp
+
+OWN_POLL = "the console polls the API on its own (no team watcher swept within two of its intervals)"
+
+
+async def team_radar_used(app: ConsoleApp, profile: Profile | None) -> bool:
+    """Set the banner's count from a fresh team watcher and say so; False: poll as without a team."""
+    if profile is None or app.services.team is None:
+        return False
+    found = await from_team(app.services, profile, app.now())
+    if app.profile is not profile:
+        return True  # the profile changed meanwhile: nothing of this count belongs to the new one
+    said = found.said if found is not None else OWN_POLL
+    if getattr(app, "radar_source", "") != said.split(",")[0]:
+        app.notify(f"Deadline {said}." if found else f"Deadline radar: {said}.", title="Team record", timeout=6,
+                   markup=False)
+    app.radar_source = said.split(",")[0]
+    if found is None:
+        return False
+    app.radar_label = found.update.label
+    return True

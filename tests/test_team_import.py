@@ -1,0 +1,94 @@
+"""`record import`: this machine's SQLite record into the team record, once, its chain checked first."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from stablepay_console.cli.main import main
+from stablepay_console.profiles.model import EMBEDDED_PROFILE
+from stablepay_console.services.audit import verify
+from stablepay_console.services.team import server_key
+from stablepay_console.storage.record import open_record, record_file
+from stablepay_console.storage.record_pg import PgRecord
+from stablepay_console.storage.record_url import parse
+from tests.postgres import TeamDb
+
+RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"
+
+
+def cli(*argv: str) -> int:
+    return main(list(argv))
+
+
+def make_local_record(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """What one analyst's laptop holds: requests seen, notes, a claim, audit entries."""
+    assert cli("rfis", "list", "--limit", "30", "--json") == 0
+    ids = [r["id"] for r in json.loads(capsys.readouterr().out)["data"]]
+    assert cli("rfis", "note", ids[0], "Called the customer", "--as", "ana") == 0
+    assert cli("rfis", "note", ids[1], "Waiting for the bank letter") == 0
+    assert cli("rfis", "claim", ids[2], "--as", "ana") == 0
+    capsys.readouterr()
+    return ids
+
+
+def test_import_copies_everything_once(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = make_local_record(capsys)
+    local = open_record()
+    local_entries, local_history = local.audit(), local.history("embedded", ids[0])
+    local.close()
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("alice"))
+
+    assert cli("record", "import", "--json") == 0
+    first = json.loads(capsys.readouterr().out)
+    assert (first["requests"], first["notes"], first["claims"], first["auditEntries"]) == (30, 2, 1, len(local_entries))
+    assert first["rounds"] > 0 and first["statuses"] == 30
+    assert cli("record", "import", "--json") == 0
+    second = capsys.readouterr()
+    assert {k: v for k, v in json.loads(second.out).items() if k != "source"} == dict.fromkeys(
+        ("requests", "rounds", "statuses", "notes", "claims", "claimsHeldByOthers", "auditEntries"), 0)
+    assert "Nothing new to import" in second.err
+
+    team = PgRecord(parse(team_db.url("bob")), lambda name: server_key(EMBEDDED_PROFILE))
+    assert team.history("embedded", ids[0]) == local_history
+    (note,) = team.notes("embedded", ids[0])
+    assert (note.author, note.text) == ("ana", "Called the customer")
+    claim = team.claim_of("embedded", ids[2])
+    assert claim is not None and claim.claimant == "alice"  # a claim imported is the importer's claim
+    entries = team.audit()
+    assert verify(team).ok and len(entries) == len(local_entries) + 1  # and the import's own entry
+    for mine, theirs in zip(local_entries, entries, strict=False):
+        assert (theirs.at, theirs.actor, theirs.action, theirs.target, theirs.outcome) == (
+            mine.at, mine.actor, mine.action, mine.target, mine.outcome)
+        assert theirs.details["imported_hash"] == mine.hash and theirs.details["imported_seq"] == mine.seq
+        assert theirs.details["imported_from"].endswith(str(record_file()))
+    assert (entries[-1].action, entries[-1].actor) == ("record.import", "alice")
+    with team_db.connect() as conn:
+        assert conn.execute("SELECT DISTINCT imported_by FROM stablepay.notes").fetchall() == [("alice",)]
+
+
+def test_a_broken_local_chain_is_not_imported(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_local_record(capsys)
+    conn = sqlite3.connect(record_file())
+    conn.execute("DROP TRIGGER audit_no_update")
+    conn.execute("UPDATE audit SET outcome = 'nothing' WHERE seq = 2")
+    conn.commit()
+    conn.close()
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("alice"))
+    assert cli("record", "import") == 1
+    err = capsys.readouterr().err
+    assert "broken at entry 2" in err and "Nothing was imported" in err
+    with team_db.connect() as pg:
+        assert pg.execute("SELECT (SELECT count(*) FROM stablepay.audit) + (SELECT count(*) FROM stablepay.rfis)"
+                          ).fetchone() == (0,)
+
+
+def test_import_without_a_team_record_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("record", "import") == 2
+    assert "No team record is set" in capsys.readouterr().err

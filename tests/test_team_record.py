@@ -1,0 +1,267 @@
+"""The team record on a real PostgreSQL, as two analysts (alice, bob), a lead (carol) and the owner.
+
+What the database itself enforces is tested by going around our code: an analyst's UPDATE, DELETE
+or TRUNCATE on the audit table, a typed actor, an entry that does not follow the chain, a claim
+released by someone else. No mock of the database anywhere.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
+from stablepay_console.services.audit import verify
+from stablepay_console.services.history import sighting
+from stablepay_console.services.team import server_key
+from stablepay_console.storage.record import RecordError, RecordTooNew, open_record
+from stablepay_console.storage.record_pg import PgRecord
+from stablepay_console.storage.record_pg_schema import LATEST, init_schema, installed_version
+from stablepay_console.storage.record_types import AuditDraft, SeenPage
+from stablepay_console.storage.record_url import parse
+from tests.conftest import FIXED_NOW
+from tests.postgres import OWNER, TeamDb
+
+RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"
+SERVER = "production https://api.stablepay.example"
+
+
+def record(db: TeamDb, role: str, scope: str = SERVER) -> PgRecord:
+    return PgRecord(parse(db.url(role)), lambda name: scope if name else "")
+
+
+def draft(action: str = "ping", actor: str = "typed name", target: str = "") -> AuditDraft:
+    return AuditDraft(FIXED_NOW, actor, "prod", "production", action, target, "ok", {"n": 1})
+
+
+# --- who did it --------------------------------------------------------------------------------------------------
+
+
+def test_the_actor_is_the_database_role_whatever_name_is_passed(team_db: TeamDb) -> None:
+    alice = record(team_db, "alice")
+    note = alice.add_note("prod", RFI, "mallory", "Asked the user for a new ID scan.", FIXED_NOW)
+    claim = alice.claim("prod", RFI, "mallory", FIXED_NOW)
+    entry = alice.append_audit(draft(actor="mallory"))
+    assert (note.author, claim.claim.claimant if claim.claim else "", entry.actor) == ("alice", "alice", "alice")
+    assert abs(note.at - datetime.now(timezone.utc)) < timedelta(minutes=1)  # the database's clock, not FIXED_NOW
+    assert record(team_db, "bob").notes("prod", RFI)[0].author == "alice"
+
+
+def test_the_database_refuses_a_typed_actor_and_an_entry_off_the_chain(team_db: TeamDb) -> None:
+    record(team_db, "alice").append_audit(draft())
+    with team_db.connect("bob") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="actor"):
+            conn.execute("INSERT INTO stablepay.audit (seq, at, actor, profile, environment, action, target, outcome, "
+                         "detail, prev_hash, hash) VALUES (2, 'x', 'alice', '', '', 'ping', '', 'ok', '{}', 'x', 'y')")
+        with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match="does not follow the chain"):
+            conn.execute("INSERT INTO stablepay.audit (seq, at, actor, profile, environment, action, target, outcome, "
+                         "detail, prev_hash, hash) VALUES (2, 'x', 'bob', '', '', 'ping', '', 'ok', '{}', 'x', 'y')")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("UPDATE stablepay.audit_head SET count = 0")
+
+
+# --- audit immutability and tamper evidence ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("statement", [
+    "UPDATE stablepay.audit SET outcome = 'nothing happened' WHERE seq = 1",
+    "DELETE FROM stablepay.audit WHERE seq = 1",
+    "TRUNCATE stablepay.audit",
+    "DELETE FROM stablepay.notes",
+    "UPDATE stablepay.notes SET text = 'rewritten'",
+])
+@pytest.mark.parametrize("role", ["alice", "carol"])
+def test_analysts_and_leads_cannot_change_or_remove_audit_entries_or_notes(
+    team_db: TeamDb, statement: str, role: str
+) -> None:
+    alice = record(team_db, "alice")
+    alice.append_audit(draft())
+    alice.add_note("prod", RFI, "", "kept", FIXED_NOW)
+    with team_db.connect(role) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute(statement)
+    assert verify(alice).ok and len(alice.notes("prod", RFI)) == 1
+
+
+@pytest.mark.parametrize("role", ["alice", "carol", "stablepay_analyst", "stablepay_lead"])
+def test_no_application_role_has_the_privilege_to_change_the_audit_log(team_db: TeamDb, role: str) -> None:
+    with team_db.connect() as conn:
+        for table in ("stablepay.audit", "stablepay.audit_head", "stablepay.notes"):
+            for privilege in ("UPDATE", "DELETE", "TRUNCATE"):
+                held = conn.execute("SELECT has_table_privilege(%s, %s, %s)", (role, table, privilege)).fetchone()
+                assert held == (False,), (role, table, privilege)
+
+
+def test_even_the_owner_is_stopped_by_the_trigger(team_db: TeamDb) -> None:
+    record(team_db, "alice").append_audit(draft())
+    with team_db.connect(OWNER) as conn:
+        for statement in ("UPDATE stablepay.audit SET outcome = 'x'", "DELETE FROM stablepay.audit",
+                          "TRUNCATE stablepay.audit"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"):
+                conn.execute(statement)
+
+
+def test_an_edit_by_a_superuser_is_exposed_by_the_chain(team_db: TeamDb) -> None:
+    alice = record(team_db, "alice")
+    for n in range(5):
+        alice.append_audit(draft(target=f"rfi-{n}"))
+    assert verify(alice).ok
+    with team_db.connect() as conn:  # a superuser can switch the triggers off
+        conn.execute("SET session_replication_role = replica")
+        conn.execute("UPDATE stablepay.audit SET outcome = 'refused' WHERE seq = 3")
+    report = verify(alice)
+    assert (report.ok, report.broken_at) == (False, 3)
+    assert "changed after it was written" in report.reason
+
+
+def test_a_superuser_who_cuts_the_tail_is_exposed_too(team_db: TeamDb) -> None:
+    alice = record(team_db, "alice")
+    for _ in range(4):
+        alice.append_audit(draft())
+    with team_db.connect() as conn:
+        conn.execute("SET session_replication_role = replica")
+        conn.execute("DELETE FROM stablepay.audit WHERE seq = 4")
+    assert verify(alice).broken_at == 4
+
+
+# --- claims -------------------------------------------------------------------------------------------------------
+
+
+def test_claims_belong_to_their_holder_and_only_a_lead_releases_anyones(team_db: TeamDb) -> None:
+    alice, bob, carol = (record(team_db, r) for r in ("alice", "bob", "carol"))
+    assert alice.claim("prod", RFI, "", FIXED_NOW).done
+    refused = bob.claim("prod", RFI, "", FIXED_NOW)
+    assert not refused.done and refused.claim is not None and refused.claim.claimant == "alice"
+    assert not bob.release("prod", RFI, "bob").done
+    forced = bob.release("prod", RFI, "bob", force=True)
+    assert not forced.done and "stablepay_lead" in forced.refusal
+    with team_db.connect("bob") as conn:  # around our code: row security still says no
+        assert conn.execute("DELETE FROM stablepay.claims").rowcount == 0
+        assert conn.execute("UPDATE stablepay.claims SET claimant = 'bob' WHERE rfi_id = %s", (RFI,)).rowcount == 0
+        typed = conn.execute("INSERT INTO stablepay.claims (server, rfi_id, claimant) VALUES ('s', 'r', 'alice') "
+                             "RETURNING claimant").fetchone()
+        assert typed == ("bob",)  # a claim made in someone else's name is made in your own
+    assert alice.claim_of("prod", RFI) is not None
+    assert carol.release("prod", RFI, "carol", force=True).done
+    assert alice.claim_of("prod", RFI) is None
+
+
+def test_an_analyst_cannot_take_over_a_claim_by_updating_it(team_db: TeamDb) -> None:
+    record(team_db, "alice").claim("prod", RFI, "", FIXED_NOW)
+    with team_db.connect("bob") as conn:
+        assert conn.execute("UPDATE stablepay.claims SET until = now()").rowcount == 0
+    assert record(team_db, "bob").claim_of("prod", RFI).claimant == "alice"  # type: ignore[union-attr]
+
+
+def test_a_claim_with_an_expiry_lapses_and_anyone_may_take_it(team_db: TeamDb) -> None:
+    alice, bob = record(team_db, "alice"), record(team_db, "bob")
+    held = alice.claim("prod", RFI, "", FIXED_NOW, lapse=timedelta(seconds=1)).claim
+    assert held is not None and held.until is not None
+    assert not bob.claim("prod", RFI, "", FIXED_NOW).done
+    time.sleep(1.2)
+    assert alice.claims("prod") == {} and alice.claim_of("prod", RFI) is None
+    taken = bob.claim("prod", RFI, "", FIXED_NOW)
+    assert taken.done and taken.claim is not None and taken.claim.claimant == "bob" and taken.claim.until is None
+
+
+def test_sixteen_simultaneous_claims_from_two_analysts_leave_exactly_one_holder(team_db: TeamDb) -> None:
+    stores = [record(team_db, "alice" if n % 2 else "bob") for n in range(16)]
+    for store in stores:
+        store.whoami()  # connected before the start line
+    start = threading.Barrier(16)
+    outcomes: list[tuple[str, bool, str]] = []
+
+    def claim(store: PgRecord) -> None:
+        start.wait()
+        outcome = store.claim("prod", RFI, "", FIXED_NOW)
+        outcomes.append((store.role, outcome.done, outcome.claim.claimant if outcome.claim else ""))
+
+    threads = [threading.Thread(target=claim, args=(s,)) for s in stores]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    holders = {holder for _, _, holder in outcomes}
+    assert len(outcomes) == 16 and len(holders) == 1
+    (holder,) = holders
+    assert all(done == (role == holder) for role, done, _ in outcomes)
+    with team_db.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM stablepay.claims").fetchone() == (1,)
+
+
+# --- keyed by server ------------------------------------------------------------------------------------------
+
+
+def test_two_profile_names_for_one_server_share_one_record(team_db: TeamDb, client) -> None:  # type: ignore[no-untyped-def]
+    prod = Profile("prod", "production", "https://API.stablepay.example/")
+    live = Profile("live", "production", "https://api.stablepay.example")
+    sandbox = Profile("prod", "sandbox", "https://api.stablepay.example")
+    assert server_key(prod) == server_key(live) != server_key(sandbox)
+    assert "built-in simulation on" in server_key(EMBEDDED_PROFILE)
+    alice = PgRecord(parse(team_db.url("alice")), lambda name: server_key(prod))
+    bob = PgRecord(parse(team_db.url("bob")), lambda name: server_key(live))
+    alice.add_note("prod", RFI, "", "seen", FIXED_NOW)
+    assert [n.text for n in bob.notes("live", RFI)] == ["seen"]
+
+
+async def test_the_history_is_the_same_as_the_local_records(team_db: TeamDb, client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    page = await client.list_rfis(limit=30)
+    changed = [r.model_copy(update={"status": "submitted"}) for r in page.data[:5]]
+    pages = [SeenPage("prod", "production", FIXED_NOW, tuple(sighting(r) for r in page.data)),
+             SeenPage("prod", "production", FIXED_NOW + timedelta(hours=1), tuple(sighting(r) for r in changed))]
+    local, team = open_record(tmp_path / "r.sqlite3"), record(team_db, "alice")
+    assert local.observe(pages) == team.observe(pages) >= 30
+    assert team.observe(pages[1:]) == 0
+    for rfi in page.data[:8]:
+        assert team.history("prod", rfi.id) == local.history("prod", rfi.id)
+
+
+# --- schema and migrations ----------------------------------------------------------------------------------------
+
+
+def test_init_creates_the_schema_once_and_a_newer_one_is_refused_untouched(bare_db: TeamDb) -> None:
+    with bare_db.connect(OWNER) as conn:
+        assert installed_version(conn) == 0
+        first = init_schema(conn)
+        again = init_schema(conn)
+        assert (first.before, first.after, again.before, again.after) == (0, LATEST, LATEST, LATEST)
+    with bare_db.connect() as conn:
+        conn.execute("DROP SCHEMA stablepay CASCADE")
+    with pytest.raises(RecordError, match="record init"):
+        record(bare_db, "alice").whoami()
+    with bare_db.connect(OWNER) as conn:
+        init_schema(conn)
+        conn.execute("UPDATE stablepay.schema_version SET version = %s", (LATEST + 1,))
+        with pytest.raises(RecordTooNew):
+            init_schema(conn)
+        assert installed_version(conn) == LATEST + 1
+        assert conn.execute("SELECT count(*) FROM stablepay.audit").fetchone() == (0,)
+    with pytest.raises(RecordTooNew, match="newer console"):
+        record(bare_db, "alice").notes("prod", RFI)
+
+
+def test_the_owner_must_not_be_an_analyst(bare_db: TeamDb) -> None:
+    with bare_db.connect("alice") as conn, pytest.raises(RecordError, match="must not be one of the application"):
+        init_schema(conn)
+
+
+def test_the_analysts_own_nothing(team_db: TeamDb) -> None:
+    with team_db.connect() as conn:
+        owners = conn.execute("SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'stablepay'").fetchall()
+    assert owners == [(OWNER,)]
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", pytest.fail.Exception), ("1", pytest.fail.Exception),
+                                             ("", pytest.skip.Exception), ("false", pytest.skip.Exception)])
+def test_without_a_server_ci_fails_and_a_laptop_skips(
+    ci: str, outcome: type[BaseException], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.postgres import unavailable
+
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="no PostgreSQL"):
+        unavailable("no /usr/lib/postgresql/*/bin/initdb")

@@ -1,0 +1,91 @@
+"""One poller per team: `rfis watch` marks its sweeps in the team record; a console in team mode takes its
+radar count from there while that watcher is fresh, and polls the API itself when it is not."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import httpx
+import pytest
+
+from stablepay_console.cli.main import main
+from stablepay_console.profiles.model import EMBEDDED_PROFILE
+from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
+from stablepay_console.services.radar import RadarPoller
+from stablepay_console.services.team import server_key
+from stablepay_console.services.team_radar import counted, deadlines
+from tests.conftest import FIXED_NOW, wait_for_workers
+from tests.postgres import TeamDb
+
+URL = "STABLEPAY_RECORD_URL"
+
+
+def sweep_row(db: TeamDb) -> tuple[str, int, str, str] | None:
+    with db.connect() as conn:
+        return conn.execute("SELECT server, interval_s, by_role, radar FROM stablepay.sweeps").fetchone()
+
+
+def test_the_watch_marks_each_sweep_in_the_team_record(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(URL, team_db.url("alice"))
+    assert main(["rfis", "watch", "--once", "--interval", "2m"]) == 0
+    from stablepay_console.storage.record_worker import flush_all
+
+    assert flush_all(10) == 0
+    found = sweep_row(team_db)
+    assert found is not None
+    server, interval, by_role, radar = found
+    assert (server, interval, by_role) == (server_key(EMBEDDED_PROFILE), 120, "alice")
+    assert json.loads(radar)["issued"], "the deadlines near or passed that the watcher saw"
+
+
+def test_the_watch_without_a_team_record_marks_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rfis", "watch", "--once"]) == 0  # and no database is needed
+
+
+async def test_a_console_takes_the_radar_from_a_fresh_team_watcher(  # type: ignore[no-untyped-def]
+    make_app, sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stablepay_console.api.client import StablePayClient
+    from stablepay_console.services.team_radar import snapshot
+    from stablepay_console.storage.record_pg import PgRecord
+    from stablepay_console.storage.record_url import parse
+
+    own = RadarPoller()  # what the console would count on its own, from the same sandbox
+    transport = httpx.ASGITransport(app=sandbox.app)
+    async with StablePayClient("http://localhost", SANDBOX_KEY, transport=transport) as client:
+        expected = await own.poll(client, FIXED_NOW)
+    watcher = PgRecord(parse(team_db.url("alice")), lambda name: server_key(EMBEDDED_PROFILE))
+    watcher.mark_sweep("embedded", 300, snapshot(own.tracker, FIXED_NOW))
+    assert counted(deadlines(snapshot(own.tracker, FIXED_NOW)), FIXED_NOW).label == expected.label
+
+    monkeypatch.setenv(URL, team_db.url("bob"))
+    app = make_app(radar=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        assert app.radar_label == expected.label and expected.label
+        assert app.radar_source == "radar from the team watcher (alice)"
+        assert not app.radar.poller.tracker.primed, "the console did not sweep the API itself"
+        said = [n.message for n in app._notifications if n.title == "Team record"]
+        assert any("Deadline radar from the team watcher (alice), 0 s ago" in m for m in said), said
+
+        with team_db.connect() as conn:  # the watcher stopped: its last sweep is older than two intervals
+            conn.execute("UPDATE stablepay.sweeps SET swept_at = now() - interval '11 minutes'")
+        app.radar.poll(restart=True)
+        await wait_for_workers(pilot)
+        assert app.radar.poller.tracker.primed, "the console polls on its own again"
+        assert app.radar_label == expected.label
+        assert app.radar_source.startswith("the console polls the API on its own")
+
+
+def test_a_stale_or_missing_sweep_is_not_used() -> None:
+    from stablepay_console.storage.record_pg_sweeps import Sweep
+
+    fresh = Sweep("s", FIXED_NOW, 300, "alice", "{}", 599.0)
+    stale = Sweep("s", FIXED_NOW, 300, "alice", "{}", 601.0)
+    assert fresh.fresh and not stale.fresh
+    assert counted([FIXED_NOW - timedelta(hours=1), FIXED_NOW + timedelta(hours=2), FIXED_NOW + timedelta(days=2)],
+                   FIXED_NOW).label == "1 due < 24h · 1 overdue"
+    assert deadlines("not json") == []
