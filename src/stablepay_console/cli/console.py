@@ -7,7 +7,6 @@ import sys
 from typing import TYPE_CHECKING, NoReturn
 
 from stablepay_console.cli.arguments import say
-from stablepay_console.cli.session import setup_logging
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
@@ -46,6 +45,7 @@ def run_console(args: argparse.Namespace) -> int:
     guard = ExitGuard()  # from here on SIGHUP and SIGTERM end the process within 2 s, whatever it is doing
     guard.install()
     gc.disable()  # while the console starts; the app turns it on again once the inbox is shown
+    from stablepay_console.cli.logs import setup_logging
     from stablepay_console.tui.app import ConsoleApp
     from stablepay_console.tui.boot import built_in_start
 

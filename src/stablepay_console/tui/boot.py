@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ENV_PROFILE = "STABLEPAY_PROFILE"
+READ_AT_BOOT = "first_page_read"
+"""The app attribute where the boot screen leaves the page it read (None: none kept), so it is read once
+(by `tui.first_rows`, which is not imported here: it loads the client stack, never on the first frame's path)."""
 
 
 def built_in_start(asked: str | None) -> Profile | None:
@@ -97,14 +100,13 @@ def read_first_page(app: ConsoleApp) -> None:
 
 
 def _show_first_page(app: ConsoleApp, page: FirstPage | None, rows: list[LightRfi]) -> None:
-    from stablepay_console.tui.first_rows import READ_AT_BOOT
-    from stablepay_console.tui.formatters.record_rows import record_line
-    from stablepay_console.tui.widgets.inbox_table import InboxTable
-
     setattr(app, READ_AT_BOOT, page)  # the inbox paints it too, without reading it again
     screen = app.screen
     if page is None or not rows or not isinstance(screen, BootScreen) or app.ready:
         return
+    from stablepay_console.tui.formatters.record_rows import record_line
+    from stablepay_console.tui.widgets.inbox_table import InboxTable
+
     now = app.now()
     screen.query_one("#boot-status", Static).update(record_line(page.at, now))
     table = InboxTable(id="boot-rows", classes="-stale")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from stablepay_console.services.first_page import model_rows, page_to_keep, read_for_start
 from stablepay_console.services.inbox_pager import INBOX, InboxPager
 from stablepay_console.storage import first_page
+from stablepay_console.tui.boot import READ_AT_BOOT
 
 if TYPE_CHECKING:
     from stablepay_console.storage.first_page import FirstPage
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-READ_AT_BOOT = "first_page_read"
-"""The app attribute where the boot screen leaves the page it read (None: none kept), so it is read once."""
 SAID_UNWRITTEN = "first_page_unwritten"
 
 

@@ -22,25 +22,26 @@ from textual.notifications import SeverityLevel
 from textual.timer import Timer
 
 from stablepay_console.api.sanitize import clean
-from stablepay_console.services.radar import RadarPoller
-from stablepay_console.services.watch_events import NEW_REQUEST, NEW_ROUND, WatchEvent, deadline_words
 from stablepay_console.storage import radar_sweep, watch_state
 from stablepay_console.tui.commands import EntriesProvider, Entry
 from stablepay_console.tui.formatters.radar import NEEDS_ACTION_ACTION
-from stablepay_console.tui.team_radar import team_radar_used
 
 if TYPE_CHECKING:
     from textual.app import App
 
+    from stablepay_console.services.radar import RadarPoller
+    from stablepay_console.services.watch_events import WatchEvent
     from stablepay_console.tui.app import ConsoleApp
+
+# The poller and the watch's events load with the first poll, not with the console's first frame.
 
 log = logging.getLogger(__name__)
 
 GROUP = "deadline-radar"
 NEEDS_ACTION_VIEW = "needs action"
 TITLES = {
-    NEW_REQUEST: "New request",
-    NEW_ROUND: "Compliance asked again",
+    "new_request": "New request",  # services.watch_events.NEW_REQUEST
+    "new_round": "Compliance asked again",  # NEW_ROUND
     "deadline_24h": "Deadline in under 24 hours",
     "deadline_1h": "Deadline in under 1 hour",
 }
@@ -49,7 +50,7 @@ TITLES = {
 def describe(event: WatchEvent, now_words: str) -> str:
     rfi = event.rfi
     what = f"{clean(rfi.kind, 20)} request {clean(rfi.id, 40)[:8]}"
-    if event.kind == NEW_ROUND and rfi.round is not None:
+    if event.kind == "new_round" and rfi.round is not None:
         what = f"Round {rfi.round.round} of {what}"
     return f"{what}: {now_words}. Press ! for needs action."
 
@@ -59,11 +60,19 @@ class Radar:
 
     def __init__(self, app: ConsoleApp) -> None:
         self.app = app
-        self.poller = RadarPoller()
+        self._poller: RadarPoller | None = None
         self.seconds = watch_state.radar_seconds()
         self.sweep_minutes: int | None = None
         """Read from the data folder (off the UI thread) by the first poll."""
         self._timer: Timer | None = None
+
+    @property
+    def poller(self) -> RadarPoller:
+        if self._poller is None:
+            from stablepay_console.services.radar import RadarPoller
+
+            self._poller = RadarPoller()
+        return self._poller
 
     def start(self) -> None:
         self.app.watch(self.app, "profile", self._switched, init=False)
@@ -115,6 +124,9 @@ class Radar:
         self.app.run_worker(self._poll(), name="deadline radar", group=GROUP, exclusive=True, exit_on_error=False)
 
     async def _poll(self) -> None:
+        from stablepay_console.services.watch_events import deadline_words
+        from stablepay_console.tui.team_radar import team_radar_used
+
         app, poller, profile = self.app, self.poller, self.app.profile
         if await team_radar_used(app, profile):  # one poller per team: a fresh `rfis watch` swept for us
             return
@@ -135,7 +147,7 @@ class Radar:
 
     def _switched(self) -> None:
         # Another profile's requests: start from a clean memory, hide the old count, look at once.
-        self.poller = RadarPoller()
+        self._poller = None
         self.app.radar_label = ""
         self.poll(restart=True)
 
