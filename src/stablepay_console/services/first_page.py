@@ -10,10 +10,11 @@ frame) they are `LightRfi`s: the fields a table row shows, read from the JSON wi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
+from stablepay_console.services.watch_seen import parse_when as _when
 from stablepay_console.storage import first_page
 from stablepay_console.storage.first_page import FirstPage
 
@@ -27,16 +28,6 @@ START_FILTERS: dict[str, str | None] = {"status": None, "kind": None, "userId": 
 
 def filters_of(filters: RfiFilters) -> dict[str, str | None]:
     return {"status": filters.status, "kind": filters.kind, "userId": filters.user_id}
-
-
-def _when(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
 
 
 def _text(value: Any, limit: int = 80) -> str | None:

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
 
 
-def _when(value: Any) -> datetime | None:
+def parse_when(value: Any) -> datetime | None:
+    """An ISO time from saved JSON (a naive one taken as UTC); None when it is not one."""
     if not isinstance(value, str):
         return None
     try:
@@ -83,10 +84,10 @@ class Seen:
             _text(data.get("roundId"), 80),
             number if isinstance(number, int) and not isinstance(number, bool) else None,
             mark if isinstance(mark, str) else None,
-            _when(data.get("expiresAt")),
+            parse_when(data.get("expiresAt")),
             _text(data.get("kind"), 40),
             _text(data.get("userId"), 80),
-            _when(data.get("createdAt")),
+            parse_when(data.get("createdAt")),
         )
 
 

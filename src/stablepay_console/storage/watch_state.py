@@ -43,23 +43,44 @@ def save(profile: str, base_url: str, memory: dict[str, Any]) -> Path:
     return path
 
 
-# --- the console's radar setting ---------------------------------------------------------
+# --- the console's radar settings ------------------------------------------------------
 
 RADAR_CHOICES = (0, 30, 60, 300)
 """Seconds between the console's radar polls; 0 is off."""
 RADAR_DEFAULT = 60
+SWEEP_CHOICES = (5, 15, 60)
+"""Minutes between the radar's sweeps (reading every issued request)."""
+SWEEP_DEFAULT = 15
+
+
+def _chosen(name: str, key: str, choices: tuple[int, ...], default: int) -> int:
+    """A setting as last chosen: the default when never chosen, unreadable, or not one of `choices`."""
+    try:
+        value = json.loads(locations.state_file(name).read_text(encoding="utf-8")).get(key)
+    except (OSError, ValueError, AttributeError):
+        return default
+    return value if value in choices and not isinstance(value, bool) else default
+
+
+def _choose(name: str, key: str, value: int, choices: tuple[int, ...], what: str) -> None:
+    if value not in choices:
+        raise ValueError(f"{what} is one of {', '.join(map(str, choices))}.")
+    write_atomically(locations.state_file(name), json.dumps({key: value}), what)
 
 
 def radar_seconds() -> int:
-    """The console's radar interval, as last chosen (the default when never chosen or unreadable)."""
-    try:
-        value = json.loads(locations.state_file("radar").read_text(encoding="utf-8")).get("seconds")
-    except (OSError, ValueError, AttributeError):
-        return RADAR_DEFAULT
-    return value if value in RADAR_CHOICES and not isinstance(value, bool) else RADAR_DEFAULT
+    """The console's radar interval in seconds (0: off)."""
+    return _chosen("radar", "seconds", RADAR_CHOICES, RADAR_DEFAULT)
 
 
 def save_radar_seconds(seconds: int) -> None:
-    if seconds not in RADAR_CHOICES:
-        raise ValueError(f"The radar polls every {', '.join(map(str, RADAR_CHOICES))} seconds (0 is off).")
-    write_atomically(locations.state_file("radar"), json.dumps({"seconds": seconds}), "the radar setting")
+    _choose("radar", "seconds", seconds, RADAR_CHOICES, "the radar setting")
+
+
+def sweep_minutes() -> int:
+    """The radar's sweep interval in minutes."""
+    return _chosen("radar-sweep", "minutes", SWEEP_CHOICES, SWEEP_DEFAULT)
+
+
+def save_sweep_minutes(minutes: int) -> None:
+    _choose("radar-sweep", "minutes", minutes, SWEEP_CHOICES, "the radar's sweep setting")

@@ -22,7 +22,7 @@ from textual.notifications import SeverityLevel
 from textual.timer import Timer
 
 from stablepay_console.api.sanitize import clean
-from stablepay_console.storage import radar_sweep, watch_state
+from stablepay_console.storage import watch_state
 from stablepay_console.tui.commands import EntriesProvider, Entry
 from stablepay_console.tui.formatters.radar import NEEDS_ACTION_ACTION
 
@@ -108,7 +108,7 @@ class Radar:
         self.sweep_minutes = minutes
         self.poller.watch.sweep_every = timedelta(minutes=minutes)
         try:
-            radar_sweep.save_sweep_minutes(minutes)
+            watch_state.save_sweep_minutes(minutes)
         except OSError as exc:  # NotWritten: the setting holds for this run
             log.warning("%s", exc)
             self.app.notify(f"{exc} It holds for this run only.", severity="warning", markup=False)
@@ -131,7 +131,7 @@ class Radar:
         if await team_radar_used(app, profile):  # one poller per team: a fresh `rfis watch` swept for us
             return
         if self.sweep_minutes is None:
-            self.sweep_minutes = await asyncio.to_thread(radar_sweep.sweep_minutes)
+            self.sweep_minutes = await asyncio.to_thread(watch_state.sweep_minutes)
         poller.watch.sweep_every = timedelta(minutes=self.sweep_minutes)
         update = await poller.poll(app.client, app.now())
         if app.profile is not profile or poller is not self.poller:
@@ -193,7 +193,7 @@ class RadarCommands(EntriesProvider):
                 said = f"every {interval_words(seconds)}" if seconds else "off"
                 entries.append((f"Deadline radar: {said}", partial(radar.set_seconds, seconds),
                                 "How often the banner's count of due requests is refreshed"))
-            for minutes in radar_sweep.SWEEP_CHOICES:
+            for minutes in watch_state.SWEEP_CHOICES:
                 entries.append((f"Deadline radar: read every issued request every {minutes} min",
                                 partial(radar.set_sweep, minutes),
                                 "Status changes and new rounds show within this; new requests and deadlines "
