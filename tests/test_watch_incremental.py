@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -24,17 +24,10 @@ from stablepay_console.services.radar import RadarPoller, due_report
 from stablepay_console.storage import watch_state
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW
+from tests.test_record_history import Clock
 
 MIN = timedelta(minutes=1)
 H = timedelta(hours=1)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = FIXED_NOW
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture
