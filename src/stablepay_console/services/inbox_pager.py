@@ -20,6 +20,7 @@ from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import Rfi, RfiPage
 from stablepay_console.services.needs_action import Partial, needs_action_order, read_needs_action
 from stablepay_console.services.provenance import Loaded, Provenance, ResultState
+from stablepay_console.services.team_needs_action import TeamRead
 
 __all__ = ["INBOX", "NEEDS_ACTION", "InboxPager", "InboxQuery", "needs_action_order"]
 
@@ -181,8 +182,8 @@ class InboxPager:
 
     # --- loading -----------------------------------------------------------------
 
-    def _provenance(self, query: InboxQuery, what: str) -> Provenance:
-        return Provenance(self.profile, self.environment, what, self.clock())
+    def _provenance(self, query: InboxQuery, what: str, origin: str = "") -> Provenance:
+        return Provenance(self.profile, self.environment, what, self.clock(), origin)
 
     def cached(self, query: InboxQuery | None = None) -> Loaded[RfiPage] | None:
         return self._cache.get(query or self.query)
@@ -271,12 +272,14 @@ class InboxPager:
         except APIError:
             pass  # a prefetch failure is not the user's concern: the real load will say
 
-    async def load_needs_action(self, client: StablePayClient, shown: Callable[[], None] | None = None) -> None:
-        """Every issued request matching the kind and user filters: deadline ahead, then overdue. The rows
-        read so far are shown as they come (`shown` repaints), marked as still reading until the last page."""
+    async def load_needs_action(self, client: StablePayClient, shown: Callable[[], None] | None = None,
+                                team: TeamRead | None = None) -> None:
+        """Every issued request matching the kind and user filters: deadline ahead, then overdue, shown as read
+        (`shown` repaints) until the last page; `team` gives them from a fresh team watcher's sweep instead."""
         f = self.filters
         asked = f"needs action · {f.describe()}"
         self.action.begin("Loading every issued request…")
+        swept = await team(f, self.clock()) if team is not None else None
 
         def partial(got: Partial) -> None:
             self.overdue = got.overdue
@@ -286,11 +289,11 @@ class InboxPager:
                 shown()
 
         try:
-            ordered, self.overdue = await read_needs_action(client, f, self.clock(), partial)
+            ordered, self.overdue = swept.found if swept else await read_needs_action(client, f, self.clock(), partial)
         except APIError as exc:
             self.action.fail(error_lines(exc))
             if self.action.current is None:
                 self.view = INBOX
             return
-        self.action.succeed(Loaded(ordered, self._provenance(self.query, asked)))
+        self.action.succeed(Loaded(ordered, self._provenance(self.query, asked, swept.said if swept else "")))
         self.action_offset = min(self.action_offset, last_offset(len(ordered), self.query.limit))

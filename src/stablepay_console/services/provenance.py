@@ -33,10 +33,13 @@ class Provenance:
     asked: str
     """What was asked for, in words: `transfer 0b6c…`, `status issued · page 2`."""
     at: datetime
+    origin: str = ""
+    """Where the result came from when not the API itself: `from the team watcher's sweep, 40 s ago`."""
 
     def describe(self) -> str:
         where = f"profile {clean(self.profile, 40)} ({self.environment})"
-        return f"{clean(self.asked, 120)} · {where} · {clock_text(self.at)}"
+        origin = f" · {clean(self.origin, 80)}" if self.origin else ""
+        return f"{clean(self.asked, 120)}{origin} · {where} · {clock_text(self.at)}"
 
 
 @dataclass(frozen=True)

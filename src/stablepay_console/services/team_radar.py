@@ -72,9 +72,13 @@ class TeamRadar:
     @property
     def said(self) -> str:
         """`radar from the team watcher, 40 s ago`"""
-        age = int(self.sweep.age_seconds)
-        ago = f"{age} s" if age < 120 else f"{age // 60} min"
-        return f"radar from the team watcher ({self.sweep.by_role}), {ago} ago"
+        return f"radar from the team watcher ({self.sweep.by_role}), {ago(self.sweep)}"
+
+
+def ago(sweep: Sweep) -> str:
+    """How long ago the watcher swept: `40 s ago`, `3 min ago`."""
+    age = int(sweep.age_seconds)
+    return f"{age} s ago" if age < 120 else f"{age // 60} min ago"
 
 
 async def from_team(services: Services, profile: Profile, now: datetime) -> TeamRadar | None:

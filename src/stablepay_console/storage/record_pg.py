@@ -286,6 +286,11 @@ class PgRecord:
         with self._tx("read the team watcher's sweep") as conn:
             return sweeps.last(conn, self.scope_of(profile))
 
+    def issued(self, profile: str) -> list[tuple[str, str | None]]:
+        """The wire JSON (request, current round) of each request of the profile's server last seen as issued."""
+        with self._tx("read the issued requests") as conn:
+            return seen.issued(conn, self.scope_of(profile))
+
     def run(self, doing: str, work: Callable[[psycopg.Connection], Any]) -> Any:
         """Anything else in one transaction (the import, the team watcher's sweep, `record status`)."""
         with self._tx(doing) as conn:

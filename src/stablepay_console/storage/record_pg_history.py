@@ -166,3 +166,13 @@ def history(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) ->
 
 def _maybe(text: str | None) -> Any:
     return parse_stamp(text) if text else None
+
+
+def issued(conn: psycopg.Connection, server: str) -> list[tuple[str, str | None]]:
+    """(request wire, current round's wire or None) of every request of `server` last seen as issued."""
+    rows = conn.execute(
+        "SELECT r.wire, ro.wire FROM stablepay.rfis r LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
+        "WHERE r.server = %s AND r.status = %s",
+        (server, "issued"),
+    ).fetchall()
+    return [(str(wire), None if round_wire is None else str(round_wire)) for wire, round_wire in rows]

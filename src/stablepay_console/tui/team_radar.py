@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from stablepay_console.services.team_needs_action import team_reader
 from stablepay_console.services.team_radar import from_team
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
+    from stablepay_console.services.team_needs_action import TeamRead
     from stablepay_console.tui.app import ConsoleApp
 
 OWN_POLL = "the console polls the API on its own (no team watcher swept within two of its intervals)"
@@ -33,3 +35,8 @@ async def team_radar_used(app: ConsoleApp, profile: Profile | None) -> bool:
         return False
     app.radar_label = found.update.label
     return True
+
+
+def needs_action_team(app: ConsoleApp) -> TeamRead | None:
+    """What the needs-action view asks first in team mode: a fresh team watcher's rows (None: read the API)."""
+    return team_reader(app.services, app.profile)

@@ -49,5 +49,7 @@ def status_line(pager: InboxPager) -> Text:
     if window is not None and state.current is not None and state.error is None:
         # Last: on one line at 80 columns, where the page came from is what gets cut (the banner says it).
         shown = state.current.provenance
+        if shown.origin:  # not the API itself: said before the profile, so it stays on one line at 80 columns
+            status.append(f" · {clean(shown.origin, 60)}", style="dim")
         status.append(f" · {clean(shown.profile, 30)} ({shown.environment}) at {clock_text(shown.at)}", style="dim")
     return status

@@ -15,6 +15,7 @@ from stablepay_console.tui.formatters.inbox_lines import active_line, status_lin
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.screens.inbox_help import HELP
+from stablepay_console.tui.team_radar import needs_action_team
 from stablepay_console.tui.widgets.auto_refresh import AutoRefresh
 from stablepay_console.tui.widgets.export_progress import ExportProgress
 from stablepay_console.tui.widgets.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
@@ -154,7 +155,7 @@ class InboxScreen(InboxClaims, ConsoleScreen):
     async def load_needs_action(self) -> None:
         self.paging.begin()
         self.render_state(busy_only=True)
-        await self.paging.load_needs_action(self.console.client, shown=self.render_state)
+        await self.paging.load_needs_action(self.console.client, self.render_state, needs_action_team(self.console))
         self.render_state()
 
     # --- rendering ----------------------------------------------------------------
@@ -173,7 +174,6 @@ class InboxScreen(InboxClaims, ConsoleScreen):
         self.query_one("#inbox-active", Static).update(active_line(pager, self.claim_note(), self.auto.seconds))
         self.query_one("#inbox-status", Static).update(status_line(pager))
         state = pager.state
-
         error = self.query_one("#inbox-error", ResultStatus)
         error.display = state.error is not None
         if state.error is not None:

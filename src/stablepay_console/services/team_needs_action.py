@@ -1,0 +1,101 @@
+"""The needs-action view from the team record while a team watcher is fresh (UI-free).
+
+A console in team mode whose server a watcher swept within the last two of its intervals takes the
+view's rows from the team record (every request of the server last seen as issued) instead of reading
+every issued request from the API; otherwise (no team record, a stale watcher, the record failing)
+it reads the API as without a team.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, cast
+
+from pydantic import ValidationError
+
+from stablepay_console.api.models import Rfi, RfiRound
+from stablepay_console.services.kept import Kept
+from stablepay_console.services.needs_action import NeedsActionRows
+from stablepay_console.services.team_radar import ago, from_team
+
+if TYPE_CHECKING:
+    from stablepay_console.api.filters import RfiFilters
+    from stablepay_console.profiles.model import Profile
+    from stablepay_console.storage.record_pg_sweeps import Sweep
+    from stablepay_console.wiring import Services
+
+
+@dataclass(frozen=True)
+class TeamRows:
+    """The needs-action rows from the team record, in needs-action order, and the sweep they rest on."""
+
+    rows: Kept
+    overdue: set[str]
+    sweep: Sweep
+
+    @property
+    def found(self) -> tuple[Kept, set[str]]:
+        return self.rows, self.overdue
+
+    @property
+    def said(self) -> str:
+        """`from the team watcher's sweep, 40 s ago`"""
+        return f"from the team watcher's sweep, {ago(self.sweep)}"
+
+
+TeamRead = Callable[["RfiFilters", datetime], Awaitable["TeamRows | None"]]
+"""What the needs-action view asks first: the team record's rows for these filters, or None (read the API)."""
+
+
+def parsed(wire: str, round_wire: str | None) -> Rfi | None:
+    """A request as the record keeps it (its current round apart), or None when it does not parse."""
+    try:
+        rfi = Rfi.model_validate_json(wire)
+        if round_wire is not None:
+            rfi = rfi.model_copy(update={"round": RfiRound.model_validate_json(round_wire)})
+    except ValidationError:
+        return None
+    return rfi
+
+
+def team_rows(found: list[tuple[str, str | None]], filters: RfiFilters, now: datetime) -> tuple[Kept, set[str]]:
+    """The issued requests among `found` matching the kind and user filters, in needs-action order (taken
+    newest first, as the API lists them, so that equal deadlines fall in the same order as from the API)."""
+    wanted = [
+        rfi for rfi in (parsed(wire, round_wire) for wire, round_wire in found)
+        if rfi is not None and rfi.status == "issued" and (filters.kind is None or rfi.kind == filters.kind)
+        and (filters.user_id is None or rfi.user_id == filters.user_id)
+    ]
+    rows = NeedsActionRows()
+    for rfi in sorted(wanted, key=lambda r: r.created_at, reverse=True):
+        rows.add(rfi)
+    return rows.ordered(now)
+
+
+async def needs_action_from_team(
+    services: Services, profile: Profile, filters: RfiFilters, now: datetime
+) -> TeamRows | None:
+    """The needs-action rows of a fresh team watcher of `profile`'s server; None: read the API yourself."""
+    from stablepay_console.storage.record import RecordError
+
+    fresh = await from_team(services, profile, now)
+    if fresh is None:
+        return None
+    try:
+        found: list[tuple[str, str | None]] | None = await services.record.run(
+            lambda record: cast(Any, record).issued(profile.name) if hasattr(record, "issued") else None)
+    except RecordError:
+        return None
+    if found is None:
+        return None
+    rows, overdue = team_rows(found, filters, now)
+    return TeamRows(rows, overdue, fresh.sweep)
+
+
+def team_reader(services: Services, profile: Profile | None) -> TeamRead | None:
+    """The needs-action view's team read for `profile` (None without a team record: read the API)."""
+    if services.team is None or profile is None:
+        return None
+    return lambda filters, now: needs_action_from_team(services, profile, filters, now)

@@ -1,0 +1,115 @@
+"""The needs-action view in team mode: from the team record while a team watcher is fresh (the API is not
+asked for every issued request), from the API as before when the watcher's last sweep is stale."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from stablepay_console.profiles.model import EMBEDDED_PROFILE
+from stablepay_console.sandbox import Sandbox
+from stablepay_console.services.history import sighting
+from stablepay_console.services.needs_action import needs_action_order
+from stablepay_console.services.team import server_key
+from stablepay_console.storage.record_pg import PgRecord
+from stablepay_console.storage.record_types import SeenPage
+from stablepay_console.storage.record_url import parse
+from stablepay_console.tui.screens.inbox import InboxScreen
+from tests.conftest import FIXED_NOW, wait_for_workers
+from tests.postgres import TeamDb
+
+URL = "STABLEPAY_RECORD_URL"
+
+
+def counting(sandbox: Sandbox) -> list[str]:
+    """Every request the sandbox answers from now on, as `path?query`."""
+    asked: list[str] = []
+    inner = sandbox.app
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            asked.append(f"{scope['path']}?{scope['query_string'].decode()}")
+        await inner(scope, receive, send)
+
+    sandbox.app = app  # type: ignore[assignment]
+    return asked
+
+
+def issued_lists(asked: list[str]) -> list[str]:
+    return [a for a in asked if a.startswith("/v2/rfis?") and "status=issued" in a]
+
+
+def swept_by_alice(sandbox: Sandbox, team_db: TeamDb) -> list[str]:
+    """Alice's watcher saw every request of the sandbox and marked a sweep; the expected needs-action IDs."""
+    rfis = list(sandbox.data.rfis)
+    alice = PgRecord(parse(team_db.url("alice")), lambda name: server_key(EMBEDDED_PROFILE))
+    page = SeenPage("embedded", EMBEDDED_PROFILE.environment, FIXED_NOW, tuple(sighting(r) for r in rfis))
+    alice.observe([page])
+    alice.mark_sweep("embedded", 300, json.dumps({"issued": []}))
+    alice.close()
+    with team_db.connect() as conn:  # a row that does not parse, and another server's issued request: neither shown
+        other = next(r for r in rfis if r.status == "issued").model_copy(update={"id": "elsewhere"})
+        for server, rfi_id, wire in (
+            (server_key(EMBEDDED_PROFILE), "broken", "{not json"),
+            ("production https://elsewhere", "elsewhere", other.model_dump_json()),
+        ):
+            conn.execute(
+                "INSERT INTO stablepay.rfis (server, rfi_id, environment, status, fingerprint, wire, first_seen, "
+                "last_seen) VALUES (%s, %s, 'sandbox', 'issued', 'x', %s, '2024-01-01T00:00:00Z', "
+                "'2024-01-01T00:00:00Z')",
+                (server, rfi_id, wire),
+            )
+    ordered, _ = needs_action_order([r for r in rfis if r.status == "issued"], FIXED_NOW)
+    return [r.id for r in ordered]
+
+
+def status_text(app: Any) -> str:
+    return str(app.screen.query_one("#inbox-status", Static).render())
+
+
+async def test_needs_action_comes_from_a_fresh_team_watcher(  # type: ignore[no-untyped-def]
+    make_app, sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = swept_by_alice(sandbox, team_db)
+    asked = counting(sandbox)
+    monkeypatch.setenv(URL, team_db.url("bob"))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        asked.clear()
+        await pilot.press("a")
+        await wait_for_workers(pilot)
+        screen = app.screen
+        assert isinstance(screen, InboxScreen)
+        found = screen.paging.action.current
+        assert found is not None and [r.id for r in found.value] == expected
+        assert issued_lists(asked) == [], "the API was not asked for every issued request"
+        assert found.provenance.origin.startswith("from the team watcher's sweep, ")
+        assert "from the team watcher's sweep, 0 s ago" in status_text(app)
+        assert "from the team watcher's sweep" in found.provenance.describe()
+        assert screen.paging.overdue == {r.id for r in found.value if r.deadline and r.deadline <= FIXED_NOW}
+
+
+async def test_needs_action_reads_the_api_when_the_watcher_is_stale(  # type: ignore[no-untyped-def]
+    make_app, sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = swept_by_alice(sandbox, team_db)
+    with team_db.connect() as conn:  # the watcher stopped: its last sweep is older than two intervals
+        conn.execute("UPDATE stablepay.sweeps SET swept_at = now() - interval '11 minutes'")
+    asked = counting(sandbox)
+    monkeypatch.setenv(URL, team_db.url("bob"))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        asked.clear()
+        await pilot.press("a")
+        await wait_for_workers(pilot)
+        screen = app.screen
+        assert isinstance(screen, InboxScreen)
+        found = screen.paging.action.current
+        assert found is not None and [r.id for r in found.value] == expected
+        assert issued_lists(asked), "read from the API as without a team watcher"
+        assert found.provenance.origin == "" and "team watcher" not in status_text(app)
