@@ -70,11 +70,10 @@ def status_text(app: Any) -> str:
     return str(app.screen.query_one("#inbox-status", Static).render())
 
 
-async def test_needs_action_comes_from_a_fresh_team_watcher(  # type: ignore[no-untyped-def]
-    make_app, sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    expected = swept_by_alice(sandbox, team_db)
-    asked = counting(sandbox)
+async def bob_opens_needs_action(make_app: Any, team_db: TeamDb, asked: list[str],
+                                 monkeypatch: pytest.MonkeyPatch) -> tuple[InboxScreen, Any, str]:
+    """Bob's console in team mode at 80x24 presses `a`: its inbox, the view's rows (loaded) and its status line.
+    `asked` is emptied first, so it holds only what the view asked of the API."""
     monkeypatch.setenv(URL, team_db.url("bob"))
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -84,13 +83,21 @@ async def test_needs_action_comes_from_a_fresh_team_watcher(  # type: ignore[no-
         await wait_for_workers(pilot)
         screen = app.screen
         assert isinstance(screen, InboxScreen)
-        found = screen.paging.action.current
-        assert found is not None and [r.id for r in found.value] == expected
-        assert issued_lists(asked) == [], "the API was not asked for every issued request"
-        assert found.provenance.origin.startswith("from the team watcher's sweep, ")
-        assert "from the team watcher's sweep, 0 s ago" in status_text(app)
-        assert "from the team watcher's sweep" in found.provenance.describe()
-        assert screen.paging.overdue == {r.id for r in found.value if r.deadline and r.deadline <= FIXED_NOW}
+        return screen, screen.paging.action.current, status_text(app)
+
+
+async def test_needs_action_comes_from_a_fresh_team_watcher(  # type: ignore[no-untyped-def]
+    make_app, sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = swept_by_alice(sandbox, team_db)
+    asked = counting(sandbox)
+    screen, found, status = await bob_opens_needs_action(make_app, team_db, asked, monkeypatch)
+    assert found is not None and [r.id for r in found.value] == expected
+    assert issued_lists(asked) == [], "the API was not asked for every issued request"
+    assert found.provenance.origin.startswith("from the team watcher's sweep, ")
+    assert "from the team watcher's sweep, 0 s ago" in status
+    assert "from the team watcher's sweep" in found.provenance.describe()
+    assert screen.paging.overdue == {r.id for r in found.value if r.deadline and r.deadline <= FIXED_NOW}
 
 
 async def test_needs_action_reads_the_api_when_the_watcher_is_stale(  # type: ignore[no-untyped-def]
@@ -100,16 +107,7 @@ async def test_needs_action_reads_the_api_when_the_watcher_is_stale(  # type: ig
     with team_db.connect() as conn:  # the watcher stopped: its last sweep is older than two intervals
         conn.execute("UPDATE stablepay.sweeps SET swept_at = now() - interval '11 minutes'")
     asked = counting(sandbox)
-    monkeypatch.setenv(URL, team_db.url("bob"))
-    app = make_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for_workers(pilot)
-        asked.clear()
-        await pilot.press("a")
-        await wait_for_workers(pilot)
-        screen = app.screen
-        assert isinstance(screen, InboxScreen)
-        found = screen.paging.action.current
-        assert found is not None and [r.id for r in found.value] == expected
-        assert issued_lists(asked), "read from the API as without a team watcher"
-        assert found.provenance.origin == "" and "team watcher" not in status_text(app)
+    _, found, status = await bob_opens_needs_action(make_app, team_db, asked, monkeypatch)
+    assert found is not None and [r.id for r in found.value] == expected
+    assert issued_lists(asked), "read from the API as without a team watcher"
+    assert found.provenance.origin == "" and "team watcher" not in status
