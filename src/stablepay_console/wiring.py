@@ -26,6 +26,7 @@ from stablepay_console.services.notes import Notes, author_for
 from stablepay_console.services.recording import recording_rfis
 from stablepay_console.services.switching import SwitchOutcome, switch_profile
 from stablepay_console.services.team import chosen_team, team_worker
+from stablepay_console.services.triage import Triage
 from stablepay_console.storage.record_worker import RecordWorker
 
 if TYPE_CHECKING:
@@ -71,6 +72,8 @@ class Services:
         actor = self.team.actor if self.team else author_for
         self.history, self.audit = HistoryRecorder(self.record), AuditLog(self.record, actor, self.recorded_at)
         self.notes = Notes(self.record, self.audit, self.recorded_at, actor)
+        self.triage = Triage(self.record, self.audit, self.recorded_at, actor)
+        """Triage steps (ready, approve, reject, wait, resume), the service-level policy, the report."""
         self.transport_for = transport_for
         """Tests route configured profiles to an in-process sandbox with this; None means the network."""
         self.book = book or ProfileBook(embedded=EMBEDDED_PROFILES, embedded_vault=SimulatedVault(), clock=clock)

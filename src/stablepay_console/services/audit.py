@@ -38,6 +38,12 @@ ACTIONS = {
     "claim": "claimed a request",
     "claim.release": "released a claim",
     "evidence.write": "wrote an evidence pack",
+    "triage.ready": "made an answer ready",
+    "triage.approve": "approved an answer",
+    "triage.reject": "rejected an answer",
+    "triage.wait": "waits on the user",
+    "triage.resume": "resumed after the user",
+    "triage.policy": "changed the service levels",
 }
 """The actions the console appends, with how a person reads them."""
 

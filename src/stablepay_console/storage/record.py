@@ -17,11 +17,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Protocol
 
 from stablepay_console.storage import locations
+from stablepay_console.storage.record_triage_types import TriageCase, TriageFacts, TriagePolicy, TriageStep
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
@@ -94,6 +96,28 @@ class Record(Protocol):
         ...
 
     def audit_head(self) -> AuditHead | None: ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """The calls made inside are one transaction: all kept, or none. Nested, a savepoint."""
+        ...
+
+    # --- triage: the team's steps on a request, its service levels, the report's facts ---------
+
+    def triage_case(self, profile: str, rfi_id: str) -> TriageCase: ...
+
+    def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime) -> TriageStep:
+        """Keep a step (the team record: the database checks its order and the four eyes, and sets who and when)."""
+        ...
+
+    def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
+        """The steps of each request's current round, oldest first (requests without any are left out)."""
+        ...
+
+    def triage_policy(self) -> TriagePolicy: ...
+
+    def set_triage_policy(self, policy: TriagePolicy, actor: str, at: datetime) -> TriagePolicy: ...
+
+    def triage_facts(self, profile: str, now: datetime) -> TriageFacts: ...
 
     def close(self) -> None: ...
 

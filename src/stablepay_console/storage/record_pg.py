@@ -27,6 +27,7 @@ from stablepay_console.storage import record_pg_sweeps as sweeps
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_pg_conn import RecordUnavailable, connect, need_psycopg, problem
 from stablepay_console.storage.record_pg_schema import LEAD, check_version
+from stablepay_console.storage.record_pg_triage import PgTriage
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
@@ -48,7 +49,7 @@ CHECK_AFTER = 1.0
 LEAD_ONLY = f"only a member of {LEAD} may release someone else's claim"
 
 
-class PgRecord:
+class PgRecord(PgTriage):
     """The team record. Not shared between threads: each thread (the record's worker) has its own."""
 
     claims_lapse = True
@@ -68,6 +69,8 @@ class PgRecord:
         self.version = 0
         self.check_after = CHECK_AFTER
         self._used = 0.0
+        self._depth = 0
+        """Calls inside `transaction()` (record_pg_triage): they use its connection as it is."""
         self._conn: psycopg.Connection | None = None
 
     # --- the connection -------------------------------------------------------------------
@@ -99,7 +102,7 @@ class PgRecord:
     def _alive(self, conn: psycopg.Connection) -> bool:
         """After a pause, a connection is checked before use: one the server dropped meanwhile (a restart, a
         failover, an idle timeout) is replaced at once instead of failing the next save."""
-        if time.monotonic() - self._used < self.check_after:
+        if self._depth or time.monotonic() - self._used < self.check_after:
             return True
         try:
             conn.execute("SELECT 1")

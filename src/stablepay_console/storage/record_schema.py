@@ -2,7 +2,8 @@
 
 A migration is only ever added at the end; one that shipped is never edited. Version 1 was the
 first schema (round history, statuses, notes, audit log); version 2 added claims, the audit head
-(so a cut-off tail shows) and the append-only guards on the audit log.
+(so a cut-off tail shows) and the append-only guards on the audit log; version 3 the triage steps
+and the service-level policy (`record_sqlite_triage`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 from stablepay_console.storage.record_chain import GENESIS
+from stablepay_console.storage.record_sqlite_triage import V3
 
 V1 = """
 CREATE TABLE rfis (
@@ -105,6 +107,7 @@ def _head_from_log(conn: sqlite3.Connection) -> None:
 MIGRATIONS: list[tuple[str, object]] = [
     (V1, None),
     (V2, _head_from_log),
+    (V3, None),
 ]
 """(SQL script, then an optional step in Python) for versions 1, 2, …"""
 

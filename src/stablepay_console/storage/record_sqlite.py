@@ -21,6 +21,7 @@ from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordN
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
 from stablepay_console.storage.record_schema import LATEST, migrate
 from stablepay_console.storage.record_sightings import observe_page
+from stablepay_console.storage.record_sqlite_triage import SqliteTriage
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
@@ -75,13 +76,14 @@ def _disk_refused(path: Path, exc: sqlite3.Error) -> RecordNotWritten | None:
     return RecordNotWritten(f"Could not write to the record {path}: {why}.")
 
 
-class SqliteRecord:
+class SqliteRecord(SqliteTriage):
     """`Record` on a local SQLite file. Safe to share between threads (calls are serialised)."""
 
     def __init__(self, path: Path, *, check: bool = True) -> None:
         self.path = path
         self.notice: str | None = None
         self._lock = threading.RLock()
+        self._depth = 0
         try:
             self._conn = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
@@ -129,11 +131,17 @@ class SqliteRecord:
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             try:
+                if self._depth:  # inside transaction(): a savepoint, so a failed call undoes only itself
+                    with self._savepoint():
+                        yield self._conn
+                    return
                 self._conn.execute("BEGIN IMMEDIATE")
+                self._depth += 1
                 try:
                     yield self._conn
                     self._conn.execute("COMMIT")
                 finally:
+                    self._depth -= 1
                     if self._conn.in_transaction:  # failed, or a COMMIT the disk refused: nothing half-kept
                         with suppress(sqlite3.Error):
                             self._conn.execute("ROLLBACK")
@@ -142,6 +150,27 @@ class SqliteRecord:
                 if refused is None:
                     raise
                 raise refused from None
+
+    @contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        name = f"nested_{self._depth}"
+        self._conn.execute(f"SAVEPOINT {name}")
+        self._depth += 1
+        try:
+            yield
+        except BaseException:
+            self._conn.execute(f"ROLLBACK TO {name}")
+            self._conn.execute(f"RELEASE {name}")
+            raise
+        finally:
+            self._depth -= 1
+        self._conn.execute(f"RELEASE {name}")
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The calls made inside are one transaction (the write lock taken up front); nested: a savepoint."""
+        with self._write():
+            yield
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
         with self._lock:

@@ -1,0 +1,110 @@
+"""Triage steps, the service-level policy and the report, on the record's thread.
+
+Each step is checked (`triage_state.refusal`) and kept with its audit entry (`triage.<step>`) in one
+transaction: both are kept or neither. In the team record the database checks the same rules again
+and sets who and when, so a step refused there leaves nothing behind either. A refused step is
+audited too (outcome `refused: …`), as a refused claim is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from stablepay_console.api.sanitize import clean
+from stablepay_console.profiles.model import Profile
+from stablepay_console.services.audit import AuditLog
+from stablepay_console.services.notes import author_for, check_note
+from stablepay_console.services.triage_report import Report, report
+from stablepay_console.services.triage_state import ACTION_OF, step_of
+from stablepay_console.services.triage_state import refusal as refusal_of
+from stablepay_console.storage.record import Record
+from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
+from stablepay_console.storage.record_worker import RecordWorker
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    done: bool
+    now: str
+    """The step the request is at afterwards (unchanged when refused)."""
+    refusal: str = ""
+    step: TriageStep | None = None
+
+
+class Triage:
+    def __init__(
+        self, worker: RecordWorker, audit: AuditLog, clock: Callable[[], datetime],
+        author_of: Callable[[str], str] = author_for,
+    ) -> None:
+        self.worker = worker
+        self.audit = audit
+        self.clock = clock
+        self.author_of = author_of
+
+    def step(self, profile: Profile, rfi_id: str, action: str, note: str = "",
+             author: str | None = None) -> Future[StepOutcome]:
+        """Take `action` (ready, approve, reject, wait, resume) on the request; ValueError at once for a bad note."""
+        text = check_note(note) if note.strip() else ""
+        who = clean(author, 80) if author else self.author_of(profile.name)
+        at = self.clock()
+
+        def write(record: Record) -> StepOutcome:
+            actor = str(getattr(record, "role", "") or who)  # the team record: the database role
+            with record.transaction():
+                case = record.triage_case(profile.name, rfi_id)
+                before = step_of(case.status, case.claim, case.steps)
+                refused = refusal_of(action, case, actor, text)
+                if refused is None:
+                    kept = record.add_triage_step(profile.name, rfi_id, action, actor, text, at)
+                    after = record.triage_case(profile.name, rfi_id)
+                    now = step_of(after.status, after.claim, after.steps)
+                    record.append_audit(self.audit.draft(ACTION_OF[action], profile, target=rfi_id, outcome=now,
+                                                         actor=actor, was=before, note=text or None))
+                    return StepOutcome(True, now, step=kept)
+                record.append_audit(self.audit.draft(ACTION_OF[action], profile, target=rfi_id,
+                                                     outcome=f"refused: {refused}", actor=actor, was=before))
+                return StepOutcome(False, before, refused)
+
+        return self.worker.submit(write)
+
+    def policy(self) -> Future[TriagePolicy]:
+        return self.worker.submit(lambda record: record.triage_policy())
+
+    def set_policy(
+        self, profile: Profile | None, claim_within: timedelta | None = None, ready_within: timedelta | None = None,
+        approve_before: timedelta | None = None,
+    ) -> Future[TriagePolicy]:
+        """Change the levels given (the team record: a lead's or the owner's right, the database says)."""
+        who = self.author_of(profile.name if profile else "")
+        at = self.clock()
+
+        def write(record: Record) -> TriagePolicy:
+            with record.transaction():
+                old = record.triage_policy()
+                new = TriagePolicy(claim_within or old.claim_within, ready_within or old.ready_within,
+                                   approve_before or old.approve_before)
+                kept = record.set_triage_policy(new, who, at)
+                record.append_audit(self.audit.draft(
+                    "triage.policy", profile, target="policy", outcome="changed", actor=who,
+                    claim_within=int(kept.claim_within.total_seconds()),
+                    ready_within=int(kept.ready_within.total_seconds()),
+                    approve_before=int(kept.approve_before.total_seconds())))
+                return kept
+
+        return self.worker.submit(write)
+
+    def report(self, profile: Profile, since: datetime) -> Future[Report]:
+        """The report of the profile's requests (the team record: its server's) issued since `since`."""
+
+        def read(record: Record) -> Report:
+            facts = record.triage_facts(profile.name, self.clock())
+            return report(facts, since, facts.now or self.clock())
+
+        return self.worker.submit(read)
+
+    def steps(self, profile: str, rfi_ids: list[str]) -> Future[tuple[dict[str, list[TriageStep]], TriagePolicy]]:
+        """The current round's steps of each request shown, and the policy (the inbox's columns)."""
+        return self.worker.submit(lambda record: (record.triage_steps(profile, rfi_ids), record.triage_policy()))

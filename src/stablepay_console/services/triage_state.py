@@ -1,0 +1,78 @@
+"""The triage steps on our side, beside the provider's status: which step a request is at, and what may follow.
+
+A request is `unclaimed`, `claimed`, `ready` (the answer is prepared, awaiting review), `approved`
+(a second analyst checked it) or `waiting` (on the user, the team's clock paused). The provider's
+`submitted`, `resolved` and `expired` close it. Steps:
+
+    claimed --ready--> ready --approve--> approved
+       ^                 |  \\                |
+       +----reject-------+   +----reject-----+
+    claimed/ready --wait--> waiting --resume--> claimed
+
+Only the claimant makes a request ready; the one who made it ready never approves it (four eyes);
+a rejection says why. The team record's database enforces the same rules (migration 0003); this
+module says them first, in words, and is the only check for the local record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stablepay_console.storage.record_triage_types import TriageCase, TriageStep
+from stablepay_console.storage.record_types import Claim
+
+UNCLAIMED, CLAIMED, READY, APPROVED, WAITING = "unclaimed", "claimed", "ready", "approved", "waiting"
+CLOSED = ("submitted", "resolved", "expired")
+AFTER = {"ready": READY, "approve": APPROVED, "wait": WAITING, "reject": CLAIMED, "resume": CLAIMED}
+"""The step a request is at after each action."""
+FROM = {
+    "ready": (CLAIMED,),
+    "approve": (READY,),
+    "reject": (READY, APPROVED),
+    "wait": (CLAIMED, READY),
+    "resume": (WAITING,),
+}
+"""The steps each action may be taken from."""
+ACTION_OF = {step: f"triage.{step}" for step in AFTER}
+"""The audit log's name of each action."""
+LABELS = {UNCLAIMED: "unclaimed", CLAIMED: "claimed", READY: "ready", APPROVED: "approved", WAITING: "waiting"}
+
+
+def step_of(status: str | None, claim: Claim | None, steps: Sequence[TriageStep]) -> str:
+    """Where a request is: the provider's closing status, else the last step (claimed or not)."""
+    if status in CLOSED:
+        return str(status)
+    at = AFTER[steps[-1].step] if steps else CLAIMED
+    if at == CLAIMED and claim is None:
+        return UNCLAIMED
+    return at
+
+
+def maker_of(steps: Sequence[TriageStep]) -> str | None:
+    """Who made the answer under review ready (the last `ready`), if it is under review or approved."""
+    for step in reversed(steps):
+        if step.step == "ready":
+            return step.actor
+        if step.step in ("reject", "resume"):
+            return None
+    return None
+
+
+def refusal(action: str, case: TriageCase, actor: str, note: str = "") -> str | None:
+    """Why `actor` may not take `action` on the request now; None when they may."""
+    if action not in AFTER:
+        return f"'{action}' is not a triage step"
+    now = step_of(case.status, case.claim, case.steps)
+    rfi = case.rfi_id
+    if now in CLOSED:
+        return f"{rfi} is closed: the provider says it is {now}"
+    if action == "reject" and not note.strip():
+        return "a rejection needs a note saying why (--note TEXT)"
+    if now not in FROM[action]:
+        return f"{rfi} is {LABELS.get(now, now)}; '{action}' needs it {' or '.join(FROM[action])}"
+    if action == "ready" and (case.claim is None or case.claim.claimant != actor):
+        holder = case.claim.claimant if case.claim is not None else "nobody"
+        return f"only the claimant makes an answer ready; {rfi} is claimed by {holder}"
+    if action == "approve" and maker_of(case.steps) == actor:
+        return f"four eyes: {actor} made the answer ready and cannot approve it; another analyst approves it"
+    return None

@@ -1,0 +1,167 @@
+"""Triage in the team record: steps, the policy and the report's facts, in PostgreSQL (migration `NNNN_triage.sql`).
+
+The database decides: a step's actor is the role and its time the database's clock (analysts may
+insert only its content columns), its order and the four-eyes rule are checked by the trigger
+`triage_1_check`, and only a lead (or the owner) may change the policy (column privileges). The
+checks the services make first only put the same rules into words.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from stablepay_console.storage.record_triage_types import (
+    ClaimFact,
+    RoundFact,
+    StatusFact,
+    TriageCase,
+    TriageFacts,
+    TriagePolicy,
+    TriageStep,
+)
+from stablepay_console.storage.record_types import Claim, parse_stamp
+
+if TYPE_CHECKING:
+    import psycopg
+
+STEP_COLUMNS = "t.rfi_id, t.step, t.actor, t.at, t.note, t.round_no"
+CURRENT_ROUND = (
+    "FROM stablepay.triage t LEFT JOIN stablepay.rfis r ON r.server = t.server AND r.rfi_id = t.rfi_id "
+    "LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
+    "WHERE t.server = %s AND t.rfi_id = ANY(%s) AND t.round_no IS NOT DISTINCT FROM ro.round_no ORDER BY t.id"
+)
+
+
+def _steps(rows: Sequence[Sequence[Any]]) -> list[TriageStep]:
+    return [TriageStep(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4]), r[5]) for r in rows]
+
+
+def steps_of(conn: psycopg.Connection, server: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
+    found: dict[str, list[TriageStep]] = {}
+    for step in _steps(conn.execute(f"SELECT {STEP_COLUMNS} {CURRENT_ROUND}", (server, list(rfi_ids))).fetchall()):
+        found.setdefault(step.rfi_id, []).append(step)
+    return found
+
+
+def case(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) -> TriageCase:
+    seen = conn.execute(
+        "SELECT r.status, ro.round_no FROM stablepay.rfis r LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
+        "WHERE r.server = %s AND r.rfi_id = %s",
+        (server, rfi_id),
+    ).fetchone()
+    held = conn.execute(
+        "SELECT claimant, at, until FROM stablepay.claims WHERE server = %s AND rfi_id = %s "
+        "AND (until IS NULL OR until > now())",
+        (server, rfi_id),
+    ).fetchone()
+    claim = Claim(profile, rfi_id, str(held[0]), held[1], held[2]) if held else None
+    status, round_no = (str(seen[0]), seen[1]) if seen else (None, None)
+    return TriageCase(rfi_id, status, round_no, claim, tuple(steps_of(conn, server, [rfi_id]).get(rfi_id, [])))
+
+
+def add_step(conn: psycopg.Connection, server: str, profile: str, rfi_id: str, step: str, note: str) -> TriageStep:
+    """Only the content: the database sets actor, time and round, and refuses a step out of order."""
+    row = conn.execute(
+        "INSERT INTO stablepay.triage (server, rfi_id, profile, step, note) VALUES (%s, %s, %s, %s, %s) "
+        "RETURNING rfi_id, step, actor, at, note, round_no",
+        (server, rfi_id, profile, step, note),
+    ).fetchone()
+    assert row is not None
+    return _steps([row])[0]
+
+
+def policy(conn: psycopg.Connection) -> TriagePolicy:
+    row = conn.execute(
+        "SELECT claim_within, ready_within, approve_before, changed_by, changed_at FROM stablepay.triage_policy "
+        "WHERE single"
+    ).fetchone()
+    return TriagePolicy(row[0], row[1], row[2], str(row[3]), row[4]) if row else TriagePolicy()
+
+
+def set_policy(conn: psycopg.Connection, chosen: TriagePolicy) -> TriagePolicy:
+    """A lead's (or the owner's) right: the database refuses an analyst, and says who changed it and when."""
+    conn.execute(
+        "UPDATE stablepay.triage_policy SET claim_within = %s, ready_within = %s, approve_before = %s WHERE single",
+        (chosen.claim_within, chosen.ready_within, chosen.approve_before),
+    )
+    return policy(conn)
+
+
+def facts(conn: psycopg.Connection, server: str, profile: str) -> TriageFacts:
+    rounds: dict[tuple[str, int], RoundFact] = {}
+    for rfi_id, round_no, issued, expires, submitted in conn.execute(
+        "SELECT rfi_id, round_no, issued_at, expires_at, submitted_at FROM stablepay.rounds WHERE server = %s "
+        "ORDER BY first_seen, id",
+        (server,),
+    ).fetchall():
+        key = (str(rfi_id), int(round_no))
+        before = rounds.get(key)
+        answered = parse_stamp(submitted) if submitted else (before.submitted_at if before else None)
+        rounds[key] = RoundFact(key[0], key[1], parse_stamp(issued), parse_stamp(expires) if expires else None,
+                                answered)
+    statuses = [StatusFact(str(r), str(s), parse_stamp(f)) for r, s, f in conn.execute(
+        "SELECT rfi_id, status, first_seen FROM stablepay.statuses WHERE server = %s ORDER BY first_seen, id",
+        (server,)).fetchall()]
+    taken = [ClaimFact(str(t), str(a), parse_stamp(at)) for t, a, at in conn.execute(
+        "SELECT target, actor, at FROM stablepay.audit WHERE server = %s AND action = 'claim' AND outcome = 'claimed' "
+        "ORDER BY seq", (server,)).fetchall()]
+    steps = _steps(conn.execute(
+        "SELECT rfi_id, step, actor, at, note, round_no FROM stablepay.triage t WHERE server = %s ORDER BY id",
+        (server,)).fetchall())
+    held = {str(r): Claim(profile, str(r), str(c), a, u) for r, c, a, u in conn.execute(
+        "SELECT rfi_id, claimant, at, until FROM stablepay.claims "
+        "WHERE server = %s AND (until IS NULL OR until > now())",
+        (server,)).fetchall()}
+    row = conn.execute("SELECT clock_timestamp()").fetchone()
+    return TriageFacts(list(rounds.values()), statuses, taken, steps, held, policy(conn), row[0] if row else None)
+
+
+class PgTriage:
+    """Mixed into `PgRecord`: `transaction()` and the triage methods, each a thin call of the functions above."""
+
+    scope_of: Callable[[str], str]
+    _used: float
+    _depth: int
+
+    def _tx(self, doing: str) -> AbstractContextManager[psycopg.Connection]:
+        raise NotImplementedError
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The calls made inside are one transaction; a nested call is a savepoint (psycopg nests them)."""
+        with self._tx("keep the change and its audit entry"):
+            self._depth += 1
+            self._used = time.monotonic()
+            try:
+                yield
+            finally:
+                self._depth -= 1
+
+    def triage_case(self, profile: str, rfi_id: str) -> TriageCase:
+        with self._tx("read the request's triage") as conn:
+            return case(conn, self.scope_of(profile), profile, rfi_id)
+
+    def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime) -> TriageStep:
+        """`actor` and `at` are not used: the database sets them."""
+        with self._tx(f"keep the step '{step}'") as conn:
+            return add_step(conn, self.scope_of(profile), profile, rfi_id, step, note)
+
+    def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
+        with self._tx("read the triage steps") as conn:
+            return steps_of(conn, self.scope_of(profile), rfi_ids)
+
+    def triage_policy(self) -> TriagePolicy:
+        with self._tx("read the service levels") as conn:
+            return policy(conn)
+
+    def set_triage_policy(self, policy: TriagePolicy, actor: str, at: datetime) -> TriagePolicy:
+        with self._tx("change the service levels") as conn:
+            return set_policy(conn, policy)
+
+    def triage_facts(self, profile: str, now: datetime) -> TriageFacts:
+        with self._tx("read the report's facts") as conn:
+            return facts(conn, self.scope_of(profile), profile)

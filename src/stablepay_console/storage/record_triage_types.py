@@ -1,0 +1,93 @@
+"""Triage in the record: the team's own steps on a request, its service-level policy, the report's facts.
+
+Plain values only: the stores return them, the services (`services/triage*.py`) decide what they
+mean. A step's actor and time are the store's to set: the database role and the database's clock
+in the team record, the author and the console's clock in the local file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from stablepay_console.storage.record_types import Claim
+
+STEPS = ("ready", "approve", "reject", "wait", "resume")
+"""What an analyst may do to a request, in the audit log as `triage.<step>`."""
+
+
+@dataclass(frozen=True)
+class TriageStep:
+    rfi_id: str
+    step: str
+    actor: str
+    at: datetime
+    note: str = ""
+    round_no: int | None = None
+    """The request's round when the step was taken (the record's last sighting); None if never seen."""
+
+
+@dataclass(frozen=True)
+class TriagePolicy:
+    """The team's service levels: claim and make ready within a span of the round's `issuedAt`, approve
+    a span before its `expiresAt`. Time waiting on the user does not count."""
+
+    claim_within: timedelta = timedelta(hours=4)
+    ready_within: timedelta = timedelta(hours=24)
+    approve_before: timedelta = timedelta(hours=12)
+    changed_by: str = ""
+    changed_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class TriageCase:
+    """What a step is checked against: the request as the record knows it, right now."""
+
+    rfi_id: str
+    status: str | None
+    """The provider's status as last seen; None when the record never saw the request."""
+    round_no: int | None
+    claim: Claim | None
+    steps: tuple[TriageStep, ...] = ()
+    """The steps of the current round, oldest first."""
+
+
+@dataclass(frozen=True)
+class RoundFact:
+    """One round as last seen (the provider's times)."""
+
+    rfi_id: str
+    round_no: int
+    issued_at: datetime
+    expires_at: datetime | None
+    submitted_at: datetime | None
+
+
+@dataclass(frozen=True)
+class StatusFact:
+    rfi_id: str
+    status: str
+    first_seen: datetime
+
+
+@dataclass(frozen=True)
+class ClaimFact:
+    """A claim taken (an audit entry `claim`, outcome `claimed`)."""
+
+    rfi_id: str
+    actor: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class TriageFacts:
+    """Everything the report is worked out from: what the record saw and what the team did."""
+
+    rounds: list[RoundFact] = field(default_factory=list)
+    statuses: list[StatusFact] = field(default_factory=list)
+    claims_taken: list[ClaimFact] = field(default_factory=list)
+    steps: list[TriageStep] = field(default_factory=list)
+    claims_now: dict[str, Claim] = field(default_factory=dict)
+    policy: TriagePolicy = field(default_factory=TriagePolicy)
+    now: datetime | None = None
+    """The store's clock when the facts were read (the database's, in the team record)."""
