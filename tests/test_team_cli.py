@@ -20,6 +20,7 @@ import pytest
 from stablepay_console.cli.main import main
 from stablepay_console.storage import locations
 from stablepay_console.storage.record_pg import PgRecord
+from stablepay_console.storage.record_pg_schema import LATEST
 from stablepay_console.storage.record_url import parse
 from tests.cli_e2e import console, free_port
 from tests.postgres import OWNER, TeamDb, wait_for
@@ -53,9 +54,9 @@ def local_file() -> Path:
 def test_init_as_the_owner_then_up_to_date(bare_db: TeamDb, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("record", "init", bare_db.url(OWNER)) == 0
     said = capsys.readouterr()
-    assert "schema version 1 (was none)" in said.out and "GRANT stablepay_analyst TO alice;" in said.err
+    assert f"schema version {LATEST} (was none)" in said.out and "GRANT stablepay_analyst TO alice;" in said.err
     assert cli("record", "init", bare_db.url(OWNER)) == 0
-    assert "is up to date: schema version 1" in capsys.readouterr().out
+    assert f"is up to date: schema version {LATEST}" in capsys.readouterr().out
 
 
 def test_use_saves_the_url_and_status_says_who_you_are(team_db: TeamDb, capsys: pytest.CaptureFixture[str]) -> None:
@@ -65,7 +66,7 @@ def test_use_saves_the_url_and_status_says_who_you_are(team_db: TeamDb, capsys: 
     status = json.loads(capsys.readouterr().out)
     assert status | {"from": ""} == {
         "record": "team", "from": "", "host": "127.0.0.1", "port": str(team_db.server.port), "database": team_db.name,
-        "tls": "libpq default", "you": "bob", "lead": False, "schemaVersion": 1, "reachable": True,
+        "tls": "libpq default", "you": "bob", "lead": False, "schemaVersion": LATEST, "reachable": True,
     }
     assert cli("record", "use", "--local") == 0
     capsys.readouterr()

@@ -12,6 +12,7 @@ from stablepay_console.cli import parsers
 from stablepay_console.cli.arguments import Parser, positive, quoted, say, uuid_of
 from stablepay_console.cli.export_flags import add_range_flags, range_of
 from stablepay_console.cli.record_commands import TEAM_KEYS, add_audit_commands
+from stablepay_console.cli.triage_commands import STEP_KEYS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -192,6 +193,7 @@ HEADLESS: dict[tuple[str, str], tuple[str, str]] = {
     **{key: ("record_commands", "run") for key in (("rfis", "history"), ("rfis", "note"), ("rfis", "claim"),
                                                   ("rfis", "release"), ("rfis", "evidence"), ("audit", "verify"),
                                                   ("audit", "log"), *TEAM_KEYS)},
+    **{key: ("triage_commands", "run") for key in (*STEP_KEYS, ("record", "record.policy"))},
 }
 """(command, sub-command) -> (module of stablepay_console.cli, function): imported only when run."""
 

@@ -13,6 +13,7 @@ from datetime import timedelta
 from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
 from stablepay_console.cli import arguments as a
 from stablepay_console.cli.record_commands import add_record_commands
+from stablepay_console.cli.triage_commands import add_triage_commands
 
 EXIT_CODES = (
     "exit codes: 0 success; 1 the server refused or failed (its message on stderr); "
@@ -112,6 +113,7 @@ def add_headless_commands(sub: argparse._SubParsersAction[a.Parser], common: a.P
     watch.add_argument("--once", action="store_true", help="poll once and exit (for cron)")
     add_format(watch)
     add_record_commands(rfis_sub, common)
+    add_triage_commands(rfis_sub, common)
 
     batch = sub.add_parser("batch", help="batch crypto transfers")
     batch_sub = batch.add_subparsers(dest="batch_command", required=True)

@@ -51,6 +51,9 @@ def add_team_commands(sub: argparse._SubParsersAction[Any]) -> None:
                          help="print JSON")
     for parser, name in ((init, "init"), (status, "status"), (use, "use"), (imports, "import")):
         parser.set_defaults(record_command=f"record.{name}")
+    from stablepay_console.cli.triage_commands import add_policy_command
+
+    add_policy_command(record_sub)
 
 
 def refused_team(args: argparse.Namespace, services: Services) -> str | None:

@@ -1,0 +1,89 @@
+"""Triage from the shell: `rfis ready|approve|reject|wait|resume`, `record policy` and `rfis report`.
+
+None of these talk to the API: they read and write the record. Exit codes: 0 done; 1 refused or failed
+(the reason on standard error: a step out of order, your own answer to approve, an analyst changing
+the policy, a record that cannot be used); 2 bad usage or input (`approve` on the local record: four
+eyes need the team record).
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import timedelta
+from typing import Any
+
+from stablepay_console.cli import arguments as a
+
+OK, FAILED, USAGE = 0, 1, 2
+EXIT_CODES = ("exit codes: 0 done; 1 refused or failed (the reason on stderr); 2 bad usage or input "
+              "(approve on the local record: four eyes need the team record).")
+STEP_HELP = {
+    "ready": "the claimant says the answer is prepared and asks for review",
+    "approve": "a different analyst approves the prepared answer (four eyes: never the one who made it ready)",
+    "reject": "send a prepared answer back to the claimant, saying why",
+    "wait": "the user was asked for documents: the team's clock pauses",
+    "resume": "the user answered: back to claimed, the clock runs again",
+}
+STEP_KEYS = tuple(("rfis", step) for step in (*STEP_HELP, "report"))
+"""The (command, sub-command) keys `main.headless` looks up."""
+
+
+def _json_flag(parser: argparse.ArgumentParser, csv: bool = False) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--json", dest="format", action="store_const", const="json", help="print JSON (camelCase keys)")
+    if csv:
+        group.add_argument("--csv", dest="format", action="store_const", const="csv",
+                           help="print CSV: section, key, measure, value")
+    parser.set_defaults(format="text")
+
+
+def add_triage_commands(rfis_sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
+    request = a.uuid_of("request ID")
+    for step, words in STEP_HELP.items():
+        parser = rfis_sub.add_parser(step, parents=[common], epilog=EXIT_CODES, help=words)
+        parser.add_argument("rfi_id", type=request, metavar="RFI_ID")
+        if step != "resume":
+            parser.add_argument("--note", default="", required=step == "reject", metavar="TEXT",
+                                help="why (required for reject)" if step == "reject" else "a note kept with the step")
+        _json_flag(parser)
+        parser.set_defaults(triage_step=step)
+    report = rfis_sub.add_parser(
+        "report", parents=[common], epilog="exit codes: 0 done; 1 the record cannot be read; 2 bad usage.",
+        help="the team's report: per week, durations (median, 90th percentile), breaches, per analyst",
+    )
+    report.add_argument("--since", type=a.duration, default=timedelta(days=30), metavar="DURATION",
+                        help="rounds issued in the last DURATION (default 30d)")
+    _json_flag(report, csv=True)
+
+
+def add_policy_command(record_sub: argparse._SubParsersAction[Any]) -> None:
+    policy = record_sub.add_parser(
+        "policy", epilog=EXIT_CODES.replace(" (approve on the local record: four eyes need the team record)", ""),
+        help="the team's service levels; a lead (or the owner) changes them",
+        description="Print the service levels, or change those given. Claim and make ready within a span of "
+        "the round's issuedAt; approve a span before its expiresAt. Time waiting on the user does not count.",
+    )
+    policy.add_argument("--claim-within", type=a.duration, metavar="DURATION", help="e.g. 4h")
+    policy.add_argument("--ready-within", type=a.duration, metavar="DURATION", help="e.g. 24h")
+    policy.add_argument("--approve-before", type=a.duration, metavar="DURATION", help="e.g. 12h")
+    _json_flag(policy)
+    policy.set_defaults(record_command="record.policy")
+
+
+def run(args: argparse.Namespace) -> int:
+    from stablepay_console.cli.output import fail
+    from stablepay_console.cli.triage_runs import run_policy, run_report, run_step
+    from stablepay_console.storage.record import RecordError
+
+    try:
+        if getattr(args, "record_command", "") == "record.policy":
+            return run_policy(args)
+        if args.rfis_command == "report":
+            return run_report(args)
+        return run_step(args)
+    except RecordError as exc:
+        fail(str(exc))
+        return FAILED
+    except TimeoutError:
+        fail("the record did not answer in time (another program may hold it locked).")
+        return FAILED

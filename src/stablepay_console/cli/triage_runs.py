@@ -1,0 +1,110 @@
+"""What each triage command does (see `triage_commands` for the arguments and exit codes)."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timezone
+from typing import Any
+
+from stablepay_console.cli.durations import format_duration
+from stablepay_console.cli.output import Output, fail, note
+from stablepay_console.cli.record_commands import profile_for, record_services
+from stablepay_console.cli.triage_commands import FAILED, OK, USAGE
+from stablepay_console.services.triage_report import ANALYST_FIELDS, SPANS, WEEK_FIELDS, Report
+from stablepay_console.storage.record_triage_types import TriagePolicy
+
+LOCAL_APPROVE = ("four eyes need the team record: on the local record one person makes an answer ready and "
+                 "nobody else can approve it. Set STABLEPAY_RECORD_URL or run `record use URL`.")
+
+
+def run_step(args: argparse.Namespace) -> int:
+    step = args.triage_step
+    found = profile_for(args)
+    if found is None:
+        return USAGE
+    profile, services = found
+    if step == "approve" and services.team is None:
+        fail(LOCAL_APPROVE)
+        return USAGE
+    try:
+        pending = services.triage.step(profile, args.rfi_id, step, getattr(args, "note", ""))
+    except ValueError as exc:
+        fail(str(exc))
+        return USAGE
+    outcome = pending.result(60)
+    out = Output(args.format)
+    kept = outcome.step
+    if out.fmt == "json":
+        out.json({"id": args.rfi_id, "action": step, "done": outcome.done, "step": outcome.now,
+                  "by": kept.actor if kept else None, "at": kept.at.isoformat() if kept else None,
+                  "note": kept.note if kept else None, "refusal": outcome.refusal or None})
+    if not outcome.done:
+        fail(f"{step} refused: {outcome.refusal}.")
+        return FAILED
+    if out.is_text and kept is not None:
+        note(f"{args.rfi_id} is {outcome.now} ({step} by {kept.actor}, {kept.at:%Y-%m-%d %H:%M} UTC).")
+    return OK
+
+
+def policy_json(policy: TriagePolicy) -> dict[str, Any]:
+    return {
+        "claimWithin": format_duration(policy.claim_within),
+        "readyWithin": format_duration(policy.ready_within),
+        "approveBefore": format_duration(policy.approve_before),
+        "changedBy": policy.changed_by or None,
+        "changedAt": policy.changed_at.isoformat() if policy.changed_at else None,
+    }
+
+
+def run_policy(args: argparse.Namespace) -> int:
+    services = record_services(args)
+    change = (args.claim_within, args.ready_within, args.approve_before)
+    if any(change):
+        policy = services.triage.set_policy(None, *change).result(60)
+    else:
+        policy = services.triage.policy().result(60)
+    out = Output(args.format)
+    shown = policy_json(policy)
+    if out.fmt == "json":
+        out.json(shown)
+    else:
+        out.fields([("claim within", shown["claimWithin"] + " of issuedAt"),
+                    ("ready within", shown["readyWithin"] + " of issuedAt"),
+                    ("approve before", shown["approveBefore"] + " before expiresAt"),
+                    ("changed by", shown["changedBy"] or "-"), ("changed at", shown["changedAt"] or "-")])
+    return OK
+
+
+def hours(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds / 3600:.1f}h"
+
+
+def run_report(args: argparse.Namespace) -> int:
+    found = profile_for(args)
+    if found is None:
+        return USAGE
+    profile, services = found
+    since = datetime.now(timezone.utc) - args.since
+    services.record.flush()
+    made: Report = services.triage.report(profile, since).result(120)
+    out = Output(args.format)
+    if out.fmt == "json":
+        out.json(made.to_json())
+        return OK
+    if out.fmt == "csv":
+        out.csv(("section", "key", "measure", "value"), made.csv_rows())
+        return OK
+    out.table(("week", *WEEK_FIELDS), [(start.date().isoformat(), *(week[f] for f in WEEK_FIELDS))
+                                      for start, week in made.weeks], title="Per week", right=WEEK_FIELDS)
+    out.blank()
+    out.table(("from → to", "count", "median", "p90"),
+              [(name, str(made.spans[name].count), hours(made.spans[name].median), hours(made.spans[name].p90))
+               for name in SPANS], title="Durations (team time)", right=("count", "median", "p90"))
+    out.blank()
+    out.table(("level", "breaches"), [(name, str(n)) for name, n in made.breaches.items()], title="Breaches")
+    out.blank()
+    out.table(("analyst", *ANALYST_FIELDS), [(who, *(str(c[f]) for f in ANALYST_FIELDS))
+                                            for who, c in sorted(made.analysts.items())],
+              title="Per analyst", right=ANALYST_FIELDS)
+    note(f"Rounds issued since {since:%Y-%m-%d %H:%M} UTC, profile {profile.name}.")
+    return OK

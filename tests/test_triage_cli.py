@@ -1,0 +1,95 @@
+"""Triage from the shell on the local record (one person): steps, their audit entries, the policy, the report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stablepay_console.services.audit import verify
+from stablepay_console.storage.record import open_record
+from stablepay_console.storage.record_sqlite import SqliteRecord
+from tests.test_audit_chain import cli
+
+RFI = "22222222-2222-4222-8222-222222222222"
+
+
+def actions() -> list[tuple[str, str]]:
+    record = open_record()
+    try:
+        assert verify(record).ok
+        return [(e.action, e.outcome) for e in record.audit() if e.action.startswith("triage.")]
+    finally:
+        record.close()
+
+
+def test_steps_in_order_each_with_its_audit_entry(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("rfis", "claim", RFI, "--as", "ana") == 0
+    assert cli("rfis", "ready", RFI, "--note", "statement checked", "--json") == 1  # the claimant is ana, not me
+    assert "only the claimant" in capsys.readouterr().err
+    assert cli("rfis", "release", RFI, "--as", "ana") == 0
+    assert cli("rfis", "claim", RFI) == 0
+    assert cli("rfis", "wait", RFI, "--note", "asked for a bank statement") == 0
+    assert cli("rfis", "ready", RFI) == 1
+    assert "waiting" in capsys.readouterr().err
+    assert cli("rfis", "resume", RFI) == 0
+    capsys.readouterr()
+    assert cli("rfis", "ready", RFI, "--note", "statement checked", "--json") == 0
+    said = json.loads(capsys.readouterr().out)
+    assert (said["id"], said["action"], said["done"], said["step"], said["note"]) == (
+        RFI, "ready", True, "ready", "statement checked")
+    with pytest.raises(SystemExit) as usage:
+        cli("rfis", "reject", RFI)  # a rejection needs --note
+    assert usage.value.code == 2
+    assert cli("rfis", "reject", RFI, "--note", "wrong account") == 0
+    assert actions() == [("triage.ready", "refused: only the claimant makes an answer ready; "
+                          f"{RFI} is claimed by ana"), ("triage.wait", "waiting"),
+                         ("triage.ready", f"refused: {RFI} is waiting; 'ready' needs it claimed"),
+                         ("triage.resume", "claimed"), ("triage.ready", "ready"), ("triage.reject", "claimed")]
+
+
+def test_approve_on_the_local_record_needs_the_team_record(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("rfis", "claim", RFI) == 0
+    assert cli("rfis", "ready", RFI) == 0
+    capsys.readouterr()
+    assert cli("rfis", "approve", RFI) == 2
+    assert "four eyes need the team record" in capsys.readouterr().err
+    assert [a for a, _ in actions()] == ["triage.ready"]
+
+
+def test_a_step_and_its_audit_entry_are_kept_together_or_not_at_all(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("rfis", "claim", RFI) == 0
+
+    def broken(self: SqliteRecord, draft: object) -> object:
+        raise OSError("the audit log could not be written")
+
+    monkeypatch.setattr(SqliteRecord, "append_audit", broken)
+    with pytest.raises(OSError):
+        cli("rfis", "ready", RFI)
+    monkeypatch.undo()
+    record = open_record()
+    try:
+        assert record.triage_case("embedded", RFI).steps == ()
+    finally:
+        record.close()
+
+
+def test_the_policy_is_printed_and_changed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("record", "policy", "--json") == 0
+    assert json.loads(capsys.readouterr().out) | {"changedBy": None} == {
+        "claimWithin": "4h", "readyWithin": "24h", "approveBefore": "12h", "changedBy": None, "changedAt": None}
+    assert cli("record", "policy", "--claim-within", "2h", "--approve-before", "6h", "--json") == 0
+    changed = json.loads(capsys.readouterr().out)
+    assert (changed["claimWithin"], changed["readyWithin"], changed["approveBefore"]) == ("2h", "24h", "6h")
+    assert actions()[-1] == ("triage.policy", "changed")
+
+
+def test_the_report_from_the_shell(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("rfis", "report", "--since", "7d", "--json") == 0
+    made = json.loads(capsys.readouterr().out)
+    assert made["totals"] == {"issued": 0, "claimed": 0, "approved": 0, "submittedInTime": 0, "expired": 0}
+    assert cli("rfis", "report", "--csv") == 0
+    assert capsys.readouterr().out.splitlines()[0] == "section,key,measure,value"
+    assert cli("rfis", "report") == 0
+    assert "ISSUED" in capsys.readouterr().out

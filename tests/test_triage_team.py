@@ -1,0 +1,203 @@
+"""Triage on the team's real PostgreSQL, as two analysts (alice, bob) and a lead (carol).
+
+The database enforces the four-eyes rule and the order of steps, from the CLI and from an analyst's
+own `psql`; it sets who and when; only a lead (or the owner) changes the policy; a step and its audit
+entry are one transaction; the report counts what the roles did.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import psycopg
+import pytest
+
+from stablepay_console.cli.main import main
+from stablepay_console.profiles.model import EMBEDDED_PROFILE
+from stablepay_console.services.audit import verify
+from stablepay_console.services.team import server_key
+from stablepay_console.storage.record_pg import PgRecord
+from stablepay_console.storage.record_url import parse
+from tests.postgres import OWNER, TeamDb
+
+RFI = "33333333-3333-4333-8333-333333333333"
+OTHER = "44444444-4444-4444-8444-444444444444"
+URL = "STABLEPAY_RECORD_URL"
+SERVER = server_key(EMBEDDED_PROFILE)
+
+
+def cli(*argv: str) -> int:
+    return main(list(argv))
+
+
+@pytest.fixture
+def as_role(monkeypatch: pytest.MonkeyPatch, team_db: TeamDb):  # type: ignore[no-untyped-def]
+    def use(role: str) -> None:
+        monkeypatch.setenv(URL, team_db.url(role))
+
+    use("alice")
+    return use
+
+
+def triage_rows(db: TeamDb) -> list[tuple[str, str]]:
+    with db.connect() as conn:
+        return [(str(s), str(a)) for s, a in conn.execute("SELECT step, actor FROM stablepay.triage ORDER BY id")]
+
+
+def audit_of(db: TeamDb) -> list[tuple[str, str, str]]:
+    record = PgRecord(parse(db.url("bob")), lambda name: SERVER if name else "")
+    try:
+        assert verify(record).ok
+        return [(e.action, e.actor, e.outcome) for e in record.audit() if e.action.startswith("triage.")]
+    finally:
+        record.close()
+
+
+def insert(conn: psycopg.Connection, step: str, note: str = "") -> None:  # type: ignore[type-arg]
+    conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step, note) VALUES (%s, %s, %s, %s)",
+                 (SERVER, RFI, step, note))
+
+
+# --- four eyes and the order of steps, from the CLI -------------------------------------------------------------
+
+
+def test_four_eyes_from_the_cli(as_role, team_db: TeamDb, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    assert cli("rfis", "approve", RFI) == 1  # nothing is ready
+    assert "needs it ready" in capsys.readouterr().err
+    assert cli("rfis", "claim", RFI) == 0
+    assert cli("rfis", "ready", RFI, "--note", "statement and ID checked") == 0
+    capsys.readouterr()
+    assert cli("rfis", "approve", RFI) == 1
+    assert "four eyes: alice made the answer ready" in capsys.readouterr().err
+    as_role("bob")
+    assert cli("rfis", "approve", RFI, "--json") == 0
+    said = json.loads(capsys.readouterr().out)
+    assert (said["step"], said["by"]) == ("approved", "bob")
+    assert abs(datetime.fromisoformat(said["at"]) - datetime.now(timezone.utc)) < timedelta(minutes=1)
+    assert triage_rows(team_db) == [("ready", "alice"), ("approve", "bob")]
+    assert audit_of(team_db) == [
+        ("triage.approve", "alice", f"refused: {RFI} is unclaimed; 'approve' needs it ready"),
+        ("triage.ready", "alice", "ready"),
+        ("triage.approve", "alice", "refused: four eyes: alice made the answer ready and cannot approve it; "
+                                    "another analyst approves it"),
+        ("triage.approve", "bob", "approved"),
+    ]
+
+
+def test_waiting_pauses_and_a_reject_needs_a_ready_answer(as_role, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    assert cli("rfis", "claim", RFI) == 0
+    assert cli("rfis", "wait", RFI, "--note", "bank statement asked") == 0
+    as_role("bob")
+    assert cli("rfis", "reject", RFI, "--note", "no") == 1
+    assert "waiting" in capsys.readouterr().err
+    assert cli("rfis", "resume", RFI) == 0
+    as_role("alice")
+    assert cli("rfis", "ready", RFI) == 0
+
+
+# --- the same rules from an analyst's own psql ------------------------------------------------------------------
+
+
+def test_an_analysts_own_psql_cannot_approve_their_own_answer(team_db: TeamDb) -> None:
+    alice = PgRecord(parse(team_db.url("alice")), lambda name: SERVER if name else "")
+    alice.claim("embedded", RFI, "alice", datetime.now(timezone.utc))
+    alice.claim("embedded", OTHER, "alice", datetime.now(timezone.utc))
+    alice.close()
+    with team_db.connect("alice") as conn:
+        with pytest.raises(psycopg.errors.CheckViolation, match="needs it ready"):
+            insert(conn, "approve")
+        insert(conn, "ready")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="four eyes"):
+            insert(conn, "approve")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # who and when are the database's
+            conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step, actor) VALUES (%s, %s, 'approve', 'bob')",
+                         (SERVER, RFI))
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step, at) VALUES (%s, %s, 'reject', "
+                         "now() - interval '3 days')", (SERVER, RFI))
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("UPDATE stablepay.triage SET actor = 'bob'")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("DELETE FROM stablepay.triage")
+    with team_db.connect("bob") as conn:
+        with pytest.raises(psycopg.errors.CheckViolation, match="note"):
+            insert(conn, "reject")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="only the claimant"):
+            conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step) VALUES (%s, %s, 'ready')",
+                         (SERVER, "44444444-4444-4444-8444-444444444444"))
+        insert(conn, "approve")
+    with team_db.connect(OWNER) as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"):
+            conn.execute("DELETE FROM stablepay.triage")
+    assert triage_rows(team_db) == [("ready", "alice"), ("approve", "bob")]
+
+
+def test_no_step_on_a_request_the_provider_closed(team_db: TeamDb) -> None:
+    with team_db.connect() as conn:
+        conn.execute("INSERT INTO stablepay.rfis (server, rfi_id, environment, status, fingerprint, wire, first_seen, "
+                     "last_seen) VALUES (%s, %s, 'sandbox', 'expired', 'f', '{}', 'x', 'x')", (SERVER, RFI))
+    with team_db.connect("alice") as conn, pytest.raises(psycopg.errors.CheckViolation, match="closed"):
+        insert(conn, "wait")
+
+
+# --- the policy: a lead's, never an analyst's -------------------------------------------------------------------
+
+
+def test_a_lead_changes_the_policy_and_an_analyst_is_refused(as_role, team_db: TeamDb,  # type: ignore[no-untyped-def]
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    as_role("carol")
+    assert cli("record", "policy", "--claim-within", "2h", "--json") == 0
+    changed = json.loads(capsys.readouterr().out)
+    assert (changed["claimWithin"], changed["readyWithin"], changed["changedBy"]) == ("2h", "24h", "carol")
+    as_role("bob")
+    assert cli("record", "policy", "--ready-within", "48h") == 1
+    assert "refused to change the service levels" in capsys.readouterr().err
+    with team_db.connect("bob") as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("UPDATE stablepay.triage_policy SET ready_within = '48 hours'")
+    with team_db.connect("carol") as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("UPDATE stablepay.triage_policy SET changed_by = 'alice'")
+    assert cli("record", "policy", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["readyWithin"] == "24h"
+    assert [(a, who) for a, who, _ in audit_of(team_db)] == [("triage.policy", "carol")]
+
+
+# --- one transaction, and the report ----------------------------------------------------------------------------
+
+
+def test_a_step_refused_by_the_database_leaves_no_audit_entry(team_db: TeamDb, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+                                                              as_role, capsys: pytest.CaptureFixture[str]) -> None:
+    from stablepay_console.services import triage_state
+
+    assert cli("rfis", "claim", RFI) == 0
+    assert cli("rfis", "ready", RFI) == 0
+    monkeypatch.setattr(triage_state, "refusal", lambda *args, **kwargs: None)  # the console's own check is gone
+    from stablepay_console.services import triage
+
+    monkeypatch.setattr(triage, "refusal_of", lambda *args, **kwargs: None)
+    assert cli("rfis", "approve", RFI) == 1
+    assert "four eyes" in capsys.readouterr().err
+    assert audit_of(team_db) == [("triage.ready", "alice", "ready")]
+    assert triage_rows(team_db) == [("ready", "alice")]
+
+
+def test_the_report_counts_what_each_role_did(team_db: TeamDb, as_role, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    issued = (datetime.now(timezone.utc) - timedelta(hours=6)).isoformat(timespec="milliseconds")
+    expires = (datetime.now(timezone.utc) + timedelta(days=2)).isoformat(timespec="milliseconds")
+    with team_db.connect() as conn:
+        conn.execute("INSERT INTO stablepay.rounds (server, rfi_id, round_no, round_id, fingerprint, issued_at, "
+                     "expires_at, wire, first_seen, last_seen) VALUES (%s, %s, 1, 'r1', 'f', %s, %s, '{}', %s, %s)",
+                     (SERVER, RFI, issued, expires, issued, issued))
+    assert cli("rfis", "claim", RFI) == 0
+    assert cli("rfis", "ready", RFI) == 0
+    as_role("bob")
+    assert cli("rfis", "approve", RFI) == 0
+    capsys.readouterr()
+    assert cli("rfis", "report", "--since", "7d", "--json") == 0
+    made = json.loads(capsys.readouterr().out)
+    assert made["totals"] | {} == {"issued": 1, "claimed": 1, "approved": 1, "submittedInTime": 0, "expired": 0}
+    assert made["analysts"] == [
+        {"analyst": "alice", "claimed": 1, "madeReady": 1, "approved": 0, "openNow": 1},
+        {"analyst": "bob", "claimed": 0, "madeReady": 0, "approved": 1, "openNow": 0},
+    ]
+    assert made["breaches"] == {"claim": 1, "ready": 0, "approve": 0}  # claimed 6 h after issue: over 4 h
