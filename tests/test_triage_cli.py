@@ -93,3 +93,13 @@ def test_the_report_from_the_shell(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.splitlines()[0] == "section,key,measure,value"
     assert cli("rfis", "report") == 0
     assert "ISSUED" in capsys.readouterr().out
+
+
+def test_rfis_due_lists_the_breached_service_levels(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("rfis", "due", "--within", "1d") in (3, 4)
+    said = capsys.readouterr()
+    assert "LATE BY" in said.out and "service levels breached" in said.err
+    late = [line for line in said.out.splitlines() if " unclaimed " in f" {line} " and " claim " in f" {line} "]
+    assert late, said.out
+    assert cli("rfis", "due", "--within", "1d", "--json") in (3, 4)
+    assert isinstance(json.loads(capsys.readouterr().out), list)  # the API's requests, as before

@@ -131,6 +131,9 @@ def run_due(args: argparse.Namespace) -> int:
     if isinstance(report, int):
         return report
     print_rfis(out, report.nearest(), report.at, DUE_COLUMNS)
+    from stablepay_console.cli.triage_runs import print_breaches
+
+    print_breaches(out, session.services, session.profile, report.at)
     window = format_duration(args.within)
     if not (report.overdue or report.due):
         note(f"Nothing due within {window}: {report.checked} issued requests checked; {session.where}.")

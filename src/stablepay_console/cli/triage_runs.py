@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from stablepay_console.cli.durations import format_duration
@@ -108,3 +108,29 @@ def run_report(args: argparse.Namespace) -> int:
               title="Per analyst", right=ANALYST_FIELDS)
     note(f"Rounds issued since {since:%Y-%m-%d %H:%M} UTC, profile {profile.name}.")
     return OK
+
+
+def late_words(seconds: float) -> str:
+    return format_duration(timedelta(minutes=max(1, int(seconds // 60))))
+
+
+def print_breaches(out: Output, services: Any, profile: Any, now: datetime) -> int:
+    """`rfis due`, after the deadlines: the open requests whose next service level is breached (text only:
+    the `--json` list stays the API's requests). Returns how many; a record that cannot be read is said."""
+    from stablepay_console.services.triage_due import open_breaches
+    from stablepay_console.storage.record import RecordError
+
+    if not out.is_text:
+        return 0
+    try:
+        found = services.record.call(lambda record: open_breaches(record.triage_facts(profile.name, now), now))
+    except (RecordError, TimeoutError) as exc:
+        note(f"Service levels not checked: {exc}")
+        return 0
+    if found:
+        out.blank()
+        out.table(("id", "round", "step", "level", "late by"),
+                  [(b.rfi_id, str(b.round_no), b.step, b.level, late_words(b.late_seconds)) for b in found],
+                  title="Service levels breached")
+        note(f"{len(found)} service level{'s' if len(found) != 1 else ''} breached (team policy: `record policy`).")
+    return len(found)
