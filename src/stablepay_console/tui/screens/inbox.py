@@ -21,12 +21,13 @@ from stablepay_console.tui.widgets.export_progress import ExportProgress
 from stablepay_console.tui.widgets.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
 from stablepay_console.tui.widgets.inbox_filters import InboxFilterBar
 from stablepay_console.tui.widgets.inbox_table import InboxTable
+from stablepay_console.tui.widgets.inbox_triage import TRIAGE_HELP, InboxTriage
 from stablepay_console.tui.widgets.result_status import ResultStatus
 
 
-class InboxScreen(InboxClaims, ConsoleScreen):
+class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
     CSS_PATH = "../styles/inbox.tcss"
-    HELP = HELP + CLAIMS_HELP
+    HELP = HELP + CLAIMS_HELP + TRIAGE_HELP
     BINDINGS = [
         Binding("n", "page('next')", "Next", id="inbox.next", tooltip="Next page"),
         Binding("p", "page('prev')", "Prev", id="inbox.prev", tooltip="Previous page"),
@@ -71,6 +72,7 @@ class InboxScreen(InboxClaims, ConsoleScreen):
         self.pager = InboxPager(name, environment, self.console.now)
         self._tick_timer = self.set_interval(1.0, self.tick)
         self.query_one(InboxTable).focus()
+        self.query_one(InboxTable).triage_of = self.row_triage_of
         fixed = self.console.inbox_page_size
         self.query_one(InboxFilterBar).show_limit(fixed)
         if fixed is not None:
@@ -104,6 +106,7 @@ class InboxScreen(InboxClaims, ConsoleScreen):
 
     def on_screen_resume(self, _: events.ScreenResume) -> None:
         self.refresh_claims()  # a claim may have changed in the detail
+        self.want_triage(self.table.order, again=True)
         if self._tick_timer is not None:
             self.tick()
             self._tick_timer.resume()
@@ -170,6 +173,8 @@ class InboxScreen(InboxClaims, ConsoleScreen):
             rows = self.claimed_rows(self.table, pager.rows())
             self.table.show(rows, self.console.now(), overdue=overdue, first=pager.cursor_to_first)
             pager.cursor_to_first = False
+            if not showing_record(pager):
+                self.want_triage(rows)
         self.query_one(InboxFilterBar).show_filters(pager.filters)
         self.query_one("#inbox-active", Static).update(active_line(pager, self.claim_note(), self.auto.seconds))
         self.query_one("#inbox-status", Static).update(status_line(pager))

@@ -13,6 +13,7 @@ page size.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -25,11 +26,13 @@ from textual.message import Message
 from stablepay_console.tui.formatters.lists import first_of_each, hidden_note
 from stablepay_console.tui.formatters.rfi import held_short, status_text
 from stablepay_console.tui.formatters.text import ago, countdown, plain, short_id, when
+from stablepay_console.tui.formatters.triage import sla_cell, step_cell
 from stablepay_console.tui.widgets.columns import CELL_PADDING, SCROLLBAR, columns_that_fit
 from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable
 
 if TYPE_CHECKING:  # the models (pydantic) load with the client stack, not with this widget
     from stablepay_console.api.models import Rfi
+    from stablepay_console.services.triage_due import RowTriage
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ COLUMNS = (
     Column("user", "User", drop=6, cap=36),
     Column("held", "Held transfer", drop=7, cap=46),
     Column("round", "Round", drop=3, cap=8),
+    Column("step", "Step", drop=2, cap=10),
+    Column("sla", "SLA", drop=1, cap=8),
     Column("deadline", "Deadline", drop=0, least=10),
 )
 KEYS = tuple(column.key for column in COLUMNS)
@@ -85,9 +90,11 @@ def overdue_cell(rfi: Rfi, now: datetime) -> Text:
     return Text("overdue " + ago(rfi.deadline, now).removesuffix(" ago"), style="bold magenta")
 
 
-def inbox_cells(rfi: Rfi, now: datetime, deadline: Text, full: frozenset[str] = frozenset()) -> tuple[Text, ...]:
+def inbox_cells(
+    rfi: Rfi, now: datetime, deadline: Text, full: frozenset[str] = frozenset(), triage: RowTriage | None = None
+) -> tuple[Text, ...]:
     """The cells of one request's row, in COLUMNS order (every value cleaned; IDs shortened unless
-    their column is in `full`)."""
+    their column is in `full`); `triage`: its step and the time left to its next service level."""
     return (
         plain(ago(rfi.created_at, now)),
         plain(when(rfi.created_at).removesuffix(" UTC")),
@@ -97,6 +104,8 @@ def inbox_cells(rfi: Rfi, now: datetime, deadline: Text, full: frozenset[str] = 
         plain(rfi.user_id or "") if "user" in full else plain(short_id(rfi.user_id)),
         held_full(rfi) if "held" in full else held_short(rfi),
         round_cell(rfi),
+        step_cell(triage),
+        sla_cell(triage),
         deadline,
     )
 
@@ -146,6 +155,9 @@ class InboxTable(WindowedTable):
         self._now: datetime | None = None
         self.marks: dict[str, Text] = {}
         """A marker for the status cell of some requests (claims in the local record), by ID."""
+        self.triage_of: Callable[[Rfi, datetime], RowTriage | None] = lambda rfi, now: None
+        """A request's triage step and time left (the inbox sets it once it has read the record)."""
+        self._slas: dict[str, str] = {}
         self.shown_columns: tuple[str, ...] = ()
         self._full: frozenset[str] = frozenset()
         self._layout: tuple[object, ...] = ()
@@ -213,6 +225,7 @@ class InboxTable(WindowedTable):
         assert now is not None  # set by show() before any row is built
         cells = dict(zip(KEYS, self._cells(rfi, now, self._full), strict=True))
         self._deadlines[rfi.id] = cells["deadline"].plain
+        self._slas[rfi.id] = cells["sla"].plain
         self._created[rfi.id] = ago(rfi.created_at, now)
         return TableRow([fitted(cells[key]) for key in self.shown_columns], key=rfi.id)
 
@@ -224,7 +237,8 @@ class InboxTable(WindowedTable):
         key = (rfi.id, shape)
         made = self._made.get(key)
         if made is None:
-            made = self._made[key] = self._marked(rfi, inbox_cells(rfi, now, self._deadline(rfi, now), shape))
+            cells = inbox_cells(rfi, now, self._deadline(rfi, now), shape, self.triage_of(rfi, now))
+            made = self._made[key] = self._marked(rfi, cells)
         return made
 
     def _marked(self, rfi: Rfi, cells: tuple[Text, ...]) -> tuple[Text, ...]:
@@ -259,6 +273,11 @@ class InboxTable(WindowedTable):
                 self._created[rfi_id] = created
                 if "created" in self.shown_columns:
                     self.update_cell(rfi_id, "created", fitted(plain(created)))
+            if "sla" in self.shown_columns:
+                sla = sla_cell(self.triage_of(rfi, now))
+                if self._slas.get(rfi_id) != sla.plain:
+                    self._slas[rfi_id] = sla.plain
+                    self.update_cell(rfi_id, "sla", fitted(sla))
             if rfi.deadline is None:
                 continue
             deadline = self._deadline(rfi, now)

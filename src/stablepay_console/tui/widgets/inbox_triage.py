@@ -1,0 +1,74 @@
+"""Triage in the inbox: each request's step and the time left to its next service level (Step, SLA columns).
+
+The steps of the rows shown and the team's policy are read from the record in the background when a
+page is shown (never on the way to showing it); the claims come from `inbox_claims`. Time left is
+worked out at each tick by `services.triage_due`, so a countdown turns red the second it is breached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, cast
+
+from textual import work
+
+from stablepay_console.services.triage_due import RowTriage, row_triage
+from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
+
+if TYPE_CHECKING:
+    from stablepay_console.api.models import Rfi
+    from stablepay_console.tui.app import ConsoleApp
+
+TRIAGE_HELP = """
+Triage (kept in the record): **Step** is unclaimed, claimed, ready (awaiting review), approved or
+waiting (on the user: the clock is paused); **SLA** is the time left to the next service level
+(claim, make ready, approve; `record policy`), red once breached. From the shell:
+`rfis ready|approve|reject|wait|resume ID`.
+"""
+
+
+class TriageMarks:
+    """The steps of the rows last read, the policy, and the IDs they were read for."""
+
+    def __init__(self) -> None:
+        self.steps: dict[str, list[TriageStep]] = {}
+        self.policy = TriagePolicy()
+        self.read_for: tuple[str, ...] | None = None
+
+
+class InboxTriage:
+    """Mixed into the inbox screen: `want_triage` after showing rows; the table asks `row_triage_of`."""
+
+    @property
+    def triage_marks(self) -> TriageMarks:
+        marks = self.__dict__.get("_triage_marks")
+        if marks is None:
+            marks = self.__dict__["_triage_marks"] = TriageMarks()
+        return cast(TriageMarks, marks)
+
+    def row_triage_of(self, rfi: Rfi, now: datetime) -> RowTriage | None:
+        marks, screen = self.triage_marks, cast(Any, self)
+        claim = screen.claim_marks.claims.get(rfi.id)
+        return row_triage(rfi, claim, marks.steps.get(rfi.id, ()), marks.policy, now)
+
+    def want_triage(self, rfis: list[Rfi], again: bool = False) -> None:
+        ids = tuple(rfi.id for rfi in rfis)
+        if again or ids != self.triage_marks.read_for:
+            self.triage_marks.read_for = ids
+            self.refresh_triage(list(ids))
+
+    @work(exclusive=True, group="inbox-triage")
+    async def refresh_triage(self, ids: list[str]) -> None:
+        screen: Any = self
+        console = cast("ConsoleApp", screen.app)
+        profile = console.profile.name if console.profile is not None else ""
+        marks = self.triage_marks
+        try:
+            steps, policy = await asyncio.wrap_future(console.services.triage.steps(profile, ids))
+        except RecordError:
+            return
+        if (steps, policy) != (marks.steps, marks.policy):
+            marks.steps, marks.policy = steps, policy
+            screen.render_state()

@@ -1,0 +1,45 @@
+"""Triage in the console: the inbox's Step and SLA columns, and the Team screen, in pilot tests."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from textual.pilot import Pilot
+
+from stablepay_console.profiles.model import EMBEDDED_PROFILE
+from stablepay_console.tui.widgets.inbox_table import InboxTable
+from tests.conftest import FIXED_NOW, wait_for_workers
+from tests.test_layout_sizes import build_app, screen_lines
+
+
+async def until(pilot: Pilot[Any], check: Any, rounds: int = 100) -> bool:
+    """Poll (never a fixed sleep): let the workers run until `check()` holds."""
+    for _ in range(rounds):
+        if check():
+            return True
+        await wait_for_workers(pilot, rounds=1)
+        await asyncio.sleep(0.01)
+    return bool(check())
+
+
+async def test_the_inbox_shows_each_requests_step_and_time_left_at_80x24() -> None:
+    app = build_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        table = app.screen.query_one(InboxTable)
+        issued = [rfi for rfi in table.order if rfi.status == "issued" and rfi.round is not None]
+        mine = issued[0]
+        other = next(r for r in issued[1:] if r.round and FIXED_NOW - r.round.issued_at > timedelta(hours=5))
+        services = app.services
+        await asyncio.wrap_future(services.notes.claim(EMBEDDED_PROFILE, mine.id))
+        await asyncio.wrap_future(services.triage.step(EMBEDDED_PROFILE, mine.id, "ready"))
+        app.screen.refresh_claims()  # type: ignore[attr-defined]
+        app.screen.want_triage(table.order, again=True)  # type: ignore[attr-defined]
+        assert await until(pilot, lambda: str(table.get_cell(mine.id, "step")) == "ready")
+        sla = table.get_cell(other.id, "sla")
+        assert str(table.get_cell(other.id, "step")) == "unclaimed"
+        assert str(sla).startswith("-") and "red" in str(sla.style), "claimed 4 h after issue at the latest"
+        header = next(line for line in screen_lines(app) if line.lstrip().startswith("Created"))
+        assert "Step" in header and "SLA" in header and "Deadline" in header
