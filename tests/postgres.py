@@ -6,7 +6,8 @@ with the data and socket folders owned by it. The server listens on a free loopb
 
 Once per process the admin role `stablepay_owner` runs `record init` in a template database; each
 test gets its own database cloned from it (`CREATE DATABASE ... TEMPLATE`), so xdist workers and
-tests never share state. Roles are the cluster's: alice and bob are analysts, carol a lead.
+tests never share state. Roles are the cluster's: alice and bob are analysts, carol a lead, walt the
+team watcher (`rfis watch`), mallory a login with no team role.
 
 Under CI (CI set to anything but empty, `0` or `false`) a server that cannot start fails the tests;
 elsewhere they are skipped, with the reason.
@@ -33,7 +34,7 @@ import pytest
 
 from tests.ci import missing
 
-OWNER, ANALYSTS, LEAD = "stablepay_owner", ("alice", "bob"), "carol"
+OWNER, ANALYSTS, LEAD, WATCHER = "stablepay_owner", ("alice", "bob"), "carol", "walt"
 TEMPLATE = "stablepay_template"
 
 
@@ -127,11 +128,12 @@ def prepare(server: PgServer) -> None:
     with server.connect(TEMPLATE, OWNER) as conn:
         init_schema(conn)
     with server.connect() as conn:
-        for role in (*ANALYSTS, LEAD, "mallory"):
+        for role in (*ANALYSTS, LEAD, WATCHER, "mallory"):
             conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
         for role in ANALYSTS:
             conn.execute(sql.SQL("GRANT stablepay_analyst TO {}").format(sql.Identifier(role)))
         conn.execute(sql.SQL("GRANT stablepay_lead TO {}").format(sql.Identifier(LEAD)))
+        conn.execute(sql.SQL("GRANT stablepay_watcher TO {}").format(sql.Identifier(WATCHER)))
 
 
 @pytest.fixture(scope="session")
@@ -171,9 +173,14 @@ def team_db(pg_server: PgServer) -> Iterator[TeamDb]:
     from psycopg import sql
 
     name = f"t_{uuid.uuid4().hex[:16]}"
+    from stablepay_console.storage.record_pg_schema import connect_sql
+
     with pg_server.connect() as conn:
         conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {} OWNER {}").format(
             sql.Identifier(name), sql.Identifier(TEMPLATE), sql.Identifier(OWNER)))
+    with pg_server.connect(name, OWNER) as conn:  # a clone does not copy who may connect: as `record init` says
+        for statement in connect_sql(name):
+            conn.execute(statement)
     yield TeamDb(pg_server, name)
     with pg_server.connect() as conn, contextlib.suppress(Exception):
         conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -66,8 +66,12 @@ def test_use_saves_the_url_and_status_says_who_you_are(team_db: TeamDb, capsys: 
     status = json.loads(capsys.readouterr().out)
     assert status | {"from": ""} == {
         "record": "team", "from": "", "host": "127.0.0.1", "port": str(team_db.server.port), "database": team_db.name,
-        "tls": "libpq default", "you": "bob", "lead": False, "schemaVersion": LATEST, "reachable": True,
+        "tls": "libpq default", "you": "bob", "lead": False, "watcher": False, "schemaVersion": LATEST,
+        "reachable": True,
+        "store": f"PostgreSQL {status['store'].split()[1]} at 127.0.0.1:{team_db.server.port}/{team_db.name}, "
+                 f"schema {LATEST}",
     }
+    assert status["store"].split()[1].startswith("15")
     assert cli("record", "use", "--local") == 0
     capsys.readouterr()
     assert cli("record", "status", "--json") == 0
@@ -99,7 +103,8 @@ def test_a_url_with_a_password_is_refused_and_the_password_is_never_repeated(
     ("postgresql://alice@db.example.com/team", False),
     ("postgresql://alice@db.example.com/team?sslmode=prefer", False),
     ("postgresql://alice@10.0.0.5:5432/team?sslmode=disable", False),
-    ("postgresql://alice@db.example.com/team?sslmode=require", True),
+    ("postgresql://alice@db.example.com/team?sslmode=require", False),
+    ("postgresql://alice@db.example.com/team?sslmode=verify-ca", True),
     ("postgresql://alice@db.example.com/team?sslmode=verify-full", True),
     ("postgresql://alice@127.0.0.1:5432/team", True),
     ("postgresql://alice@[::1]:5432/team", True),
@@ -110,7 +115,10 @@ def test_a_url_with_a_password_is_refused_and_the_password_is_never_repeated(
 def test_plain_connections_only_to_loopback(url: str, ok: bool, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("record", "use", url) == (0 if ok else 2)
     if not ok:
-        assert "sslmode=require" in capsys.readouterr().err
+        said = capsys.readouterr().err
+        assert "sslmode=verify-full" in said
+        if "sslmode=require" in url:
+            assert "does not check which server answers" in said
 
 
 def test_a_refused_url_in_the_environment_stops_every_record_command(
@@ -202,7 +210,8 @@ def test_without_the_team_extra_the_message_says_what_to_install(
     assert not local_file().exists()
     monkeypatch.delenv(URL)
     assert cli("rfis", "note", RFI, "a one-person install works without it") == 0
-    assert cli("record", "use", "postgresql://alice@127.0.0.1:5432/team") == 0  # a URL is checked without psycopg
+    assert cli("record", "use", "postgresql://alice@127.0.0.1:5432/team") == 2  # libpq's own reading needs psycopg
+    assert "install stablepay-console[team]" in capsys.readouterr().err
 
 
 def test_a_connection_dropped_while_idle_is_replaced_before_the_next_save(team_db: TeamDb) -> None:

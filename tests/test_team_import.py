@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import datetime, timezone
 
 import pytest
 
@@ -56,17 +57,23 @@ def test_import_copies_everything_once(
     team = PgRecord(parse(team_db.url("bob")), lambda name: server_key(EMBEDDED_PROFILE))
     assert team.history("embedded", ids[0]) == local_history
     (note,) = team.notes("embedded", ids[0])
-    assert (note.author, note.text) == ("ana", "Called the customer")
+    # the importer's testimony, never a note that "ana" wrote in the team record
+    assert (note.author, note.text) == ("alice", "Called the customer")
+    assert note.imported is not None and note.imported.written_as == "ana" and note.imported.by == "alice"
+    assert note.imported.describe().startswith(f"imported by alice on {datetime.now(timezone.utc):%Y-%m-%d} from a "
+                                                "local record, where it was written as ana")
     claim = team.claim_of("embedded", ids[2])
     assert claim is not None and claim.claimant == "alice"  # a claim imported is the importer's claim
     entries = team.audit()
     assert verify(team).ok and len(entries) == len(local_entries) + 1  # and the import's own entry
     for mine, theirs in zip(local_entries, entries, strict=False):
-        assert (theirs.at, theirs.actor, theirs.action, theirs.target, theirs.outcome) == (
-            mine.at, mine.actor, mine.action, mine.target, mine.outcome)
+        assert (theirs.actor, theirs.action, theirs.target, theirs.outcome) == (
+            "alice", mine.action, mine.target, mine.outcome)
+        assert theirs.imported is not None and (theirs.imported.written_as, theirs.imported.by) == (mine.actor, "alice")
+        assert theirs.details["written_at"] == mine.at and theirs.at != mine.at
         assert theirs.details["imported_hash"] == mine.hash and theirs.details["imported_seq"] == mine.seq
         assert theirs.details["imported_from"].endswith(str(record_file()))
-    assert (entries[-1].action, entries[-1].actor) == ("record.import", "alice")
+    assert (entries[-1].action, entries[-1].actor, entries[-1].imported) == ("record.import", "alice", None)
     with team_db.connect() as conn:
         assert conn.execute("SELECT DISTINCT imported_by FROM stablepay.notes").fetchall() == [("alice",)]
 

@@ -132,7 +132,7 @@ async def test_down_at_start_the_console_works_and_a_note_stays_in_its_field(  #
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for_workers(pilot)
         await until(pilot, lambda: app.record_badge == DOWN_BADGE, 10)
-        assert "TEAM RECORD DOWN" in visible_text(terminal_text(app))
+        assert "TEAM RECORD UNREACHABLE" in visible_text(terminal_text(app))
         assert app.screen.query_one(InboxTable).rfis, "the inbox came from the API all the same"
         detail = await open_detail(pilot, rfi)
         view = detail.query_one(RfiNotesView)

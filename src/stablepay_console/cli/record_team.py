@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 OK, FAILED, USAGE = 0, 1, 2
 TEAM_COMMANDS = ("init", "status", "use", "import")
 EXIT_CODES = "exit codes: 0 done; 1 failed (which database, what failed); 2 bad usage."
-GRANT_HINT = "An admin gives each analyst a role: GRANT stablepay_analyst TO alice; (a lead: stablepay_lead)."
+GRANT_HINT = ("An admin gives each login its role: GRANT stablepay_analyst TO alice; (a lead: stablepay_lead; "
+              "the login that runs `rfis watch`: stablepay_watcher).")
 
 
 def add_team_commands(sub: argparse._SubParsersAction[Any]) -> None:
@@ -27,11 +28,14 @@ def add_team_commands(sub: argparse._SubParsersAction[Any]) -> None:
     record_sub = record.add_subparsers(dest="record_command", required=True)
     init = record_sub.add_parser(
         "init", epilog=EXIT_CODES, help="create or migrate the team record and its roles (the database owner, once)",
-        description="Create or migrate the team record's schema in the database of URL (default: the one in use) "
-        "and the group roles stablepay_analyst and stablepay_lead. Run it as the database's owner role, "
-        "which must not itself be an analyst.",
+        description="Create or migrate the team record's schema in the database of URL (default: the one in use), "
+        "the group roles stablepay_analyst, stablepay_lead and stablepay_watcher (with CREATEROLE; else a DBA "
+        "runs `--print-sql`'s first part), and allow only those roles to connect. Run it as the database's owner "
+        "role, which must not itself be one of them.",
     )
     init.add_argument("url", nargs="?", metavar="URL", help="postgresql://OWNER@HOST:PORT/DB (no password in it)")
+    init.add_argument("--print-sql", action="store_true",
+                      help="print the SQL of the whole set-up (the DBA's roles first) instead of running it")
     status = record_sub.add_parser("status", epilog="exit codes: 0 the record can be used; 1 it cannot.",
                                    help="which record is in use, who you are in it, and whether it is reachable")
     status.add_argument("--json", dest="format", action="store_const", const="json", default="text",
@@ -97,8 +101,9 @@ def _team_or_usage(services: Services) -> Team | None:
 def run_init(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import fail, note
     from stablepay_console.storage import record_url
-    from stablepay_console.storage.record_pg_conn import connect
-    from stablepay_console.storage.record_pg_schema import ANALYST, LEAD, init_schema
+    from stablepay_console.storage.record import RecordError
+    from stablepay_console.storage.record_pg_conn import connect, need_psycopg, problem
+    from stablepay_console.storage.record_pg_schema import GROUP_ROLES, init_schema, print_sql
 
     if args.url:
         try:
@@ -111,17 +116,29 @@ def run_init(args: argparse.Namespace) -> int:
         if team is None or team.url is None:
             return USAGE
         url = team.url
-    conn = connect(url, autocommit=True)
+    if args.print_sql:
+        print(print_sql(url.database or "DB", lambda statement: statement.as_string(None)), end="")
+        return OK
+    pg = need_psycopg()
     try:
-        report = init_schema(conn)
-    finally:
-        conn.close()
+        conn = connect(url, autocommit=True)
+        try:
+            report = init_schema(conn, url.where)
+        finally:
+            conn.close()
+    except RecordError as exc:
+        fail(str(exc))
+        return FAILED
+    except pg.Error as exc:
+        fail(str(problem(exc, url, "set up the team record")) + " Nothing was changed. "
+             "`record init --print-sql` shows the SQL it runs.")
+        return FAILED
     made = f" (created: {', '.join(report.roles_created)})" if report.roles_created else ""
     if report.before == report.after:
         print(f"The team record at {url.where} is up to date: schema version {report.after}.")
     else:
         print(f"The team record at {url.where} is at schema version {report.after} (was {report.before or 'none'}).")
-    note(f"Group roles: {ANALYST}, {LEAD}{made}. {GRANT_HINT}")
+    note(f"Group roles: {', '.join(GROUP_ROLES)}{made}; only they may connect. {GRANT_HINT}")
     return OK
 
 
@@ -167,7 +184,8 @@ def _team_status(services: Services, team: Team) -> dict[str, Any]:
     record = PgRecord(team.url, scope_for(services.book.find))
     try:
         role, lead = record.whoami()
-        fields.update(you=role, lead=lead, schemaVersion=record.version, reachable=True)
+        fields.update(you=role, lead=lead, watcher=record.watcher, schemaVersion=record.version, reachable=True,
+                      store=f"PostgreSQL {record.server_version} at {team.url.where}, schema {record.version}")
     except RecordError as exc:
         fields.update(reachable=False, problem=str(exc))
     finally:
@@ -199,7 +217,7 @@ def run_use(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import Output, note
-    from stablepay_console.services.record_import import import_local
+    from stablepay_console.services.record_import import IMPORT_SECONDS, import_local
     from stablepay_console.services.team import scope_for
     from stablepay_console.storage.record import record_file
     from stablepay_console.storage.record_pg import PgRecord
@@ -210,11 +228,12 @@ def run_import(args: argparse.Namespace) -> int:
         return USAGE
     record = PgRecord(team.url, scope_for(services.book.find))
     try:
-        done = import_local(record, record_file())
-        if done.report.copied:
-            counts: dict[str, Any] = done.report.to_json()
-            record.append_audit(services.audit.draft("record.import", None, target=done.source, outcome="imported",
-                                                     **counts))
+        with record.transaction(IMPORT_SECONDS):  # the rows and their audit entry, or nothing
+            done = import_local(record, record_file())
+            if done.report.copied:
+                counts: dict[str, Any] = done.report.to_json()
+                record.append_audit(services.audit.draft("record.import", None, target=done.source,
+                                                         outcome="imported", **counts))
     finally:
         record.close()
     out = Output(args.format)

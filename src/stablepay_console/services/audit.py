@@ -195,4 +195,5 @@ def entry_line(entry: AuditEntry) -> str:
         clean(entry.target, 120) or "-",
         clean(entry.outcome, 200),
     ]
-    return "  ".join(parts) + (f"  [{clean(detail, 400)}]" if detail else "")
+    line = "  ".join(parts) + (f"  [{clean(detail, 400)}]" if detail else "")
+    return f"{line}  ({clean(entry.imported.describe(), 300)})" if entry.imported is not None else line

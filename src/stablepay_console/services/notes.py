@@ -11,13 +11,12 @@ import getpass
 from collections.abc import Callable
 from concurrent.futures import Future
 from datetime import datetime, timedelta
-from typing import Any, cast
 
 from stablepay_console.api.sanitize import clean, has_control
 from stablepay_console.profiles.model import Profile
 from stablepay_console.services.audit import AuditLog
 from stablepay_console.storage.prefs import Prefs
-from stablepay_console.storage.record import Record, RecordError
+from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_types import Claim, ClaimOutcome, Note
 from stablepay_console.storage.record_worker import RecordWorker
 
@@ -71,8 +70,9 @@ class Notes:
         entry = self.audit.draft("note.add", profile, target=rfi_id, actor=who, chars=len(body), text=body)
 
         def write(record: Record) -> Note:
-            note = record.add_note(profile.name, rfi_id, who, body, at)
-            record.append_audit(entry)
+            with record.transaction():
+                note = record.add_note(profile.name, rfi_id, who, body, at)
+                record.append_audit(entry)
             return note
 
         return self.worker.submit(write)
@@ -85,18 +85,13 @@ class Notes:
         at = self.clock()
 
         def write(record: Record) -> ClaimOutcome:
-            if lapse is None:
-                outcome = record.claim(profile.name, rfi_id, who, at)
-            elif getattr(record, "claims_lapse", False):
-                outcome = cast(Any, record).claim(profile.name, rfi_id, who, at, lapse=lapse)
-            else:
-                raise RecordError("Only the team record keeps claims that lapse; the local one holds them until "
-                                  "released.")
-            held = outcome.claim
-            result = "claimed" if outcome.done else f"refused: claimed by {held.claimant if held else '?'}"
-            until = {"until": held.until.isoformat()} if outcome.done and held and held.until else {}
-            record.append_audit(self.audit.draft("claim", profile, target=rfi_id, outcome=result,
-                                                 actor=who, **until))
+            with record.transaction():
+                outcome = record.claim(profile.name, rfi_id, who, at, lapse=lapse)
+                held = outcome.claim
+                result = "claimed" if outcome.done else f"refused: claimed by {held.claimant if held else '?'}"
+                until = {"until": held.until.isoformat()} if outcome.done and held and held.until else {}
+                record.append_audit(self.audit.draft("claim", profile, target=rfi_id, outcome=result,
+                                                     actor=who, **until))
             return outcome
 
         return self.worker.submit(write)
@@ -107,13 +102,16 @@ class Notes:
         who = clean(author, 80) if author else self.author_of(profile.name)
 
         def write(record: Record) -> ClaimOutcome:
-            outcome = record.release(profile.name, rfi_id, who, force=force)
-            before = outcome.previous
-            if outcome.done:
-                result = "released" if before is None or before.claimant == who else f"released {before.claimant}'s"
-            else:
-                result = "refused: not claimed" if before is None else f"refused: claimed by {before.claimant}"
-            record.append_audit(self.audit.draft("claim.release", profile, target=rfi_id, outcome=result, actor=who))
+            with record.transaction():
+                outcome = record.release(profile.name, rfi_id, who, force=force)
+                before = outcome.previous
+                if outcome.done:
+                    result = ("released" if before is None or before.claimant == who
+                              else f"released {before.claimant}'s")
+                else:
+                    result = "refused: not claimed" if before is None else f"refused: claimed by {before.claimant}"
+                record.append_audit(self.audit.draft("claim.release", profile, target=rfi_id, outcome=result,
+                                                     actor=who))
             return outcome
 
         return self.worker.submit(write)

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from stablepay_console.storage.record_pg import PgRecord
 
 
+IMPORT_SECONDS = 300.0
+"""How long an import may wait on the database (a large local record is one transaction)."""
+
+
 @dataclass(frozen=True)
 class Imported:
     source: str
@@ -50,7 +54,7 @@ def import_local(team: PgRecord, path: Path) -> Imported:
     source = f"{machine()}:{path}"
     try:
         copied = team.run("import the local record",
-                          lambda conn: copy_local(conn, path, entries, team.scope_of, source))
+                          lambda conn: copy_local(conn, path, entries, team.scope_of, source), IMPORT_SECONDS)
     except sqlite3.Error as exc:
         raise RecordError(f"The local record {path} cannot be read ({exc}); nothing was imported.") from None
     return Imported(source, copied)

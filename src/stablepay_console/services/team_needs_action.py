@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -23,7 +23,7 @@ from stablepay_console.services.team_radar import ago, from_team
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.profiles.model import Profile
-    from stablepay_console.storage.record_pg_sweeps import Sweep
+    from stablepay_console.storage.record_types import Sweep
     from stablepay_console.wiring import Services
 
 
@@ -85,7 +85,7 @@ async def needs_action_from_team(
         return None
     try:
         found: list[tuple[str, str | None]] | None = await services.record.run(
-            lambda record: cast(Any, record).issued(profile.name) if hasattr(record, "issued") else None)
+            lambda record: record.issued(profile.name))
     except RecordError:
         return None
     if found is None:

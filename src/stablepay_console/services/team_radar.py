@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from stablepay_console.services.radar import DUE_WITHIN, RadarUpdate
 from stablepay_console.services.watch_events import ISSUED, Tracker
@@ -21,7 +21,7 @@ from stablepay_console.storage.record_types import parse_stamp, stamp
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
-    from stablepay_console.storage.record_pg_sweeps import Sweep
+    from stablepay_console.storage.record_types import Sweep
     from stablepay_console.wiring import Services
 
 KEPT_AHEAD = timedelta(hours=72)
@@ -42,7 +42,7 @@ def publish(services: Services, profile: Profile, tracker: Tracker, now: datetim
     if services.team is None:
         return
     radar, seconds = snapshot(tracker, now), max(1, int(interval.total_seconds()))
-    services.record.fire(lambda record: cast(Any, record).mark_sweep(profile.name, seconds, radar),
+    services.record.fire(lambda record: record.mark_sweep(profile.name, seconds, radar),
                          "mark the team watcher's sweep")
 
 
@@ -89,7 +89,7 @@ async def from_team(services: Services, profile: Profile, now: datetime) -> Team
         return None
     try:
         sweep: Sweep | None = await services.record.run(
-            lambda record: cast(Any, record).last_sweep(profile.name) if hasattr(record, "last_sweep") else None)
+            lambda record: record.last_sweep(profile.name))
     except RecordError:
         return None
     if sweep is None or not sweep.fresh:

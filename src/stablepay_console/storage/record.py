@@ -1,8 +1,8 @@
 """The local compliance record: what the console saw of each RFI, notes and claims, the audit log.
 
-`Record` is the interface the services use; `open_record` gives the one implementation today, a
-SQLite file in the data folder (`record.sqlite3`). A shared team database can replace it by
-implementing `Record`; nothing outside `storage/record*.py` writes SQL.
+`Record` is the interface the services use, every method they call named in it; `open_record` gives
+the local implementation, a SQLite file in the data folder (`record.sqlite3`), and `record_pg.PgRecord`
+the team's PostgreSQL. Nothing outside `storage/record*.py` writes SQL.
 
 Opening the file:
 - a missing file is created (readable by the user only) and brought to the latest schema;
@@ -18,7 +18,7 @@ import logging
 import os
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Protocol
 
@@ -33,6 +33,7 @@ from stablepay_console.storage.record_types import (
     Note,
     RfiHistory,
     SeenPage,
+    Sweep,
 )
 from stablepay_console.storage.writing import not_written
 
@@ -59,10 +60,19 @@ class RecordNotWritten(RecordError):
 
 
 class Record(Protocol):
-    """What the services need from a record store. Every method is one transaction."""
+    """What the services need from a record store. Every method is one transaction; `transaction()` makes the
+    calls inside it one."""
 
     notice: str | None
     """Set when opening had to set a bad file aside; None otherwise."""
+
+    claims_lapse: bool
+    """Whether `claim(..., lapse=…)` is kept (the team record); the local one refuses it."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """The calls made inside are one transaction: an action and its audit entry are kept together, or
+        neither is."""
+        ...
 
     def observe(self, pages: Sequence[SeenPage]) -> int:
         """Record what fetches saw, in one transaction; returns how many requests changed (or were new)."""
@@ -74,7 +84,9 @@ class Record(Protocol):
 
     def notes(self, profile: str, rfi_id: str) -> list[Note]: ...
 
-    def claim(self, profile: str, rfi_id: str, claimant: str, at: datetime) -> ClaimOutcome: ...
+    def claim(
+        self, profile: str, rfi_id: str, claimant: str, at: datetime, lapse: timedelta | None = None
+    ) -> ClaimOutcome: ...
 
     def release(self, profile: str, rfi_id: str, claimant: str, *, force: bool = False) -> ClaimOutcome: ...
 
@@ -97,8 +109,17 @@ class Record(Protocol):
 
     def audit_head(self) -> AuditHead | None: ...
 
-    def transaction(self) -> AbstractContextManager[None]:
-        """The calls made inside are one transaction: all kept, or none. Nested, a savepoint."""
+    def mark_sweep(self, profile: str, interval_seconds: int, radar: str) -> bool:
+        """The team watcher swept the profile's server; False where nothing was kept (no team, not the watcher)."""
+        ...
+
+    def last_sweep(self, profile: str) -> Sweep | None:
+        """The team watcher's last sweep of the profile's server (None: no team record, or never swept)."""
+        ...
+
+    def issued(self, profile: str) -> list[tuple[str, str | None]] | None:
+        """The wire JSON (request, current round) of each request the team watcher last saw as issued; None on a
+        local record."""
         ...
 
     # --- triage: the team's steps on a request, its service levels, the report's facts ---------

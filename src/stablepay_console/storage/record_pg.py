@@ -6,11 +6,15 @@ What differs from the local file, all of it decided by the database:
 - the author of a note, the holder of a claim and the actor of an audit entry is the role logged in
   (`current_user`), whatever name is passed in; times are the database's clock;
 - a claim may lapse (`until`); only a member of `stablepay_lead` may release someone else's claim
-  (row security), and an analyst's refused release says so.
+  (row security), and an analyst's refused release says so;
+- what the API said (requests, rounds, statuses, sweeps) is written by `stablepay_watcher` only: an
+  analyst's console reads the team's history and simply does not record what it fetched.
 
 One connection, opened on first use and again after it was lost: a database that is down makes each
 call fail with a RecordUnavailable naming the database, and the next call tries again. Every call is
-one transaction; nothing is written unless all of it is.
+one transaction, and so is everything inside `transaction()` (an action and its audit entry); nothing
+is written unless all of it is. A server that stops answering fails the call within `ANSWER_SECONDS`;
+a connection lost while committing is RecordOutcomeUnknown (it may or may not have been saved).
 """
 
 from __future__ import annotations
@@ -25,8 +29,16 @@ from stablepay_console.storage import record_pg_audit as chain
 from stablepay_console.storage import record_pg_history as seen
 from stablepay_console.storage import record_pg_sweeps as sweeps
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_pg_conn import RecordUnavailable, connect, need_psycopg, problem
-from stablepay_console.storage.record_pg_schema import LEAD, check_version
+from stablepay_console.storage.record_pg_conn import (
+    ANSWER_SECONDS,
+    RecordOutcomeUnknown,
+    RecordUnavailable,
+    connect,
+    deadline,
+    need_psycopg,
+    problem,
+)
+from stablepay_console.storage.record_pg_schema import LEAD, WATCHER, check_version
 from stablepay_console.storage.record_pg_triage import PgTriage
 from stablepay_console.storage.record_types import (
     AuditDraft,
@@ -34,6 +46,7 @@ from stablepay_console.storage.record_types import (
     AuditHead,
     Claim,
     ClaimOutcome,
+    Imported,
     Note,
     RfiHistory,
     SeenPage,
@@ -44,9 +57,18 @@ if TYPE_CHECKING:
     import psycopg
 
 CLAIM_COLUMNS = "claimant, at, until, (until IS NOT NULL AND until <= now())"
+NOTE_COLUMNS = "id, author, at, text, imported_from, written_as, written_at"
 CHECK_AFTER = 1.0
 """Seconds a connection may sit unused before it is checked again."""
 LEAD_ONLY = f"only a member of {LEAD} may release someone else's claim"
+
+
+def _note(profile: str, rfi_id: str, row: tuple[Any, ...]) -> Note:
+    note_id, author, at, text, source, written_as, written_at = row
+    # a note imported by version 1 kept only the time it was written: when it was imported is not known
+    when = None if written_at is not None and written_at == at else at
+    imported = Imported(str(source), str(author), when, str(written_as or "?"), written_at) if source else None
+    return Note(int(note_id), profile, rfi_id, str(author), at, str(text), imported)
 
 
 class PgRecord(PgTriage):
@@ -66,16 +88,21 @@ class PgRecord(PgTriage):
         self.role = url.role
         """Who this record writes as: the URL's role until connected, then the database's current_user."""
         self.lead = False
+        self.watcher = False
+        """Whether the role may record what the API said (a member of stablepay_watcher)."""
+        self.server_version = ""
         self.version = 0
         self.check_after = CHECK_AFTER
         self._used = 0.0
-        self._depth = 0
-        """Calls inside `transaction()` (record_pg_triage): they use its connection as it is."""
         self._conn: psycopg.Connection | None = None
+        self._open: psycopg.Connection | None = None
+        """The connection of the transaction under way (calls inside `transaction()` join it)."""
 
     # --- the connection -------------------------------------------------------------------
 
     def _connection(self) -> psycopg.Connection:
+        if self._open is not None:  # inside a transaction: use it, never check it (a check rolls back)
+            return self._open
         conn = self._conn
         if conn is not None and not conn.closed and not conn.broken and self._alive(conn):
             return conn
@@ -85,15 +112,20 @@ class PgRecord(PgTriage):
         conn = connect(self.url)
         try:
             self.version = check_version(conn, self.url.where)
-            row = conn.execute("SELECT current_user, pg_has_role(current_user, %s, 'MEMBER')", (LEAD,)).fetchone()
-            conn.commit()
+            with deadline(conn):
+                row = conn.execute("SELECT current_user, pg_has_role(current_user, %s, 'MEMBER'), "
+                                   "pg_has_role(current_user, %s, 'MEMBER'), current_setting('server_version')",
+                                   (LEAD, WATCHER)).fetchone()
+                conn.commit()
         except RecordError:
             conn.close()
             raise
         except Exception as exc:
             conn.close()
             raise problem(exc, self.url, "open the team record") from None
-        self.role, self.lead = (str(row[0]), bool(row[1])) if row else (self.role, False)
+        if row:
+            self.role, self.lead, self.watcher = str(row[0]), bool(row[1]), bool(row[2])
+            self.server_version = str(row[3]).split(" ")[0]
         if self.on_role is not None:
             self.on_role(self.role)
         self._conn = conn
@@ -102,32 +134,56 @@ class PgRecord(PgTriage):
     def _alive(self, conn: psycopg.Connection) -> bool:
         """After a pause, a connection is checked before use: one the server dropped meanwhile (a restart, a
         failover, an idle timeout) is replaced at once instead of failing the next save."""
-        if self._depth or time.monotonic() - self._used < self.check_after:
+        if time.monotonic() - self._used < self.check_after:
             return True
         try:
-            conn.execute("SELECT 1")
-            conn.rollback()
+            with deadline(conn, min(ANSWER_SECONDS, 5.0)):
+                conn.execute("SELECT 1")
+                conn.rollback()
         except Exception:
             return False
         return True
 
     @contextmanager
-    def _tx(self, doing: str) -> Iterator[psycopg.Connection]:
-        """One transaction; a psycopg failure becomes a RecordError saying what could not be done."""
+    def _tx(self, doing: str, seconds: float = ANSWER_SECONDS) -> Iterator[psycopg.Connection]:
+        """One transaction (inside `transaction()`, a savepoint of it); a psycopg failure becomes a RecordError
+        saying what could not be done. A connection lost while committing is RecordOutcomeUnknown."""
         pg = need_psycopg()
+        if self._open is not None:
+            try:
+                with self._open.transaction():
+                    yield self._open
+            except pg.Error as exc:
+                raise problem(exc, self.url, doing) from None
+            return
         try:
             conn = self._connection()
         except RecordUnavailable as exc:
             raise RecordUnavailable(f"Could not {doing}. {exc}") from None
+        committing = False
+        self._open = conn
         try:
-            with conn.transaction():
+            with deadline(conn, seconds), conn.transaction():
                 yield conn
+                committing = True
         except pg.Error as exc:
             if conn.broken or conn.closed:
                 self._conn = None
+            if committing and isinstance(exc, pg.OperationalError | pg.InterfaceError):
+                raise RecordOutcomeUnknown(
+                    f"The team record at {self.url.where} lost the connection while saving ({doing}): it is not "
+                    "known whether it was saved. Check before doing it again (`rfis show ID`, `audit log`)."
+                ) from None
             raise problem(exc, self.url, doing) from None
         finally:
+            self._open = None
             self._used = time.monotonic()
+
+    @contextmanager
+    def transaction(self, seconds: float = ANSWER_SECONDS) -> Iterator[None]:
+        """Everything done inside is one transaction: an action and its audit entry are kept together, or neither."""
+        with self._tx("save the action and its audit entry", seconds):
+            yield
 
     def close(self) -> None:
         if self._conn is not None:
@@ -142,6 +198,11 @@ class PgRecord(PgTriage):
     # --- round history --------------------------------------------------------------------
 
     def observe(self, pages: Sequence[SeenPage]) -> int:
+        """Record what a fetch saw: the team watcher's job. Any other role's console keeps nothing (and says
+        nothing: listing and opening work as without a record)."""
+        self.whoami()
+        if not self.watcher:
+            return 0
         with self._tx("record the requests received") as conn:
             return seen.observe(conn, self.scope_of, pages)
 
@@ -156,19 +217,19 @@ class PgRecord(PgTriage):
         with self._tx("save the note") as conn:
             row = conn.execute(
                 "INSERT INTO stablepay.notes (server, rfi_id, profile, text) VALUES (%s, %s, %s, %s) "
-                "RETURNING id, author, at",
+                f"RETURNING {NOTE_COLUMNS}",
                 (self.scope_of(profile), rfi_id, profile, text),
             ).fetchone()
         assert row is not None
-        return Note(int(row[0]), profile, rfi_id, str(row[1]), row[2], text)
+        return _note(profile, rfi_id, row)
 
     def notes(self, profile: str, rfi_id: str) -> list[Note]:
         with self._tx("read the notes") as conn:
             rows = conn.execute(
-                "SELECT id, author, at, text FROM stablepay.notes WHERE server = %s AND rfi_id = %s ORDER BY at, id",
+                f"SELECT {NOTE_COLUMNS} FROM stablepay.notes WHERE server = %s AND rfi_id = %s ORDER BY at, id",
                 (self.scope_of(profile), rfi_id),
             ).fetchall()
-        return [Note(int(i), profile, rfi_id, str(a), t, str(x)) for i, a, t, x in rows]
+        return [_note(profile, rfi_id, row) for row in rows]
 
     # --- claims ---------------------------------------------------------------------------
 
@@ -231,10 +292,15 @@ class PgRecord(PgTriage):
             mine = held.claimant == self.role
             if not mine and not force:
                 return ClaimOutcome(False, held, held)
-            gone = conn.execute(
-                "DELETE FROM stablepay.claims WHERE server = %s AND rfi_id = %s RETURNING claimant",
-                (server, rfi_id),
+            gone = conn.execute(  # the claim read, and no other: one taken over meanwhile stays
+                "DELETE FROM stablepay.claims WHERE server = %s AND rfi_id = %s AND claimant = %s AND at = %s "
+                "RETURNING claimant",
+                (server, rfi_id, held.claimant, held.at),
             ).fetchone()
+            if gone is None:
+                now = self._held(conn, server, profile, rfi_id)
+                if now is not None and (now[0].claimant, now[0].at) != (held.claimant, held.at):
+                    return ClaimOutcome(False, now[0], now[0], refusal=f"{now[0].claimant} took it over meanwhile")
         if gone is None:  # row security kept it: not ours, not lapsed, and we are no lead
             return ClaimOutcome(False, held, held, refusal=f"the database refused: {LEAD_ONLY}")
         return ClaimOutcome(True, None, held)
@@ -257,9 +323,10 @@ class PgRecord(PgTriage):
     # --- audit log ------------------------------------------------------------------------
 
     def append_audit(self, draft: AuditDraft) -> AuditEntry:
+        """The draft's content; its number, time, actor (the role) and hash are the database's."""
         server = self.scope_of(draft.profile) if draft.profile else ""
         with self._tx(f"append '{draft.action}' to the audit log") as conn:
-            return chain.append(conn, draft, server, self.role)
+            return chain.append(conn, draft, server)
 
     def audit(
         self,
@@ -280,10 +347,15 @@ class PgRecord(PgTriage):
 
     # --- the team watcher -----------------------------------------------------------------
 
-    def mark_sweep(self, profile: str, interval_seconds: int, radar: str) -> None:
-        """`rfis watch` swept the profile's server; `radar` is what a console's banner needs."""
+    def mark_sweep(self, profile: str, interval_seconds: int, radar: str) -> bool:
+        """`rfis watch` swept the profile's server; `radar` is what a console's banner needs. Only the team
+        watcher's role marks a sweep (False: this role is not it, nothing was written)."""
+        self.whoami()
+        if not self.watcher:
+            return False
         with self._tx("mark the team watcher's sweep") as conn:
             sweeps.mark(conn, self.scope_of(profile), interval_seconds, radar)
+        return True
 
     def last_sweep(self, profile: str) -> sweeps.Sweep | None:
         with self._tx("read the team watcher's sweep") as conn:
@@ -294,7 +366,7 @@ class PgRecord(PgTriage):
         with self._tx("read the issued requests") as conn:
             return seen.issued(conn, self.scope_of(profile))
 
-    def run(self, doing: str, work: Callable[[psycopg.Connection], Any]) -> Any:
-        """Anything else in one transaction (the import, the team watcher's sweep, `record status`)."""
-        with self._tx(doing) as conn:
+    def run(self, doing: str, work: Callable[[psycopg.Connection], Any], seconds: float = ANSWER_SECONDS) -> Any:
+        """Anything else in one transaction (the import, `record status`)."""
+        with self._tx(doing, seconds) as conn:
             return work(conn)

@@ -8,22 +8,40 @@ database and what failed; never a traceback, never a password (a URL holding one
 
 from __future__ import annotations
 
+import contextlib
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_url import TeamUrl
+from stablepay_console.storage.record_url import TeamUrl, is_loopback
 
 if TYPE_CHECKING:
     import psycopg
 
-CONNECT_SECONDS = 5
+CONNECT_SECONDS = 10
+"""How long connecting may take, the server's answers to the start-up included (libpq's connect_timeout)."""
+ANSWER_SECONDS = 20.0
+"""How long one transaction may wait on the server before its socket is cut (see `deadline`)."""
+STATEMENT_MS = 15_000
+"""The server ends a statement that runs longer (statement_timeout), before our own deadline cuts the socket."""
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
+              "tcp_user_timeout": 20_000}
+"""A peer that vanished (no TCP answer at all) is noticed within about 25 s, even while nothing is asked."""
 APPLICATION = "stablepay-console"
 INSTALL = "install stablepay-console[team] (pip install 'stablepay-console[team]') to use a team record"
 
 
 class RecordUnavailable(RecordError):
     """The database cannot be reached, or the connection was lost: nothing was written."""
+
+
+class RecordOutcomeUnknown(RecordUnavailable):
+    """The connection was lost while the database committed: what was asked may or may not have been saved."""
 
 
 class RecordRefused(RecordError):
@@ -39,22 +57,61 @@ def need_psycopg() -> Any:
 
 
 def connect(url: TeamUrl, *, autocommit: bool = False, timeout: int = CONNECT_SECONDS) -> psycopg.Connection:
-    """A connection to the team record (libpq finds the password: PGPASSWORD, ~/.pgpass, a service file)."""
+    """A connection to the team record (libpq finds the password: PGPASSWORD, ~/.pgpass, a service file).
+
+    The URL's TLS rule is checked again on what libpq used: a connection that went off loopback without TLS
+    is closed before anything is sent on it."""
     pg = need_psycopg()
     try:
         conn: psycopg.Connection = pg.connect(
-            url.url, autocommit=autocommit, connect_timeout=timeout, application_name=APPLICATION
+            url.url, autocommit=autocommit, connect_timeout=timeout, application_name=APPLICATION,
+            options=f"-c statement_timeout={STATEMENT_MS}", **KEEPALIVES,
         )
     except pg.Error as exc:
         raise RecordUnavailable(f"The team record at {url.where} cannot be reached: {reason(exc)}") from None
+    host = conn.info.host
+    if not is_loopback(host) and not conn.pgconn.ssl_in_use:
+        conn.close()
+        raise RecordUnavailable(f"The team record at {url.where} was reached at {clean(host, 200)} without TLS; "
+                                "the connection was closed before anything was sent.")
     try:
-        conn.execute("SET TIME ZONE 'UTC'")  # times come back in UTC, as the local record's do
-        if not autocommit:
-            conn.commit()
+        with deadline(conn, ANSWER_SECONDS):
+            conn.execute("SET TIME ZONE 'UTC'")  # times come back in UTC, as the local record's do
+            if not autocommit:
+                conn.commit()
     except pg.Error as exc:
         conn.close()
         raise RecordUnavailable(f"The team record at {url.where} cannot be used: {reason(exc)}") from None
     return conn
+
+
+def _cut(fd: int, live: threading.Event) -> None:
+    if not live.is_set():
+        return
+    with contextlib.suppress(OSError):
+        copy = socket.socket(fileno=os.dup(fd))
+        try:
+            copy.shutdown(socket.SHUT_RDWR)
+        finally:
+            copy.close()
+
+
+@contextmanager
+def deadline(conn: psycopg.Connection, seconds: float = ANSWER_SECONDS) -> Iterator[None]:
+    """Whatever runs inside waits on the server for at most `seconds`: then the connection's socket is shut
+    down, and the call waiting on it fails at once as a lost connection. A server that accepts and never answers
+    (stopped, a wedged proxy) ends a command with a message instead of hanging it; keepalives alone do not,
+    since the peer's kernel still acknowledges every packet."""
+    live = threading.Event()
+    live.set()
+    timer = threading.Timer(seconds, _cut, (conn.pgconn.socket, live))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        live.clear()
+        timer.cancel()
 
 
 def reason(exc: BaseException) -> str:

@@ -25,6 +25,8 @@ from stablepay_console.storage.record_types import (
 if TYPE_CHECKING:
     import psycopg
 
+OBSERVE_LOCK = 0x5350  # "SP", with the server's hash: one sighting of a server at a time
+
 
 def _new_status(conn: psycopg.Connection, server: str, rfi_id: str, status: str, seen: str) -> int:
     row = conn.execute(
@@ -98,6 +100,9 @@ def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Seq
     from stablepay_console.storage.record_types import stamp
 
     changed = 0
+    servers = sorted({scope_of(page.profile) for page in pages})
+    for server in servers:  # two watchers of one server record a change once: the second waits, then sees it
+        conn.execute("SELECT pg_advisory_xact_lock(%s::int4, hashtext(%s))", (OBSERVE_LOCK, server))
     for page in pages:
         server, seen = scope_of(page.profile), stamp(page.at)
         latest: dict[str, RfiSighting] = {s.rfi_id: s for s in page.sightings}
@@ -169,10 +174,11 @@ def _maybe(text: str | None) -> Any:
 
 
 def issued(conn: psycopg.Connection, server: str) -> list[tuple[str, str | None]]:
-    """(request wire, current round's wire or None) of every request of `server` last seen as issued."""
+    """(request wire, current round's wire or None) of every request of `server` the team watcher last saw as
+    issued (an imported request is not trusted until the watcher has seen it itself)."""
     rows = conn.execute(
         "SELECT r.wire, ro.wire FROM stablepay.rfis r LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
-        "WHERE r.server = %s AND r.status = %s",
+        "WHERE r.server = %s AND r.status = %s AND r.imported_by IS NULL",
         (server, "issued"),
     ).fetchall()
     return [(str(wire), None if round_wire is None else str(round_wire)) for wire, round_wire in rows]

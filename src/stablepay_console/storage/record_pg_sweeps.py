@@ -7,28 +7,12 @@ count without asking the API: the issued requests whose deadline is near or pass
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING
+
+from stablepay_console.storage.record_types import Sweep
 
 if TYPE_CHECKING:
     import psycopg
-
-
-@dataclass(frozen=True)
-class Sweep:
-    server: str
-    swept_at: datetime
-    interval_seconds: int
-    by_role: str
-    radar: str
-    age_seconds: float
-    """How long ago, by the database's clock."""
-
-    @property
-    def fresh(self) -> bool:
-        """Swept within the last two intervals: the watcher is alive."""
-        return self.age_seconds <= 2 * self.interval_seconds
 
 
 def mark(conn: psycopg.Connection, server: str, interval_seconds: int, radar: str) -> None:

@@ -8,9 +8,8 @@ checks the services make first only put the same rules into words.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -121,25 +120,12 @@ def facts(conn: psycopg.Connection, server: str, profile: str) -> TriageFacts:
 
 
 class PgTriage:
-    """Mixed into `PgRecord`: `transaction()` and the triage methods, each a thin call of the functions above."""
+    """Mixed into `PgRecord`: the triage methods, each a thin call of the functions above."""
 
     scope_of: Callable[[str], str]
-    _used: float
-    _depth: int
 
     def _tx(self, doing: str) -> AbstractContextManager[psycopg.Connection]:
         raise NotImplementedError
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """The calls made inside are one transaction; a nested call is a savepoint (psycopg nests them)."""
-        with self._tx("keep the change and its audit entry"):
-            self._depth += 1
-            self._used = time.monotonic()
-            try:
-                yield
-            finally:
-                self._depth -= 1
 
     def triage_case(self, profile: str, rfi_id: str) -> TriageCase:
         with self._tx("read the request's triage") as conn:

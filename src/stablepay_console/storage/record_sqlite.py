@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
@@ -34,6 +34,7 @@ from stablepay_console.storage.record_types import (
     RoundSeen,
     SeenPage,
     StatusSeen,
+    Sweep,
     parse_stamp,
     stamp,
 )
@@ -79,11 +80,14 @@ def _disk_refused(path: Path, exc: sqlite3.Error) -> RecordNotWritten | None:
 class SqliteRecord(SqliteTriage):
     """`Record` on a local SQLite file. Safe to share between threads (calls are serialised)."""
 
+    claims_lapse = False
+
     def __init__(self, path: Path, *, check: bool = True) -> None:
         self.path = path
         self.notice: str | None = None
         self._lock = threading.RLock()
         self._depth = 0
+        """How many `_write` blocks are open on this thread: an inner one is a savepoint of the outer."""
         try:
             self._conn = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
@@ -128,20 +132,40 @@ class SqliteRecord(SqliteTriage):
             self._conn.close()
 
     @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The calls made inside are one transaction: all of them are kept, or none."""
+        with self._write():
+            yield
+
+    @contextmanager
+    def _nested(self) -> Iterator[sqlite3.Connection]:
+        name = f"inner_{self._depth}"
+        self._conn.execute(f"SAVEPOINT {name}")
+        self._depth += 1
+        try:
+            yield self._conn
+        except BaseException:
+            self._conn.execute(f"ROLLBACK TO {name}")
+            raise
+        finally:
+            self._depth -= 1
+            self._conn.execute(f"RELEASE {name}")
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            if self._depth:
+                with self._nested() as conn:
+                    yield conn
+                return
             try:
-                if self._depth:  # inside transaction(): a savepoint, so a failed call undoes only itself
-                    with self._savepoint():
-                        yield self._conn
-                    return
                 self._conn.execute("BEGIN IMMEDIATE")
-                self._depth += 1
+                self._depth = 1
                 try:
                     yield self._conn
                     self._conn.execute("COMMIT")
                 finally:
-                    self._depth -= 1
+                    self._depth = 0
                     if self._conn.in_transaction:  # failed, or a COMMIT the disk refused: nothing half-kept
                         with suppress(sqlite3.Error):
                             self._conn.execute("ROLLBACK")
@@ -150,27 +174,6 @@ class SqliteRecord(SqliteTriage):
                 if refused is None:
                     raise
                 raise refused from None
-
-    @contextmanager
-    def _savepoint(self) -> Iterator[None]:
-        name = f"nested_{self._depth}"
-        self._conn.execute(f"SAVEPOINT {name}")
-        self._depth += 1
-        try:
-            yield
-        except BaseException:
-            self._conn.execute(f"ROLLBACK TO {name}")
-            self._conn.execute(f"RELEASE {name}")
-            raise
-        finally:
-            self._depth -= 1
-        self._conn.execute(f"RELEASE {name}")
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """The calls made inside are one transaction (the write lock taken up front); nested: a savepoint."""
-        with self._write():
-            yield
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
         with self._lock:
@@ -243,7 +246,11 @@ class SqliteRecord(SqliteTriage):
         ).fetchone()
         return Claim(profile, rfi_id, row[0], parse_stamp(row[1])) if row else None
 
-    def claim(self, profile: str, rfi_id: str, claimant: str, at: datetime) -> ClaimOutcome:
+    def claim(
+        self, profile: str, rfi_id: str, claimant: str, at: datetime, lapse: timedelta | None = None
+    ) -> ClaimOutcome:
+        if lapse is not None:
+            raise RecordError("Only the team record keeps claims that lapse; the local one holds them until released.")
         with self._write() as conn:
             held = self._claim_in(conn, profile, rfi_id)
             if held is not None:
@@ -314,6 +321,17 @@ class SqliteRecord(SqliteTriage):
             sql = f"SELECT * FROM ({sql} ORDER BY seq DESC LIMIT {int(limit)})"
         rows = self._read(sql + " ORDER BY seq", params)
         return [AuditEntry(*row) for row in rows]
+
+    # --- the team watcher: none on a local record ------------------------------------------------
+
+    def mark_sweep(self, profile: str, interval_seconds: int, radar: str) -> bool:
+        return False
+
+    def last_sweep(self, profile: str) -> Sweep | None:
+        return None
+
+    def issued(self, profile: str) -> list[tuple[str, str | None]] | None:
+        return None
 
     def audit_head(self) -> AuditHead | None:
         rows = self._read("SELECT count, hash FROM audit_head WHERE only = 1")

@@ -135,13 +135,43 @@ class RfiHistory:
 
 
 @dataclass(frozen=True)
+class Imported:
+    """A row copied from a local record into the team record: the importer's testimony, never the writer's own."""
+
+    source: str
+    """Where it came from (`host:/path/record.sqlite3`)."""
+    by: str
+    """The role that imported it (the database's word)."""
+    on: datetime | str | None
+    """When it was imported (the database's clock); None when a version-1 record did not keep it."""
+    written_as: str
+    """Who the local record said wrote it (its typed author or actor)."""
+    written_at: datetime | str | None = None
+
+    def describe(self) -> str:
+        """`imported by alice on 2026-11-26 from a local record, where it was written as bob`"""
+        when = self.on.strftime(" on %Y-%m-%d") if isinstance(self.on, datetime) else (
+            f" on {self.on[:10]}" if isinstance(self.on, str) and self.on else "")
+        return f"imported by {self.by}{when} from a local record, where it was written as {self.written_as}"
+
+    def to_json(self) -> dict[str, Any]:
+        def text(value: datetime | str | None) -> str | None:
+            return value.isoformat() if isinstance(value, datetime) else value
+
+        return {"importedBy": self.by, "importedAt": text(self.on), "importedFrom": self.source,
+                "writtenAs": self.written_as, "writtenAt": text(self.written_at)}
+
+
+@dataclass(frozen=True)
 class Note:
     note_id: int
     profile: str
     rfi_id: str
     author: str
+    """Who wrote it; for an imported note, who imported it (see `imported`)."""
     at: datetime
     text: str
+    imported: Imported | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +226,8 @@ class AuditEntry:
     """JSON text of the details (never a key, never a request body)."""
     prev_hash: str
     hash: str
+    imported: Imported | None = None
+    """Set on an entry copied from a local record (not covered by the hash: the database sets it)."""
 
     @property
     def time(self) -> datetime:
@@ -224,7 +256,10 @@ class AuditEntry:
         }
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.content(), "detail": self.details, "prevHash": self.prev_hash, "hash": self.hash}
+        shown = {**self.content(), "detail": self.details, "prevHash": self.prev_hash, "hash": self.hash}
+        if self.imported is not None:
+            shown["imported"] = {**self.imported.to_json(), "description": self.imported.describe()}
+        return shown
 
 
 @dataclass(frozen=True)
@@ -233,3 +268,19 @@ class AuditHead:
 
     count: int
     hash: str
+
+
+@dataclass(frozen=True)
+class Sweep:
+    server: str
+    swept_at: datetime
+    interval_seconds: int
+    by_role: str
+    radar: str
+    age_seconds: float
+    """How long ago, by the database's clock."""
+
+    @property
+    def fresh(self) -> bool:
+        """Swept within the last two intervals: the watcher is alive."""
+        return self.age_seconds <= 2 * self.interval_seconds

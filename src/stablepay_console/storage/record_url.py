@@ -2,14 +2,17 @@
 
 `STABLEPAY_RECORD_URL` wins; else the URL saved by `record use URL` (`record.json` in the config
 folder); else the local file. A URL is `postgresql://ROLE@HOST:PORT/DB` (query parameters such as
-`sslmode` allowed). Two rules, checked wherever a URL comes from:
+`sslmode` allowed). It is read as libpq reads it (`conninfo_to_dict`), together with what libpq adds
+from a service file (`service=`, `PGSERVICE`) and the environment (`PGHOST`, `PGSSLMODE`, …), and two
+rules hold for what libpq will really use:
 
-- no password in it: the password comes from libpq's own means (PGPASSWORD, ~/.pgpass, a service
+- no password in the URL: the password comes from libpq's own means (PGPASSWORD, ~/.pgpass, a service
   file, peer or certificate authentication), never from our config file or the environment's URL;
-- a host that is not loopback (or a Unix socket) needs TLS: `sslmode=require` or stronger, the same
-  rule as HTTPS for the API.
+- a host that is not loopback (or a Unix socket) needs TLS that authenticates the server:
+  `sslmode=verify-full` (or `verify-ca`). `require` is refused: it encrypts, but any server that
+  answers is believed.
 
-Plain standard library: a one-person install without psycopg still reads, checks and saves URLs.
+psycopg (the `team` extra) reads the URL; a one-person install without it is told to install it.
 """
 
 from __future__ import annotations
@@ -17,17 +20,19 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from stablepay_console.storage import locations
+from stablepay_console.storage.libpq_view import libpq_view
 from stablepay_console.storage.writing import write_atomically
 
 URL_VARIABLE = "STABLEPAY_RECORD_URL"
 SETTING_NAME = "record.json"
 SCHEMES = ("postgresql", "postgres")
-TLS_MODES = ("require", "verify-ca", "verify-full")
+TLS_MODES = ("verify-ca", "verify-full")
 SECRET_PARAMETERS = ("password", "sslpassword")
 PASSWORD_HOME = (
     "Keep the password where libpq looks for it: the PGPASSWORD variable, ~/.pgpass (mode 0600), a "
@@ -88,7 +93,7 @@ def shown(text: str) -> str:
 
 def is_loopback(host: str) -> bool:
     """127.0.0.0/8, ::1, `localhost` itself, or a Unix socket folder (a path)."""
-    if not host or host.startswith("/") or host == "localhost":
+    if not host or host.startswith("/") or host.startswith("@") or host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
@@ -96,49 +101,60 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _host(part: str) -> str:
-    """`db.example:5432` -> `db.example`; `[::1]:5432` -> `::1`."""
-    if part.startswith("["):
-        return unquote(part[1:].split("]", 1)[0])
-    return unquote(part.split(":", 1)[0])
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
 
 
-def parse(text: str) -> TeamUrl:
-    """Check a team record URL; RecordUrlError says what is wrong and what to do."""
-    value = text.strip()
+def _conninfo(value: str) -> dict[str, str]:
     try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:
+        from psycopg import ProgrammingError
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        raise RecordUrlError(
+            "A team record URL needs PostgreSQL support: install stablepay-console[team] "
+            "(pip install 'stablepay-console[team]')."
+        ) from None
+    try:
+        return {k: str(v) for k, v in conninfo_to_dict(value).items() if v is not None}
+    except ProgrammingError:
         raise RecordUrlError(f"{shown(value)} is not a URL like postgresql://ROLE@HOST:PORT/DB.") from None
-    if parts.scheme.lower() not in SCHEMES:
+
+
+def parse(text: str, environ: Mapping[str, str] | None = None) -> TeamUrl:
+    """Check a team record URL as libpq will use it; RecordUrlError says what is wrong and what to do."""
+    value = text.strip()
+    scheme = value.partition("://")[0].lower() if "://" in value else ""
+    if scheme not in SCHEMES:
         raise RecordUrlError(f"{shown(value)} is not a PostgreSQL URL: write postgresql://ROLE@HOST:PORT/DB.")
-    query = {k.lower(): v for k, v in parse_qsl(parts.query, keep_blank_values=True)}
-    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
-    if ":" in userinfo or any(k in query for k in SECRET_PARAMETERS):
+    given = _conninfo(value)
+    if any(k in given for k in SECRET_PARAMETERS):
         raise RecordUrlError(f"The record URL holds a password ({shown(value)}); it is not kept. {PASSWORD_HOME}")
-    hostinfo = parts.netloc.rpartition("@")[2]
-    hosts = tuple(unquote(h.rsplit(":", 1)[0] if h.count(":") == 1 or (h.endswith("]") is False and "]:" in h)
-                          else h) for h in hostinfo.split(",") if h)
-    hosts = tuple(h.strip("[]") for h in hosts)
-    if "host" in query:
-        hosts = tuple(h for h in query["host"].split(",") if h)
-    if "hostaddr" in query:
-        hosts = (*hosts, *(h for h in query["hostaddr"].split(",") if h))
-    sslmode = query.get("sslmode", "")
+    used = libpq_view(given, os.environ if environ is None else environ)
+    hosts = tuple(_split(used.get("host", ""))) + tuple(_split(used.get("hostaddr", "")))
+    sslmode = used.get("sslmode", "prefer")
     remote = [h for h in hosts if not is_loopback(h)]
     if remote and sslmode not in TLS_MODES:
+        origin = "" if remote[0] in _split(given.get("host", "")) + _split(given.get("hostaddr", "")) else (
+            " (a host libpq takes from the environment or a service file)")
+        if sslmode == "require":
+            raise RecordUrlError(
+                f"The team record at {remote[0]}{origin} would be reached with sslmode=require, which encrypts but "
+                "does not check which server answers. Use ?sslmode=verify-full (the server's CA certificate in "
+                "~/.postgresql/root.crt or sslrootcert=FILE)."
+            )
         raise RecordUrlError(
-            f"The team record at {remote[0]} would be reached without TLS. Add ?sslmode=require (or verify-full) "
-            "to the URL; plain connections are allowed to loopback and local sockets only, as plain HTTP is."
+            f"The team record at {remote[0]}{origin} would be reached without TLS that checks the server "
+            f"(sslmode={sslmode}). Add ?sslmode=verify-full to the URL (the server's CA certificate in "
+            "~/.postgresql/root.crt or sslrootcert=FILE); plain connections are allowed to loopback and local "
+            "sockets only, as plain HTTP is."
         )
     return TeamUrl(
         url=value,
         hosts=hosts,
-        port=str(parts.port or query.get("port", "")),
-        database=unquote(parts.path.lstrip("/")) or query.get("dbname", ""),
-        user=unquote(userinfo) or query.get("user", ""),
-        sslmode=sslmode,
+        port=used.get("port", ""),
+        database=used.get("dbname", ""),
+        user=given.get("user", ""),
+        sslmode=used.get("sslmode", ""),
     )
 
 

@@ -87,7 +87,7 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
     key_badge: reactive[str] = reactive("")
     """"ROTATION DUE" (or OVERDUE) while the active profile's key is 11 months old or more; else ""."""
     record_badge: reactive[str] = reactive("")
-    """"TEAM RECORD DOWN" while the team record cannot be reached (tui/team_live.py); else ""."""
+    """"TEAM RECORD UNREACHABLE" while the team record cannot be reached (tui/team_live.py); else ""."""
     team_listener: TeamListener | None = None
     radar_source = ""
     """In team mode, where the radar's count comes from (tui/team_radar.py)."""

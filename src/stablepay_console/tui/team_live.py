@@ -2,7 +2,7 @@
 
 A `TeamListener` (LISTEN/NOTIFY, on a thread of its own) tells the console of every change; the
 inbox reads its claims again and an open detail of that request reads its notes and claim again.
-While the database cannot be reached the banner says so ("TEAM RECORD DOWN"); the listener tries
+While the database cannot be reached the banner says so ("TEAM RECORD UNREACHABLE"); the listener tries
 again with growing waits, and once back everything shown is read again (changes made meanwhile
 were not heard).
 """
@@ -16,7 +16,7 @@ from stablepay_console.storage.record_pg_listen import Change, TeamListener
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
 
-DOWN_BADGE = "TEAM RECORD DOWN"
+DOWN_BADGE = "TEAM RECORD UNREACHABLE"
 
 
 def record_problem(app: Any, exc: BaseException) -> str:

@@ -28,7 +28,7 @@ class EnvironmentBanner(Static):
     badge: reactive[str] = reactive("")
     """"ROTATION DUE" while the active profile's key is due (the app's `key_badge`)."""
     record_badge: reactive[str] = reactive("")
-    """"TEAM RECORD DOWN" while the team record cannot be reached (the app's `record_badge`)."""
+    """"TEAM RECORD UNREACHABLE" while the team record cannot be reached (the app's `record_badge`)."""
 
     def on_mount(self) -> None:
         self.watch(self.app, "profile", self._set_profile, init=True)
@@ -66,7 +66,7 @@ class EnvironmentBanner(Static):
             env = Text(" SANDBOX: simulated, no real money ", style="bold")
         # The ping comes before the address: on a narrow terminal the address is what gets cut. Narrow, the
         # word "profile" gives its room to the deadline count, so "4 overdue" still shows at 80 columns.
-        badges = " · ".join(clean(b, 20) for b in (self.badge, self.record_badge) if b)
+        badges = " · ".join(clean(b, 24) for b in (self.badge, self.record_badge) if b)
         badge = Text(f" {badges} ", style="bold black on yellow") if badges else Text("")
         narrow = self.size.width < 110
         text = Text.assemble(

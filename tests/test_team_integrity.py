@@ -1,0 +1,514 @@
+"""The team record holds against its own members: every rule attacked as a member would, going around our code.
+
+Each attack is `psql` as that role (a plain psycopg connection logged in as alice, bob, carol or walt):
+a forged author, actor, time or hash; an imported row written by hand; UPDATE, DELETE and TRUNCATE on every
+table; a login with no team role; a lead's release racing a takeover. After every attack the audit chain
+still verifies, and what the team reads is what the database decided.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from stablepay_console.services.audit import entry_line, verify
+from stablepay_console.storage import record_pg_conn
+from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.record_chain import entry_hash
+from stablepay_console.storage.record_pg import PgRecord
+from stablepay_console.storage.record_pg_conn import RecordOutcomeUnknown, RecordUnavailable
+from stablepay_console.storage.record_pg_schema import LATEST, init_schema
+from stablepay_console.storage.record_types import AuditDraft, AuditEntry, SeenPage
+from stablepay_console.storage.record_url import RecordUrlError, parse
+from tests.conftest import FIXED_NOW
+from tests.postgres import OWNER, TeamDb, wait_for
+
+RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"
+SERVER = "production https://api.stablepay.example"
+ODD = 'quote " backslash \\ tab\t newline\n é 😀 \x7f end'
+"""Text whose canonical JSON needs every escape (the database's hash must equal the console's)."""
+
+
+def record(db: TeamDb, role: str) -> PgRecord:
+    return PgRecord(parse(db.url(role)), lambda name: SERVER if name else "")
+
+
+def draft(action: str = "ping", outcome: str = "ok", **detail: object) -> AuditDraft:
+    return AuditDraft(FIXED_NOW, "typed name", "prod", "production", action, RFI, outcome, dict(detail))
+
+
+def refused(conn: psycopg.Connection, statement: str, params: tuple[object, ...] = ()) -> None:
+    """The statement fails on a privilege, and the connection is usable afterwards."""
+    with conn.transaction(force_rollback=True), pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute(statement, params)
+
+
+# --- who and when are the database's --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("columns", [
+    "(server, rfi_id, text, author)", "(server, rfi_id, text, at)", "(server, rfi_id, text, imported_from)",
+    "(server, rfi_id, text, imported_by)", "(server, rfi_id, text, written_as)",
+])
+def test_an_analyst_cannot_write_a_note_as_someone_else_or_backdate_it(team_db: TeamDb, columns: str) -> None:
+    values = {"author": "carol", "at": "2020-01-01", "imported_from": "laptop", "imported_by": "carol",
+              "written_as": "carol"}
+    extra = columns.strip("()").split(", ")[-1]
+    with team_db.connect("bob") as conn:
+        refused(conn, f"INSERT INTO stablepay.notes {columns} VALUES (%s, %s, 'hello', %s)",
+                (SERVER, RFI, values[extra]))
+        row = conn.execute("INSERT INTO stablepay.notes (server, rfi_id, text) VALUES (%s, %s, 'mine') "
+                           "RETURNING author, at, imported_from", (SERVER, RFI)).fetchone()
+    assert row is not None and row[0] == "bob" and row[2] is None
+    assert abs(row[1] - datetime.now(timezone.utc)) < timedelta(minutes=5)  # the database's clock
+
+
+@pytest.mark.parametrize("column, value", [
+    ("actor", "carol"), ("at", "2020-01-01T00:00:00.000+00:00"), ("seq", 1), ("hash", "0" * 64),
+    ("prev_hash", "0" * 64), ("imported_from", "laptop"), ("imported_by", "carol"), ("imported_hash", "f" * 64),
+])
+def test_an_analyst_cannot_forge_an_audit_entrys_actor_time_number_hash_or_import(
+    team_db: TeamDb, column: str, value: object
+) -> None:
+    record(team_db, "alice").append_audit(draft())
+    with team_db.connect("bob") as conn:
+        refused(conn, f"INSERT INTO stablepay.audit (action, outcome, {column}) VALUES ('ping', 'ok', %s)", (value,))
+    assert verify(record(team_db, "carol")).ok
+
+
+def test_an_entry_written_from_psql_is_the_writers_own_and_follows_the_chain(team_db: TeamDb) -> None:
+    alice = record(team_db, "alice")
+    alice.append_audit(draft(note=ODD))
+    with team_db.connect("bob") as conn:
+        row = conn.execute(
+            "INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail) "
+            "VALUES ('prod', 'production', 'claim', %s, %s, %s) RETURNING actor, seq, at", (RFI, ODD, ODD)).fetchone()
+    assert row is not None and (row[0], row[1]) == ("bob", 2)
+    assert abs(datetime.fromisoformat(row[2]) - datetime.now(timezone.utc)) < timedelta(minutes=5)
+    entries = alice.audit()
+    assert [e.actor for e in entries] == ["alice", "bob"] and entries[1].outcome == ODD
+    assert verify(alice).ok, verify(alice).describe()
+    for entry in entries:  # the database's hash is the console's, byte for byte, odd characters included
+        assert entry.hash == entry_hash(entry.prev_hash, entry.content())
+
+
+def test_concurrent_appends_from_many_members_keep_one_unbroken_chain(team_db: TeamDb) -> None:
+    stores = [record(team_db, ("alice", "bob", "carol", "walt")[n % 4]) for n in range(8)]
+    for store in stores:
+        store.whoami()
+    start = threading.Barrier(len(stores))
+
+    def append(store: PgRecord) -> None:
+        start.wait()
+        for _ in range(5):
+            store.append_audit(draft())
+
+    threads = [threading.Thread(target=append, args=(s,)) for s in stores]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    report = verify(stores[0])
+    assert report.ok and report.checked == 40, report.describe()
+
+
+# --- imports are the importer's testimony ---------------------------------------------------------------------
+
+
+def test_an_analyst_who_imports_by_hand_vouches_for_it_under_their_own_name(team_db: TeamDb) -> None:
+    forged = {
+        "notes": [{"server": SERVER, "rfi_id": RFI, "profile": "prod", "text": "Approved by me", "key": "k1",
+                   "author": "carol", "at": "2020-01-01T00:00:00+00:00"}],
+        "entries": [{"profile": "prod", "environment": "production", "action": "claim", "target": RFI,
+                     "outcome": "approved", "detail": '{"written_as": "carol"}', "server": SERVER, "hash": "h1"}],
+    }
+    with team_db.connect("alice") as conn:
+        conn.execute("SELECT stablepay.import_local('laptop', %s)", (psycopg.types.json.Jsonb(forged),))
+    bob = record(team_db, "bob")
+    (note,) = bob.notes("prod", RFI)
+    assert note.author == "alice" and note.imported is not None
+    assert note.imported.describe() == (f"imported by alice on {datetime.now(timezone.utc):%Y-%m-%d} from a local "
+                                        "record, where it was written as carol")
+    (entry,) = bob.audit()
+    assert entry.actor == "alice" and entry.imported is not None and entry.imported.by == "alice"
+    assert entry.to_json()["imported"]["description"].startswith("imported by alice on ")
+    assert verify(bob).ok
+    with team_db.connect("walt") as conn:  # the watcher is no analyst
+        refused(conn, "SELECT stablepay.import_local('laptop', '{}'::jsonb)")
+
+
+# --- one member cannot change what the team shares --------------------------------------------------------------
+
+SHARED = [
+    "UPDATE stablepay.rfis SET status = 'resolved'",
+    "DELETE FROM stablepay.rfis",
+    "INSERT INTO stablepay.rfis (server, rfi_id, environment, status, fingerprint, wire, first_seen, last_seen) "
+    "VALUES ('s', 'r', 'e', 'resolved', 'f', '{}', 'x', 'x')",
+    "UPDATE stablepay.rounds SET expires_at = NULL",
+    "DELETE FROM stablepay.rounds",
+    "UPDATE stablepay.statuses SET status = 'resolved'",
+    "DELETE FROM stablepay.statuses",
+    "UPDATE stablepay.sweeps SET swept_at = now() + interval '1 year'",
+    "INSERT INTO stablepay.sweeps (server, interval_s, radar) VALUES ('s', 60, '{}')",
+    "DELETE FROM stablepay.sweeps",
+    "UPDATE stablepay.notes SET text = 'rewritten'",
+    "DELETE FROM stablepay.notes",
+    "UPDATE stablepay.audit SET outcome = 'nothing happened'",
+    "DELETE FROM stablepay.audit",
+    "TRUNCATE stablepay.audit",
+    "UPDATE stablepay.audit_head SET count = 0",
+    "UPDATE stablepay.schema_version SET version = 1",
+    "TRUNCATE stablepay.claims",
+]
+
+
+def watched(db: TeamDb) -> PgRecord:
+    """The team watcher saw one issued request and marked its sweep."""
+    from stablepay_console.storage.record_types import RfiSighting, RoundSighting
+
+    walt = record(db, "walt")
+    round_ = RoundSighting(1, "r1", "2026-11-20T09:00:00.000+00:00", "2026-11-27T09:00:00.000+00:00", None,
+                           "https://x.example/l", '{"id": "r1"}', "rf1")
+    seen = RfiSighting(RFI, "issued", "f1", '{"id": "x"}', round_)
+    walt.observe([SeenPage("prod", "production", FIXED_NOW, (seen,))])
+    assert walt.mark_sweep("prod", 60, '{"issued": []}')
+    return walt
+
+
+@pytest.mark.parametrize("role", ["alice", "carol"])
+@pytest.mark.parametrize("statement", SHARED)
+def test_analysts_and_leads_change_nothing_shared(team_db: TeamDb, role: str, statement: str) -> None:
+    walt = watched(team_db)
+    alice = record(team_db, "alice")
+    alice.add_note("prod", RFI, "", "kept", FIXED_NOW)
+    alice.append_audit(draft())
+    with team_db.connect(role) as conn:
+        refused(conn, statement)
+    assert walt.issued("prod") and len(walt.history("prod", RFI).statuses) == 1
+    assert walt.last_sweep("prod").fresh  # type: ignore[union-attr]
+    assert verify(alice).ok
+
+
+def test_the_watcher_cannot_fake_its_freshness_either(team_db: TeamDb) -> None:
+    walt = watched(team_db)
+    with team_db.connect("walt") as conn:
+        conn.execute("UPDATE stablepay.sweeps SET swept_at = now() - interval '1 year', by_role = 'carol'")
+    sweep = walt.last_sweep("prod")
+    assert sweep is not None and sweep.by_role == "walt" and sweep.age_seconds < 60
+
+
+def test_an_analysts_console_records_no_facts_and_never_fails_for_it(team_db: TeamDb) -> None:
+    from stablepay_console.storage.record_types import RfiSighting
+
+    alice = record(team_db, "alice")
+    page = SeenPage("prod", "production", FIXED_NOW, (RfiSighting(RFI, "resolved", "f9", "{}", None),))
+    assert alice.observe([page]) == 0 and not alice.mark_sweep("prod", 60, "{}")
+    assert not alice.history("prod", RFI).seen
+    walt = watched(team_db)
+    assert alice.observe([page]) == 0
+    assert [rfi for rfi, _ in walt.issued("prod") or []], "the needs-action view keeps it on an analyst's word"
+
+
+def test_two_watchers_that_see_the_same_change_record_it_once(team_db: TeamDb) -> None:
+    from stablepay_console.storage.record_types import RfiSighting
+
+    page = SeenPage("prod", "production", FIXED_NOW,
+                    tuple(RfiSighting(f"rfi-{n}", "issued", "f", "{}", None) for n in range(50)))
+    watchers = [record(team_db, "walt") for _ in range(2)]
+    for w in watchers:
+        w.whoami()
+    start, changed = threading.Barrier(2), []
+
+    def observe(w: PgRecord) -> None:
+        start.wait()
+        changed.append(w.observe([page]))
+
+    threads = [threading.Thread(target=observe, args=(w,)) for w in watchers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(changed) == [0, 50]
+    with team_db.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM stablepay.statuses").fetchone() == (50,)
+
+
+def test_a_login_with_no_team_role_cannot_connect_or_listen(team_db: TeamDb) -> None:
+    with pytest.raises(psycopg.OperationalError, match="permission denied for database"):
+        team_db.connect("mallory")
+    with pytest.raises(RecordUnavailable, match="permission denied"):
+        record(team_db, "mallory").notes("prod", RFI)
+
+
+# --- claims: only the claim read is released ------------------------------------------------------------------
+
+
+def test_a_leads_plain_release_never_deletes_a_claim_taken_over_meanwhile(team_db: TeamDb) -> None:
+    alice, bob, carol = (record(team_db, r) for r in ("alice", "bob", "carol"))
+    assert alice.claim("prod", RFI, "", FIXED_NOW, lapse=timedelta(seconds=1)).done
+    assert wait_for(lambda: alice.claim_of("prod", RFI) is None, 10), "the claim lapses"
+    held = carol._held  # carol reads alice's lapsed claim; before her DELETE, bob takes it over
+
+    def read_then_race(*args: object) -> object:
+        found = held(*args)  # type: ignore[arg-type]
+        taken = bob.claim("prod", RFI, "", FIXED_NOW)
+        assert taken.done and taken.claim is not None and taken.claim.claimant == "bob"
+        return found
+
+    carol._held = read_then_race  # type: ignore[method-assign]
+    outcome = carol.release("prod", RFI, "carol", force=True)
+    assert not outcome.done and "bob took it over" in outcome.refusal
+    claim = bob.claim_of("prod", RFI)
+    assert claim is not None and claim.claimant == "bob"
+
+
+def test_a_lead_cannot_update_someone_elses_live_claim(team_db: TeamDb) -> None:
+    record(team_db, "alice").claim("prod", RFI, "", FIXED_NOW)
+    with team_db.connect("carol") as conn:
+        assert conn.execute("UPDATE stablepay.claims SET until = now() - interval '1 s'").rowcount == 0
+        refused(conn, "UPDATE stablepay.claims SET claimant = 'carol'")
+        refused(conn, "UPDATE stablepay.claims SET at = '2020-01-01'")
+    claim = record(team_db, "bob").claim_of("prod", RFI)
+    assert claim is not None and claim.claimant == "alice"
+
+
+# --- one transaction per action ---------------------------------------------------------------------------------
+
+
+def test_a_note_is_kept_with_its_audit_entry_or_not_at_all(team_db: TeamDb) -> None:
+    alice = record(team_db, "alice")
+    with team_db.connect() as conn:  # the audit log refuses this one entry
+        conn.execute("CREATE FUNCTION stablepay.no_more() RETURNS trigger LANGUAGE plpgsql AS "
+                     "$$ BEGIN RAISE EXCEPTION 'the audit log refused it'; END $$")
+        conn.execute("CREATE TRIGGER audit_0_refuse BEFORE INSERT ON stablepay.audit FOR EACH ROW "
+                     "EXECUTE FUNCTION stablepay.no_more()")
+    with pytest.raises(RecordError, match="refused it"), alice.transaction():
+        alice.add_note("prod", RFI, "", "half a story", FIXED_NOW)
+        alice.append_audit(draft("note.add"))
+    assert alice.notes("prod", RFI) == [] and alice.audit() == []
+
+
+def test_a_connection_lost_during_commit_says_the_outcome_is_unknown(team_db: TeamDb) -> None:
+    alice = record(team_db, "alice")
+    with team_db.connect() as conn:  # the server process ends while it commits
+        conn.execute("CREATE FUNCTION stablepay.die() RETURNS trigger LANGUAGE plpgsql AS "
+                     "$$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$")
+        conn.execute("CREATE CONSTRAINT TRIGGER notes_die AFTER INSERT ON stablepay.notes DEFERRABLE INITIALLY "
+                     "DEFERRED FOR EACH ROW EXECUTE FUNCTION stablepay.die()")
+    with pytest.raises(RecordOutcomeUnknown, match="not known whether it was saved"):
+        alice.add_note("prod", RFI, "", "did it land?", FIXED_NOW)
+
+
+# --- connections as libpq sees them ---------------------------------------------------------------------------
+
+
+def test_tls_is_decided_on_what_libpq_will_use(tmp_path: Path) -> None:
+    services = tmp_path / "pg_service.conf"
+    services.write_text("[team]\nhost=db.example.com\ndbname=team\n[team-verified]\nhost=db.example.com\n"
+                        "sslmode=verify-full\n", encoding="utf-8")
+    env = {"PGSERVICEFILE": str(services), "HOME": str(tmp_path)}
+    with pytest.raises(RecordUrlError, match="environment or a service file"):
+        parse("postgresql:///team", {"PGHOST": "db.example.com"})
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com"):
+        parse("postgresql:///team?service=team", env)
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com"):
+        parse("postgresql:///team", {**env, "PGSERVICE": "team"})
+    with pytest.raises(RecordUrlError, match="does not check which server answers"):
+        parse("postgresql://alice@db.example.com/team", {"PGSSLMODE": "require"})
+    assert parse("postgresql:///team?service=team-verified", env).sslmode == "verify-full"
+    assert parse("postgresql://alice@db.example.com/team", {"PGSSLMODE": "verify-full"}).hosts == ("db.example.com",)
+    assert parse("postgresql:///team", {"PGHOST": "/var/run/postgresql"}).hosts == ("/var/run/postgresql",)
+
+
+@pytest.fixture
+def silent_server() -> Iterator[int]:
+    """A port that accepts connections and never answers (a stopped server behind a live kernel)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1]
+    stop.set()
+    thread.join(2)
+    for s in held:
+        s.close()
+    listener.close()
+
+
+def test_a_server_that_accepts_and_never_answers_ends_the_call_with_a_message(silent_server: int) -> None:
+    url = parse(f"postgresql://alice@127.0.0.1:{silent_server}/team")
+    with pytest.raises(RecordUnavailable, match="cannot be reached"):
+        record_pg_conn.connect(url, timeout=2)
+
+
+class FreezingProxy:
+    """A TCP relay to the real server that can stop relaying (the server wedged, the socket still open)."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.frozen = threading.Event()
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                if self.frozen.is_set():
+                    return  # swallow: nothing comes back, the socket stays open
+                sink.sendall(data)
+        except OSError:
+            return
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_a_server_that_stops_answering_mid_session_fails_the_call(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stablepay_console.storage import record_pg
+
+    proxy = FreezingProxy(team_db.server.port)
+    try:
+        alice = PgRecord(parse(f"postgresql://alice@127.0.0.1:{proxy.port}/{team_db.name}"), lambda n: SERVER)
+        alice.notes("prod", RFI)
+        monkeypatch.setattr(record_pg, "ANSWER_SECONDS", 2.0)
+        alice.check_after = 3600.0
+        proxy.frozen.set()
+        with pytest.raises(RecordUnavailable, match="connection failed"):
+            alice.notes("prod", RFI)
+    finally:
+        proxy.close()
+
+
+# --- migrations -------------------------------------------------------------------------------------------------
+
+
+def test_a_version_1_record_moves_to_version_2_with_nothing_lost(bare_db: TeamDb, monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path) -> None:
+    from stablepay_console.storage import record_pg_schema
+
+    every = record_pg_schema.migrations()
+    monkeypatch.setattr(record_pg_schema, "migrations", lambda: every[:1])
+    with bare_db.connect(OWNER) as conn:
+        init_schema(conn)
+    with bare_db.connect() as conn:  # the version-1 roles' members
+        conn.execute(f'GRANT CONNECT ON DATABASE "{bare_db.name}" TO PUBLIC')
+    entries: list[AuditEntry] = []
+    with bare_db.connect("alice") as conn:  # what version-1 consoles wrote, and alice's forgery in carol's name
+        prev = "0" * 64
+        for seq, actor in ((1, "alice"), (2, "alice")):
+            unsigned = AuditEntry(seq, f"2026-11-2{seq}T09:00:00.000+00:00", actor, "prod", "production", "ping", "",
+                                  "ok", "{}", prev, "")
+            made = AuditEntry(*list(unsigned.content().values()), prev_hash=prev,
+                              hash=entry_hash(prev, unsigned.content()))
+            conn.execute("INSERT INTO stablepay.audit (seq, at, actor, profile, environment, action, target, outcome, "
+                         "detail, prev_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                         (made.seq, made.at, made.actor, made.profile, made.environment, made.action, made.target,
+                          made.outcome, made.detail, made.prev_hash, made.hash))
+            entries.append(made)
+            prev = made.hash
+        conn.execute("INSERT INTO stablepay.notes (server, rfi_id, text) VALUES (%s, %s, 'mine')", (SERVER, RFI))
+        conn.execute("INSERT INTO stablepay.notes (server, rfi_id, author, at, text, imported_from) "
+                     "VALUES (%s, %s, 'carol', '2020-01-01', 'approved', 'x')", (SERVER, RFI))
+        conn.execute("INSERT INTO stablepay.rfis (server, rfi_id, environment, status, fingerprint, wire, first_seen, "
+                     "last_seen) VALUES (%s, %s, 'production', 'resolved', 'f', '{}', 'x', 'x')", (SERVER, RFI))
+    monkeypatch.setattr(record_pg_schema, "migrations", lambda: every)
+    with bare_db.connect(OWNER) as conn:
+        report = init_schema(conn)
+    assert (report.before, report.after) == (1, 2)
+    alice = record(bare_db, "alice")
+    assert [(e.seq, e.hash) for e in alice.audit()] == [(e.seq, e.hash) for e in entries]
+    alice.append_audit(draft())
+    assert verify(alice).ok and len(alice.audit()) == 3
+    forged, mine = alice.notes("prod", RFI)  # in the order written: the forgery claimed 2020
+    assert (mine.author, mine.imported) == ("alice", None)
+    assert forged.author == "alice" and forged.imported is not None and forged.imported.written_as == "carol"
+    assert forged.imported.describe() == "imported by alice from a local record, where it was written as carol"
+    assert alice.issued("prod") == [], "a version-1 analyst's word is not the watcher's"
+    with pytest.raises(psycopg.OperationalError, match="permission denied for database"):
+        bare_db.connect("mallory")
+
+
+def test_an_imported_entry_reads_as_the_importers_testimony_in_the_audit_log(team_db: TeamDb) -> None:
+    forged = {"entries": [{"profile": "prod", "environment": "production", "action": "claim", "target": RFI,
+                           "outcome": "ok", "detail": '{"written_as": "carol", "written_at": "2020-01-01"}',
+                           "server": SERVER, "hash": "h1"}]}
+    with team_db.connect("alice") as conn:
+        conn.execute("SELECT stablepay.import_local('laptop', %s)", (psycopg.types.json.Jsonb(forged),))
+    (entry,) = record(team_db, "bob").audit()
+    line = entry_line(entry)
+    assert " alice " in line and "imported by alice on " in line and "where it was written as carol" in line
+
+
+def test_init_without_createrole_names_the_privilege_then_the_dbas_sql_lets_it_finish(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """On a server of its own: the group roles are the cluster's, and here a DBA has not made them yet."""
+    from psycopg import sql
+
+    from stablepay_console.cli.main import main
+    from tests.postgres import start_server
+
+    server, root = start_server()
+    try:
+        with server.connect() as conn:
+            conn.execute("CREATE ROLE plain_owner LOGIN")
+            conn.execute("CREATE DATABASE team OWNER plain_owner")
+        url = server.url("plain_owner", "team")
+        assert main(["record", "init", url]) == 1
+        said = capsys.readouterr()
+        assert "lacks the CREATEROLE privilege" in said.err and "--print-sql" in said.err
+        assert "Traceback" not in said.err + said.out
+        assert main(["record", "init", url, "--print-sql"]) == 0
+        printed = capsys.readouterr().out
+        assert printed.index("CREATE ROLE") < printed.index("CREATE SCHEMA stablepay")
+        assert 'REVOKE CONNECT ON DATABASE "team" FROM PUBLIC' in printed
+        dba_part = printed.split("-- 2.")[0]
+        with server.connect() as conn:  # the DBA runs the first part, as printed
+            for statement in (line for line in dba_part.splitlines() if line and not line.startswith("--")):
+                conn.execute(statement.encode())
+            conn.execute(sql.SQL("CREATE ROLE ann LOGIN IN ROLE stablepay_analyst"))
+        assert main(["record", "init", url]) == 0
+        assert f"schema version {LATEST} (was none)" in capsys.readouterr().out
+        assert record_for(server.url("ann", "team")).whoami() == ("ann", False)
+    finally:
+        server.ctl("stop", "-m", "immediate", "-w")
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def record_for(url: str) -> PgRecord:
+    return PgRecord(parse(url), lambda name: SERVER if name else "")
