@@ -3,7 +3,8 @@
 --
 -- Who and when are the database's: a step's actor is current_user and its time clock_timestamp(),
 -- whatever a client sends (analysts may INSERT only the content columns). The order of steps and the
--- four-eyes rule are checked by a trigger, so an analyst's own psql cannot approve their own answer.
+-- four-eyes rule are checked by a trigger, so an analyst's own psql cannot approve their own answer; a step
+-- without its audit entry in the same transaction is refused at commit.
 
 CREATE TABLE stablepay.triage (
     id       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -91,6 +92,25 @@ END $$;
 CREATE TRIGGER triage_1_check BEFORE INSERT ON stablepay.triage
     FOR EACH ROW EXECUTE FUNCTION stablepay.triage_check();
 
+-- Every step is an audit entry in the same transaction: at commit, the step's own entry (its action, request,
+-- server and actor, written at or after it) must be there, or nothing of the transaction is kept.
+CREATE FUNCTION stablepay.triage_audited() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF NOT EXISTS (
+        SELECT 1 FROM stablepay.audit a
+        WHERE a.action = 'triage.' || NEW.step AND a.target = NEW.rfi_id AND a.server = NEW.server
+          AND a.actor = NEW.actor
+          AND a.at >= to_char(date_trunc('milliseconds', NEW.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')
+    ) THEN
+        RAISE EXCEPTION 'every triage step is an audit entry in the same transaction: % on % has none', NEW.step,
+            NEW.rfi_id USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER triage_2_audited AFTER INSERT ON stablepay.triage DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW EXECUTE FUNCTION stablepay.triage_audited();
+
 CREATE FUNCTION stablepay.triage_append_only() RETURNS trigger LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -127,8 +147,8 @@ CREATE TRIGGER triage_policy_no_delete BEFORE DELETE ON stablepay.triage_policy
     FOR EACH ROW EXECUTE FUNCTION stablepay.triage_append_only();
 
 REVOKE ALL ON stablepay.triage, stablepay.triage_policy FROM PUBLIC;
-REVOKE ALL ON FUNCTION stablepay.triage_check(), stablepay.triage_append_only(), stablepay.triage_policy_changed()
-    FROM PUBLIC;
+REVOKE ALL ON FUNCTION stablepay.triage_check(), stablepay.triage_audited(), stablepay.triage_append_only(),
+    stablepay.triage_policy_changed() FROM PUBLIC;
 GRANT SELECT ON stablepay.triage, stablepay.triage_policy TO stablepay_analyst;
 GRANT INSERT (server, rfi_id, profile, step, note) ON stablepay.triage TO stablepay_analyst;
 GRANT UPDATE (claim_within, ready_within, approve_before) ON stablepay.triage_policy TO stablepay_lead;
