@@ -48,13 +48,13 @@ class Triage:
              author: str | None = None) -> Future[StepOutcome]:
         """Take `action` (ready, approve, reject, wait, resume) on the request; ValueError at once for a bad note."""
         text = check_note(note) if note.strip() else ""
-        who = clean(author, 80) if author else self.author_of(profile.name)
         at = self.clock()
 
         def write(record: Record) -> StepOutcome:
-            actor = str(getattr(record, "role", "") or who)  # the team record: the database role
             with record.transaction():
                 case = record.triage_case(profile.name, rfi_id)
+                # asked once the record is open: in the team record, the database role it connected as
+                actor = clean(author, 80) if author else self.author_of(profile.name)
                 before = step_of(case.status, case.claim, case.steps)
                 refused = refusal_of(action, case, actor, text)
                 if refused is None:
