@@ -469,6 +469,22 @@ def snap_audit() -> Any:
     return run_before
 
 
+def snap_team() -> Any:
+    """The Team screen over what the inbox's first page recorded (the sandbox at a fixed instant)."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        screen = await open_mode(pilot, "team")
+        for _ in range(200):
+            if getattr(screen, "report", None) is not None:
+                break
+            await settle(pilot)
+        await settle(pilot)
+        quiet(pilot)
+
+    return run_before
+
+
 SNAPSHOTS = {
     "inbox": snap_inbox(),
     "rfi-detail": snap_detail(),
@@ -479,6 +495,7 @@ SNAPSHOTS = {
     "metrics": snap_lookup("metrics", data.METRIC_DAILY_VOLUME_ID, "t"),
     "profiles": snap_mode("profiles"),
     "audit": snap_audit(),
+    "team": snap_team(),
 }
 
 

@@ -43,3 +43,33 @@ async def test_the_inbox_shows_each_requests_step_and_time_left_at_80x24() -> No
         assert str(sla).startswith("-") and "red" in str(sla.style), "claimed 4 h after issue at the latest"
         header = next(line for line in screen_lines(app) if line.lstrip().startswith("Created"))
         assert "Step" in header and "SLA" in header and "Deadline" in header
+
+
+async def open_team(pilot: Pilot[Any]) -> Any:
+    await pilot.press("7")
+    screen = pilot.app.screen
+    assert await until(pilot, lambda: getattr(screen, "report", None) is not None)
+    await wait_for_workers(pilot)
+    return screen
+
+
+async def test_the_team_screen_shows_the_report_at_80x24_and_200x50() -> None:
+    for size in ((80, 24), (200, 50)):
+        app = build_app()
+        async with app.run_test(size=size) as pilot:
+            await wait_for_workers(pilot)
+            await asyncio.wrap_future(app.services.notes.claim(EMBEDDED_PROFILE, app.screen.query_one(InboxTable)
+                                                               .order[0].id))
+            screen = await open_team(pilot)
+            lines = screen_lines(app)
+            text = "\n".join(lines)
+            assert "SANDBOX" in lines[0] and "7 Team" in lines[1]
+            assert "? Help" in lines[-1] and "q Quit" in lines[-1]
+            assert "Last 30 days" in text and "issue → claim" in text and "Analyst" in text
+            assert "Requests per week" in text
+            for widget in screen.query("*"):
+                if widget.focusable:
+                    region = widget.region
+                    assert region.bottom <= size[1] - 1 and region.right <= size[0], widget
+            await pilot.press("s")
+            assert await until(pilot, lambda: screen.days == 90 and "Last 90 days" in "\n".join(screen_lines(app)))

@@ -103,7 +103,7 @@ class Triage:
             facts = record.triage_facts(profile.name, self.clock())
             return report(facts, since, facts.now or self.clock())
 
-        return self.worker.submit(read)
+        return self.worker.submit_after_held(read)
 
     def steps(self, profile: str, rfi_ids: list[str]) -> Future[tuple[dict[str, list[TriageStep]], TriagePolicy]]:
         """The current round's steps of each request shown, and the policy (the inbox's columns)."""

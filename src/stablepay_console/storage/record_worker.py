@@ -70,6 +70,11 @@ class RecordWorker:
         for push in self._feeders:
             push()
 
+    def submit_after_held(self, fn: Callable[[Record], T]) -> Future[T]:
+        """`submit`, after handing over what is held back: a read that must see every page fetched so far."""
+        self._feed()
+        return self.submit(fn)
+
     # --- calling ------------------------------------------------------------------------------
 
     def submit(self, fn: Callable[[Record], T]) -> Future[T]:

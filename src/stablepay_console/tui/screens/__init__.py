@@ -30,4 +30,6 @@ TOP_LEVEL = [
     ScreenEntry("metrics", "4", "Metrics", "metrics", "MetricsScreen", "Run a saved reporting metric as a chart"),
     ScreenEntry("profiles", "5", "Profiles & keys", "profiles", "ProfilesScreen", "Profiles, keys and rotation"),
     ScreenEntry("audit", "6", "Audit log", "audit", "AuditScreen", "What was done with this console, and its check"),
+    ScreenEntry("team", "7", "Team", "team", "TeamScreen", "The team's report: what came in, what was in time, who "
+                "carried it"),
 ]

@@ -38,7 +38,7 @@ class ConsoleScreen(Screen[None]):
             "Leave field",
             show=False,
             id="screen.leave_input",
-            tooltip="Leave the text field, so the tabs (1-6), ?, q and the screen's keys work again",
+            tooltip="Leave the text field, so the tabs (1-7), ?, q and the screen's keys work again",
         )
     ]
 
