@@ -6,6 +6,7 @@ import asyncio
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
@@ -53,23 +54,23 @@ async def open_team(pilot: Pilot[Any]) -> Any:
     return screen
 
 
-async def test_the_team_screen_shows_the_report_at_80x24_and_200x50() -> None:
-    for size in ((80, 24), (200, 50)):
-        app = build_app()
-        async with app.run_test(size=size) as pilot:
-            await wait_for_workers(pilot)
-            await asyncio.wrap_future(app.services.notes.claim(EMBEDDED_PROFILE, app.screen.query_one(InboxTable)
-                                                               .order[0].id))
-            screen = await open_team(pilot)
-            lines = screen_lines(app)
-            text = "\n".join(lines)
-            assert "SANDBOX" in lines[0] and "7 Team" in lines[1]
-            assert "? Help" in lines[-1] and "q Quit" in lines[-1]
-            assert "Last 30 days" in text and "issue → claim" in text and "Analyst" in text
-            assert "Requests per week" in text
-            for widget in screen.query("*"):
-                if widget.focusable:
-                    region = widget.region
-                    assert region.bottom <= size[1] - 1 and region.right <= size[0], widget
-            await pilot.press("s")
-            assert await until(pilot, lambda: screen.days == 90 and "Last 90 days" in "\n".join(screen_lines(app)))
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
+async def test_the_team_screen_shows_the_report(size: tuple[int, int]) -> None:
+    app = build_app()
+    async with app.run_test(size=size) as pilot:
+        await wait_for_workers(pilot)
+        first = app.screen.query_one(InboxTable).order[0].id
+        await asyncio.wrap_future(app.services.notes.claim(EMBEDDED_PROFILE, first))
+        screen = await open_team(pilot)
+        lines = screen_lines(app)
+        text = "\n".join(lines)
+        assert "SANDBOX" in lines[0] and "7 Team" in lines[1]
+        assert "? Help" in lines[-1] and "q Quit" in lines[-1]
+        assert "Last 30 days" in text and "issue → claim" in text and "Analyst" in text
+        assert "Requests per week" in text and "submitted in time" in text
+        for widget in screen.query("*"):
+            if widget.focusable:
+                region = widget.region
+                assert region.bottom <= size[1] - 1 and region.right <= size[0], widget
+        await pilot.press("s")
+        assert await until(pilot, lambda: screen.days == 90 and "Last 90 days" in "\n".join(screen_lines(app)))

@@ -126,6 +126,7 @@ class Radar:
     async def _poll(self) -> None:
         from stablepay_console.services.watch_events import deadline_words
         from stablepay_console.tui.team_radar import team_radar_used
+        from stablepay_console.tui.triage_banner import with_breaches
 
         app, poller, profile = self.app, self.poller, self.app.profile
         if await team_radar_used(app, profile):  # one poller per team: a fresh `rfis watch` swept for us
@@ -138,7 +139,9 @@ class Radar:
             return  # the profile changed meanwhile: this count is another profile's
         if update.failed is not None:
             log.info("Deadline radar: the poll failed (%s); counts and deadlines from memory", update.failed.kind)
-        app.radar_label = update.label
+        label = await with_breaches(app, profile, update.label) if profile is not None else update.label
+        if app.profile is profile:
+            app.radar_label = label
         for event in update.events:
             severity: SeverityLevel = "warning" if event.kind == "deadline_1h" else "information"
             message = describe(event, deadline_words(event.rfi.deadline, update.at))

@@ -33,7 +33,11 @@ async def team_radar_used(app: ConsoleApp, profile: Profile | None) -> bool:
     app.radar_source = said.split(",")[0]
     if found is None:
         return False
-    app.radar_label = found.update.label
+    from stablepay_console.tui.triage_banner import with_breaches
+
+    label = await with_breaches(app, profile, found.update.label)
+    if app.profile is profile:
+        app.radar_label = label
     return True
 
 
