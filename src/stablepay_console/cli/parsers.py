@@ -93,6 +93,8 @@ def add_headless_commands(sub: argparse._SubParsersAction[a.Parser], common: a.P
     )
     due.add_argument("--within", type=a.duration, default=timedelta(hours=24), metavar="DURATION",
                      help="how far ahead to look: 90m, 24h, 3d (default 24h)")
+    due.add_argument("--live", action="store_true",
+                     help="ask the API even when a team watcher's sweep is fresh (team record only)")
     add_format(due)
 
     watch = rfis_sub.add_parser(

@@ -120,24 +120,31 @@ def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
 def run_due(args: argparse.Namespace) -> int:
     """Exit 0 when nothing is due, 3 when something is due within the window, 4 when something is overdue."""
     from stablepay_console.services.radar import due_now
+    from stablepay_console.services.team_due import due_from_team
 
     session = open_session(args)
     if session is None:
         return USAGE
     out = Output(args.format)
 
-    # Page by page: only what is due is kept, however many requests the account holds.
-    report = session.ask(lambda client: due_now(client, session.services.clock(), args.within))
-    if isinstance(report, int):
-        return report
+    window = format_duration(args.within)
+    team = None if args.live else due_from_team(session.services, session.profile, session.services.clock(),
+                                                 args.within)
+    if team is not None:  # the team watcher's fresh sweep: the API is not asked
+        report = team.report
+        checked = f"{team.said}; {session.where}"
+    else:  # page by page: only what is due is kept, however many requests the account holds
+        asked = session.ask(lambda client: due_now(client, session.services.clock(), args.within))
+        if isinstance(asked, int):
+            return asked
+        report = asked
+        checked = f"{report.checked} issued requests checked; {session.where}"
     print_rfis(out, report.nearest(), report.at, DUE_COLUMNS)
     from stablepay_console.cli.triage_runs import print_breaches
 
     print_breaches(out, session.services, session.profile, report.at)
-    window = format_duration(args.within)
     if not (report.overdue or report.due):
-        note(f"Nothing due within {window}: {report.checked} issued requests checked; {session.where}.")
+        note(f"Nothing due within {window}: {checked}.")
         return OK
-    note(f"{len(report.overdue)} overdue, {len(report.due)} due within {window} "
-         f"(of {report.checked} issued requests); {session.where}.")
+    note(f"{len(report.overdue)} overdue, {len(report.due)} due within {window} ({checked}).")
     return OVERDUE if report.overdue else DUE

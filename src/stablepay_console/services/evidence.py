@@ -79,7 +79,10 @@ def _dump(value: Any) -> str:
 
 
 def _note_json(note: Note) -> dict[str, Any]:
-    return {"author": note.author, "at": note.at.isoformat(), "text": note.text}
+    shown: dict[str, Any] = {"author": note.author, "at": note.at.isoformat(), "text": note.text}
+    if note.imported is not None:
+        shown["imported"] = {**note.imported.to_json(), "description": note.imported.describe()}
+    return shown
 
 
 def files_of(found: Gathered, written_at: datetime, writer: str, version: str) -> dict[str, str]:

@@ -59,7 +59,8 @@ def _notes(notes: list[Note], claim: Claim | None) -> list[str]:
         return [*out, "No notes."]
     for note in notes:
         text = " / ".join(_md(line, 1000) for line in note.text.splitlines() if line.strip())
-        out.append(f"- {moment(note.at)}, {_md(note.author, 80)}: {text}")
+        said = f" ({_md(note.imported.describe(), 300)})" if note.imported is not None else ""
+        out.append(f"- {moment(note.at)}, {_md(note.author, 80)}{said}: {text}")
     return out
 
 
@@ -71,7 +72,7 @@ def _actions(entries: list[AuditEntry]) -> list[str]:
         what = ACTIONS.get(e.action, e.action)
         out.append(
             f"- #{e.seq} {_md(e.at)} · {_md(e.actor, 80)} · {_md(what, 60)} · outcome: {_md(e.outcome, 200)}"
-            f" · hash {e.hash[:16]}…"
+            f" · hash {e.hash[:16]}…" + (f" · {_md(e.imported.describe(), 300)}" if e.imported is not None else "")
         )
     return out
 

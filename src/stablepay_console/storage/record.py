@@ -117,9 +117,9 @@ class Record(Protocol):
         """The team watcher's last sweep of the profile's server (None: no team record, or never swept)."""
         ...
 
-    def issued(self, profile: str) -> list[tuple[str, str | None]] | None:
-        """The wire JSON (request, current round) of each request the team watcher last saw as issued; None on a
-        local record."""
+    def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]] | None:
+        """The wire JSON (request, current round) of each request the team watcher last saw as issued (with
+        `before`: only those due by then, nearest first); None on a local record."""
         ...
 
     # --- triage: the team's steps on a request, its service levels, the report's facts ---------

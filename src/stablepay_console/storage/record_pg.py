@@ -50,6 +50,7 @@ from stablepay_console.storage.record_types import (
     Note,
     RfiHistory,
     SeenPage,
+    stamp,
 )
 from stablepay_console.storage.record_url import TeamUrl
 
@@ -361,10 +362,11 @@ class PgRecord(PgTriage):
         with self._tx("read the team watcher's sweep") as conn:
             return sweeps.last(conn, self.scope_of(profile))
 
-    def issued(self, profile: str) -> list[tuple[str, str | None]]:
-        """The wire JSON (request, current round) of each request of the profile's server last seen as issued."""
+    def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]]:
+        """The wire JSON (request, current round) of each request of the profile's server the team watcher last
+        saw as issued; with `before`, only those due by then, nearest first."""
         with self._tx("read the issued requests") as conn:
-            return seen.issued(conn, self.scope_of(profile))
+            return seen.issued(conn, self.scope_of(profile), stamp(before) if before is not None else None)
 
     def run(self, doing: str, work: Callable[[psycopg.Connection], Any], seconds: float = ANSWER_SECONDS) -> Any:
         """Anything else in one transaction (the import, `record status`)."""

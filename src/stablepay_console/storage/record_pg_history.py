@@ -173,12 +173,14 @@ def _maybe(text: str | None) -> Any:
     return parse_stamp(text) if text else None
 
 
-def issued(conn: psycopg.Connection, server: str) -> list[tuple[str, str | None]]:
+def issued(conn: psycopg.Connection, server: str, before: str | None = None) -> list[tuple[str, str | None]]:
     """(request wire, current round's wire or None) of every request of `server` the team watcher last saw as
-    issued (an imported request is not trusted until the watcher has seen it itself)."""
+    issued (an imported request is not trusted until the watcher has seen it itself); with `before` (a stamp),
+    only those whose deadline falls by then, nearest first (the stamps sort as times)."""
     rows = conn.execute(
         "SELECT r.wire, ro.wire FROM stablepay.rfis r LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
-        "WHERE r.server = %s AND r.status = %s AND r.imported_by IS NULL",
-        (server, "issued"),
+        "WHERE r.server = %s AND r.status = %s AND r.imported_by IS NULL"
+        + (" AND ro.expires_at <= %s ORDER BY ro.expires_at" if before is not None else ""),
+        (server, "issued", *((before,) if before is not None else ())),
     ).fetchall()
     return [(str(wire), None if round_wire is None else str(round_wire)) for wire, round_wire in rows]

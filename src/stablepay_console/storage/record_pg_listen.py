@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_pg_conn import connect, need_psycopg, reason
+from stablepay_console.storage.record_pg_conn import connect, deadline, need_psycopg, reason
 from stablepay_console.storage.record_url import TeamUrl
 
 log = logging.getLogger(__name__)
@@ -29,6 +29,8 @@ POLL_SECONDS = 0.5
 """How often the thread looks up from waiting for notifications (to stop promptly)."""
 CHECK_SECONDS = 5.0
 """How often a quiet connection is checked, so a server that went away is noticed."""
+CHECK_ANSWER_SECONDS = 10.0
+"""How long that check waits for an answer: the banner says "team record unreachable" within about 15 s."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,8 @@ class TeamListener:
                     if self._stop.is_set():
                         return
                 if time.monotonic() - checked > CHECK_SECONDS:
-                    conn.execute("SELECT 1")  # notices a server that went away while all was quiet
+                    with deadline(conn, CHECK_ANSWER_SECONDS):  # a server that went away, or stopped answering
+                        conn.execute("SELECT 1")
                     checked = time.monotonic()
         finally:
             conn.close()

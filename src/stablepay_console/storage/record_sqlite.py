@@ -330,7 +330,7 @@ class SqliteRecord(SqliteTriage):
     def last_sweep(self, profile: str) -> Sweep | None:
         return None
 
-    def issued(self, profile: str) -> list[tuple[str, str | None]] | None:
+    def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]] | None:
         return None
 
     def audit_head(self) -> AuditHead | None:

@@ -132,7 +132,8 @@ class AuditScreen(ConsoleScreen):
         table.clear()
         for e in shown:
             table.add_row(
-                plain(e.seq), plain(e.at[:19].replace("T", " ")), plain(e.actor, max_len=24),
+                plain(e.seq), plain(e.at[:19].replace("T", " ")),
+                plain(e.actor if e.imported is None else f"{e.actor} (imported: {e.imported.written_as})", max_len=24),
                 plain(e.profile, "bold red" if e.environment == "production" else "", max_len=24),
                 plain(ACTIONS.get(e.action, e.action), max_len=28), plain(short_target(e.target)),
                 plain(e.outcome, max_len=60), key=str(e.seq),

@@ -34,6 +34,8 @@ def notes_text(notes: list[Note]) -> Text:
             text.append("\n")
         text.append(f"{moment(note.at)} ", style="dim")
         text.append(clean(note.author, 80), style="bold")
+        if note.imported is not None:
+            text.append(f" ({clean(note.imported.describe(), 200)})", style="italic")
         text.append(": ")
         text.append("\n  ".join(clean(line) for line in note.text.splitlines()))
     return text
