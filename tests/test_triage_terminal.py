@@ -1,0 +1,53 @@
+"""End to end at 80x24 in tmux: a request claimed and made ready from the shell shows its step and its time
+left in the installed console's inbox, and the Team screen (key 7) shows the report; banner, help and quit
+stay on screen. Every wait polls the captured pane (never a fixed sleep)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from tests.terminal import Terminal, console_command
+
+pytestmark = pytest.mark.e2e
+
+
+def shell(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([console_command(), *argv], env=env, capture_output=True, text=True, timeout=60,
+                          check=False)
+
+
+@pytest.fixture
+def console(term_env: dict[str, str]) -> Iterator[Terminal]:
+    listed = shell(term_env, "rfis", "list", "--status", "issued", "--limit", "1", "--json")
+    rfi = json.loads(listed.stdout)["data"][0]["id"]
+    assert shell(term_env, "rfis", "claim", rfi).returncode == 0
+    made = shell(term_env, "rfis", "ready", rfi, "--note", "statement checked")
+    assert made.returncode == 0, made.stderr
+    term = Terminal([console_command()], term_env, width=80, height=24)
+    try:
+        yield term
+    finally:
+        term.close()
+
+
+def framed(text: str) -> bool:
+    shown = text.rstrip("\n").split("\n")
+    return "SANDBOX" in shown[0] and "? Help" in shown[-1] and "q Quit" in shown[-1]
+
+
+def test_step_and_time_left_in_the_inbox_and_the_team_screen_at_80x24(console: Terminal) -> None:
+    screen = console.wait_for("Step", "SLA", "Deadline", "◆ me", framed)
+    header = next(line for line in screen.splitlines() if "Step" in line)
+    assert header.index("Step") < header.index("SLA") < header.index("Deadline")
+    mine = next(line for line in screen.splitlines() if "◆ me" in line)
+    assert " ready " in f"{mine} ", "the step made ready from the shell"
+    assert "unclaimed" in screen
+    console.send("7")
+    screen = console.wait_for("Requests per week", "issue → claim", "Analyst", "Last 30 days", framed)
+    assert "7 Team" in screen.splitlines()[1]
+    console.send("q")
+    console.wait_until_exited()
