@@ -116,6 +116,22 @@ async def rfi_detail(pilot: Pilot[None]) -> None:
     await keys(pilot, "enter")
 
 
+async def team(pilot: Pilot[None]) -> None:
+    # Some of the team's work first (claims, an answer made ready, one waiting on the user), then key 7.
+    app = pilot.app
+    services = app.services  # type: ignore[attr-defined]
+    issued = [row for row in app.screen.query_one(DataTable).rfis.values() if row.status == "issued"]  # type: ignore[attr-defined]
+    for rfi in issued[:3]:
+        await asyncio.wrap_future(services.notes.claim(EMBEDDED_PROFILE, rfi.id))
+    await asyncio.wrap_future(services.triage.step(EMBEDDED_PROFILE, issued[0].id, "ready"))
+    await asyncio.wrap_future(services.triage.step(EMBEDDED_PROFILE, issued[1].id, "wait"))
+    await keys(pilot, "7")
+    for _ in range(100):
+        if getattr(app.screen, "report", None) is not None:
+            break
+        await settle(pilot)
+
+
 async def batch_lookup(pilot: Pilot[None]) -> None:
     await keys(pilot, "2")
     await in_input(pilot, "#id-input", data.BATCH_50_ID)
@@ -212,6 +228,8 @@ SHOTS: dict[str, Steps] = {
     "rotation-5-delete-old": rotation_delete_old,
     "rotation-6-old-still-works": rotation_old_still_works,
     "rotation-7-done": rotation_done,
+    "team": team,
+    "team-80x24": team,
 }
 
 
@@ -251,6 +269,7 @@ def size_of(name: str) -> tuple[int, int]:
 async def take(name: str, steps: Steps) -> None:
     with TemporaryDirectory() as config:
         os.environ["STABLEPAY_CONFIG_DIR"] = config
+        os.environ["LOGNAME"] = "analyst"  # the local record's author in the pictures, whoever makes them
         keyring.set_keyring(PictureKeyring())
         await shoot(name, steps)
 
