@@ -1,7 +1,8 @@
 """The console in team mode: another analyst's claim or note shows within a second or two, in place.
 
 A `TeamListener` (LISTEN/NOTIFY, on a thread of its own) tells the console of every change; the
-inbox reads its claims again and an open detail of that request reads its notes and claim again.
+inbox reads its claims again and an open detail of that request reads its notes and claim again; a triage
+step (or a claim) has the inbox read its rows' steps again.
 While the database cannot be reached the banner says so ("TEAM RECORD UNREACHABLE"); the listener tries
 again with growing waits, and once back everything shown is read again (changes made meanwhile
 were not heard).
@@ -70,12 +71,15 @@ def show_state(app: ConsoleApp, reachable: bool, problem: str) -> None:
 def apply_change(app: ConsoleApp, change: Change) -> None:
     """Read again what the change touched, on every screen of the console that shows it."""
     from stablepay_console.tui.widgets.inbox_claims import InboxClaims
+    from stablepay_console.tui.widgets.inbox_triage import InboxTriage
     from stablepay_console.tui.widgets.rfi_record import RfiRecordPanel
 
     everything = change.kind == "resync"
     for screen in app.screen_stack:
         if isinstance(screen, InboxClaims) and (everything or change.kind == "claims"):
             screen.refresh_claims()
+        if isinstance(screen, InboxTriage) and (everything or change.kind in ("claims", "triage")):
+            screen.reread_triage()  # a step, or a claim that changes one
         for panel in screen.query(RfiRecordPanel):
             if everything or panel.rfi_id == change.rfi_id:
                 panel.reload()

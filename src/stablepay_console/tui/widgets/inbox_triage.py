@@ -59,6 +59,10 @@ class InboxTriage:
             self.triage_marks.read_for = ids
             self.refresh_triage(list(ids))
 
+    def reread_triage(self) -> None:
+        """Read the steps of the rows shown again (a colleague's step or claim, heard live)."""
+        self.want_triage(list(cast(Any, self).table.order), again=True)
+
     @work(exclusive=True, group="inbox-triage")
     async def refresh_triage(self, ids: list[str]) -> None:
         screen: Any = self
