@@ -72,7 +72,7 @@ def make_first_schema(path: Path) -> list[AuditEntry]:
     for n in range(1, 4):
         unsigned = AuditEntry(n, stamp(FIXED_NOW), "alice", "embedded", "sandbox", "ping", "", "ok", "{}", prev, "")
         entry = AuditEntry(**{**unsigned.__dict__, "hash": entry_hash(prev, unsigned.content())})
-        conn.execute("INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tuple(entry.__dict__.values()))
+        conn.execute("INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tuple(entry.__dict__.values())[:11])
         entries.append(entry)
         prev = entry.hash
     conn.execute("PRAGMA user_version = 1")

@@ -242,7 +242,7 @@ def test_two_watchers_that_see_the_same_change_record_it_once(team_db: TeamDb) -
 def test_a_login_with_no_team_role_cannot_connect_or_listen(team_db: TeamDb) -> None:
     with pytest.raises(psycopg.OperationalError, match="permission denied for database"):
         team_db.connect("mallory")
-    with pytest.raises(RecordUnavailable, match="permission denied"):
+    with pytest.raises(RecordError, match="refused the connection of mallory: permission denied"):
         record(team_db, "mallory").notes("prod", RFI)
 
 

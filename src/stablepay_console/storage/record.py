@@ -116,6 +116,13 @@ class Record(Protocol):
         """The team watcher's last sweep of the profile's server (None: no team record, or never swept)."""
         ...
 
+    def issued_first(
+        self, profile: str, after: datetime, limit: int
+    ) -> tuple[list[tuple[str, str | None]], int] | None:
+        """The needs-action view's first rows from the team watcher (due after `after`, nearest first) and how many
+        issued requests it saw; None on a local record."""
+        ...
+
     def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]] | None:
         """The wire JSON (request, current round) of each request the team watcher last saw as issued (with
         `before`: only those due by then, nearest first); None on a local record."""

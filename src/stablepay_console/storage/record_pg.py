@@ -145,7 +145,7 @@ class PgRecord:
         return True
 
     @contextmanager
-    def _tx(self, doing: str, seconds: float = ANSWER_SECONDS) -> Iterator[psycopg.Connection]:
+    def _tx(self, doing: str, seconds: float | None = None) -> Iterator[psycopg.Connection]:
         """One transaction (inside `transaction()`, a savepoint of it); a psycopg failure becomes a RecordError
         saying what could not be done. A connection lost while committing is RecordOutcomeUnknown."""
         pg = need_psycopg()
@@ -163,7 +163,7 @@ class PgRecord:
         committing = False
         self._open = conn
         try:
-            with deadline(conn, seconds), conn.transaction():
+            with deadline(conn, ANSWER_SECONDS if seconds is None else seconds), conn.transaction():
                 yield conn
                 committing = True
         except pg.Error as exc:
@@ -180,7 +180,7 @@ class PgRecord:
             self._used = time.monotonic()
 
     @contextmanager
-    def transaction(self, seconds: float = ANSWER_SECONDS) -> Iterator[None]:
+    def transaction(self, seconds: float | None = None) -> Iterator[None]:
         """Everything done inside is one transaction: an action and its audit entry are kept together, or neither."""
         with self._tx("save the action and its audit entry", seconds):
             yield
@@ -361,13 +361,19 @@ class PgRecord:
         with self._tx("read the team watcher's sweep") as conn:
             return sweeps.last(conn, self.scope_of(profile))
 
+    def issued_first(self, profile: str, after: datetime, limit: int) -> tuple[list[tuple[str, str | None]], int]:
+        """The first `limit` requests of the needs-action view (the watcher's issued ones due after `after`, nearest
+        first), and how many issued requests there are: what the view paints before reading the rest."""
+        with self._tx("read the issued requests") as conn:
+            return seen.issued_first(conn, self.scope_of(profile), stamp(after), limit)
+
     def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]]:
         """The wire JSON (request, current round) of each request of the profile's server the team watcher last
         saw as issued; with `before`, only those due by then, nearest first."""
         with self._tx("read the issued requests") as conn:
             return seen.issued(conn, self.scope_of(profile), stamp(before) if before is not None else None)
 
-    def run(self, doing: str, work: Callable[[psycopg.Connection], Any], seconds: float = ANSWER_SECONDS) -> Any:
+    def run(self, doing: str, work: Callable[[psycopg.Connection], Any], seconds: float | None = None) -> Any:
         """Anything else in one transaction (the import, `record status`)."""
         with self._tx(doing, seconds) as conn:
             return work(conn)

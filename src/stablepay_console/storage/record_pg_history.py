@@ -184,3 +184,20 @@ def issued(conn: psycopg.Connection, server: str, before: str | None = None) -> 
         (server, "issued", *((before,) if before is not None else ())),
     ).fetchall()
     return [(str(wire), None if round_wire is None else str(round_wire)) for wire, round_wire in rows]
+
+
+def issued_first(conn: psycopg.Connection, server: str, after: str, limit: int) -> tuple[
+        list[tuple[str, str | None]], int]:
+    """The first `limit` issued requests the watcher saw whose deadline is after `after`, nearest first, and how many
+    issued requests the watcher saw in all (one index scan each; the rows sort by the deadline's stamp)."""
+    rows = conn.execute(
+        "SELECT r.wire, ro.wire FROM stablepay.rfis r JOIN stablepay.rounds ro ON ro.id = r.round_row "
+        "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL AND ro.expires_at > %s "
+        "ORDER BY ro.expires_at LIMIT %s",
+        (server, after, limit),
+    ).fetchall()
+    total = conn.execute(
+        "SELECT count(*) FROM stablepay.rfis WHERE server = %s AND status = 'issued' AND imported_by IS NULL",
+        (server,),
+    ).fetchone()
+    return [(str(w), None if rw is None else str(rw)) for w, rw in rows], int(total[0]) if total else 0

@@ -329,6 +329,11 @@ class SqliteRecord:
     def last_sweep(self, profile: str) -> Sweep | None:
         return None
 
+    def issued_first(
+        self, profile: str, after: datetime, limit: int
+    ) -> tuple[list[tuple[str, str | None]], int] | None:
+        return None
+
     def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]] | None:
         return None
 
