@@ -212,7 +212,7 @@ def test_an_analysts_console_records_no_facts_and_never_fails_for_it(team_db: Te
     assert not alice.history("prod", RFI).seen
     walt = watched(team_db)
     assert alice.observe([page]) == 0
-    assert [rfi for rfi, _ in walt.issued("prod") or []], "the needs-action view keeps it on an analyst's word"
+    assert [rfi for rfi, _, _ in walt.issued("prod") or []], "the needs-action view keeps it on an analyst's word"
 
 
 def test_two_watchers_that_see_the_same_change_record_it_once(team_db: TeamDb) -> None:

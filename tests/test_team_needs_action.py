@@ -160,5 +160,5 @@ def test_the_first_rows_come_first_in_needs_action_order(sandbox: Sandbox, team_
     rows, total = first
     issued = [r for r in sandbox.data.rfis if r.status == "issued"]
     ahead = [r.id for r in needs_action_order(issued, FIXED_NOW)[0] if r.deadline and r.deadline > FIXED_NOW]
-    assert [parsed(w, rw).id for w, rw in rows] == ahead[:5]  # type: ignore[union-attr]
+    assert [parsed(w, rw).id for w, rw, _ in rows] == ahead[:5]  # type: ignore[union-attr]
     assert total == len(issued) + 1  # and the row that does not parse, which the view leaves out

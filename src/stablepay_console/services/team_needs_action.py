@@ -23,7 +23,7 @@ from stablepay_console.services.team_radar import ago, from_team
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.profiles.model import Profile
-    from stablepay_console.storage.record_types import Sweep
+    from stablepay_console.storage.record_types import Issued, Sweep
     from stablepay_console.wiring import Services
 
 
@@ -64,16 +64,16 @@ def parsed(wire: str, round_wire: str | None) -> Rfi | None:
     return rfi
 
 
-def wanted(found: list[tuple[str, str | None]], filters: RfiFilters) -> list[Rfi]:
+def wanted(found: list[Issued], filters: RfiFilters) -> list[Rfi]:
     """The issued requests among `found` that match the kind and user filters."""
     return [
-        rfi for rfi in (parsed(wire, round_wire) for wire, round_wire in found)
+        rfi for rfi in (parsed(wire, round_wire) for wire, round_wire, _ in found)
         if rfi is not None and rfi.status == "issued" and (filters.kind is None or rfi.kind == filters.kind)
         and (filters.user_id is None or rfi.user_id == filters.user_id)
     ]
 
 
-def team_rows(found: list[tuple[str, str | None]], filters: RfiFilters, now: datetime) -> tuple[Kept, set[str]]:
+def team_rows(found: list[Issued], filters: RfiFilters, now: datetime) -> tuple[Kept, set[str]]:
     """The issued requests among `found` matching the kind and user filters, in needs-action order (taken
     newest first, as the API lists them, so that equal deadlines fall in the same order as from the API)."""
     rows = NeedsActionRows()
@@ -104,7 +104,7 @@ async def needs_action_from_team(
                     ahead.add(rfi)
                 ordered, _ = ahead.ordered(now)
                 shown(Partial(ordered, set(), len(nearest), max(total, len(nearest))))
-        found: list[tuple[str, str | None]] | None = await services.record.run(
+        found: list[Issued] | None = await services.record.run(
             lambda record: record.issued(profile.name))
     except RecordError:
         return None

@@ -29,6 +29,7 @@ from stablepay_console.storage.record_types import (
     AuditHead,
     Claim,
     ClaimOutcome,
+    Issued,
     Note,
     RfiHistory,
     SeenPage,
@@ -118,12 +119,12 @@ class Record(Protocol):
 
     def issued_first(
         self, profile: str, after: datetime, limit: int
-    ) -> tuple[list[tuple[str, str | None]], int] | None:
+    ) -> tuple[list[Issued], int] | None:
         """The needs-action view's first rows from the team watcher (due after `after`, nearest first) and how many
         issued requests it saw; None on a local record."""
         ...
 
-    def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]] | None:
+    def issued(self, profile: str, before: datetime | None = None) -> list[Issued] | None:
         """The wire JSON (request, current round) of each request the team watcher last saw as issued (with
         `before`: only those due by then, nearest first); None on a local record."""
         ...

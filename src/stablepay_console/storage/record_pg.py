@@ -46,6 +46,7 @@ from stablepay_console.storage.record_types import (
     Claim,
     ClaimOutcome,
     Imported,
+    Issued,
     Note,
     RfiHistory,
     SeenPage,
@@ -361,13 +362,13 @@ class PgRecord:
         with self._tx("read the team watcher's sweep") as conn:
             return sweeps.last(conn, self.scope_of(profile))
 
-    def issued_first(self, profile: str, after: datetime, limit: int) -> tuple[list[tuple[str, str | None]], int]:
+    def issued_first(self, profile: str, after: datetime, limit: int) -> tuple[list[Issued], int]:
         """The first `limit` requests of the needs-action view (the watcher's issued ones due after `after`, nearest
         first), and how many issued requests there are: what the view paints before reading the rest."""
         with self._tx("read the issued requests") as conn:
             return seen.issued_first(conn, self.scope_of(profile), stamp(after), limit)
 
-    def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]]:
+    def issued(self, profile: str, before: datetime | None = None) -> list[Issued]:
         """The wire JSON (request, current round) of each request of the profile's server the team watcher last
         saw as issued; with `before`, only those due by then, nearest first."""
         with self._tx("read the issued requests") as conn:

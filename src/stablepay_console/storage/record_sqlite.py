@@ -27,6 +27,7 @@ from stablepay_console.storage.record_types import (
     AuditHead,
     Claim,
     ClaimOutcome,
+    Issued,
     Note,
     RfiHistory,
     RfiRecord,
@@ -331,10 +332,10 @@ class SqliteRecord:
 
     def issued_first(
         self, profile: str, after: datetime, limit: int
-    ) -> tuple[list[tuple[str, str | None]], int] | None:
+    ) -> tuple[list[Issued], int] | None:
         return None
 
-    def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]] | None:
+    def issued(self, profile: str, before: datetime | None = None) -> list[Issued] | None:
         return None
 
     def audit_head(self) -> AuditHead | None:
