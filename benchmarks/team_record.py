@@ -111,7 +111,7 @@ def import_local(team, db, requests: int, tmp: Path) -> Row:  # type: ignore[no-
     from stablepay_console.sandbox.data import SandboxData
     from stablepay_console.services.history import sighting
     from stablepay_console.services.record_import import import_local as run_import
-    from stablepay_console.storage.record import open_record
+    from stablepay_console.storage.local import open_record
     from stablepay_console.storage.record_types import AuditDraft, SeenPage
 
     rfis = SandboxData(seed=7, rfi_count=requests, now=NOW).rfis
@@ -215,9 +215,9 @@ def main() -> int:
     from psycopg import sql
     from tests.postgres import OWNER, TEMPLATE, TeamDb, prepare, start_server
 
-    from stablepay_console.storage.record import open_record
-    from stablepay_console.storage.record_pg import PgRecord
-    from stablepay_console.storage.record_url import parse
+    from stablepay_console.storage.local import open_record
+    from stablepay_console.storage.team.store import PgRecord
+    from stablepay_console.storage.team.url import parse
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the server is stopped and removed on the way out
     server, root = start_server()

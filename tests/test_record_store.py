@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from stablepay_console.services.audit import verify
-from stablepay_console.storage.record import RecordTooNew, open_record, record_file
+from stablepay_console.storage.local import open_record, record_file
+from stablepay_console.storage.local.schema import LATEST, V1
+from stablepay_console.storage.record import RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
-from stablepay_console.storage.record_schema import LATEST, V1
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, stamp
 from stablepay_console.storage.record_worker import RecordWorker
 from tests.conftest import FIXED_NOW

@@ -18,14 +18,14 @@ import psycopg
 import pytest
 
 from stablepay_console.services.audit import entry_line, verify
-from stablepay_console.storage import record_pg_conn
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_chain import entry_hash
-from stablepay_console.storage.record_pg import PgRecord
-from stablepay_console.storage.record_pg_conn import RecordOutcomeUnknown, RecordUnavailable
-from stablepay_console.storage.record_pg_schema import init_schema
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, SeenPage
-from stablepay_console.storage.record_url import RecordUrlError, parse
+from stablepay_console.storage.team import connection as record_pg_conn
+from stablepay_console.storage.team.connection import RecordOutcomeUnknown, RecordUnavailable
+from stablepay_console.storage.team.schema import init_schema
+from stablepay_console.storage.team.store import PgRecord
+from stablepay_console.storage.team.url import RecordUrlError, parse
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb, wait_for
 
@@ -397,7 +397,7 @@ class FreezingProxy:
 def test_a_server_that_stops_answering_mid_session_fails_the_call(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from stablepay_console.storage import record_pg
+    from stablepay_console.storage.team import store as record_pg
 
     proxy = FreezingProxy(team_db.server.port)
     try:
@@ -417,7 +417,7 @@ def test_a_server_that_stops_answering_mid_session_fails_the_call(
 
 def test_a_version_1_record_moves_to_version_2_with_nothing_lost(bare_db: TeamDb, monkeypatch: pytest.MonkeyPatch,
                                                                  tmp_path: Path) -> None:
-    from stablepay_console.storage import record_pg_schema
+    from stablepay_console.storage.team import schema as record_pg_schema
 
     every = record_pg_schema.migrations()
     monkeypatch.setattr(record_pg_schema, "migrations", lambda: every[:1])

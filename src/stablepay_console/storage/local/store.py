@@ -17,10 +17,10 @@ from contextlib import contextmanager, suppress
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from stablepay_console.storage.local.schema import LATEST, migrate
+from stablepay_console.storage.local.sightings import observe_page
 from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
-from stablepay_console.storage.record_schema import LATEST, migrate
-from stablepay_console.storage.record_sightings import observe_page
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,

@@ -25,20 +25,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from stablepay_console.storage import record_pg_audit as chain
-from stablepay_console.storage import record_pg_history as seen
-from stablepay_console.storage import record_pg_sweeps as sweeps
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_pg_conn import (
-    ANSWER_SECONDS,
-    RecordOutcomeUnknown,
-    RecordUnavailable,
-    connect,
-    deadline,
-    need_psycopg,
-    problem,
-)
-from stablepay_console.storage.record_pg_schema import LEAD, WATCHER, check_version
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
@@ -52,7 +39,20 @@ from stablepay_console.storage.record_types import (
     SeenPage,
     stamp,
 )
-from stablepay_console.storage.record_url import TeamUrl
+from stablepay_console.storage.team import audit as chain
+from stablepay_console.storage.team import history as seen
+from stablepay_console.storage.team import sweeps as sweeps
+from stablepay_console.storage.team.connection import (
+    ANSWER_SECONDS,
+    RecordOutcomeUnknown,
+    RecordUnavailable,
+    connect,
+    deadline,
+    need_psycopg,
+    problem,
+)
+from stablepay_console.storage.team.schema import LEAD, WATCHER, check_version
+from stablepay_console.storage.team.url import TeamUrl
 
 if TYPE_CHECKING:
     import psycopg

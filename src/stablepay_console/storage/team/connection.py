@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_url import TeamUrl, is_loopback
+from stablepay_console.storage.team.url import TeamUrl, is_loopback
 
 if TYPE_CHECKING:
     import psycopg
