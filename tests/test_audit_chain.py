@@ -10,7 +10,7 @@ import pytest
 
 from stablepay_console.cli.main import main
 from stablepay_console.services.audit import verify
-from stablepay_console.storage.record import open_record, record_file
+from stablepay_console.storage.local import open_record, record_file
 from stablepay_console.storage.record_types import AuditDraft
 from tests.conftest import FIXED_NOW
 

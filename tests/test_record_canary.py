@@ -11,7 +11,7 @@ import httpx
 from stablepay_console.api import ApiKey
 from stablepay_console.profiles.model import Profile
 from stablepay_console.sandbox import Sandbox
-from stablepay_console.storage.record import record_file
+from stablepay_console.storage.local import record_file
 from stablepay_console.wiring import Services
 from tests.conftest import CANARY_KEY, FIXED_NOW
 from tests.test_audit_chain import cli

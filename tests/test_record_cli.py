@@ -11,7 +11,7 @@ import pytest
 
 from stablepay_console.sandbox.data import ONRAMP_OPEN_ID
 from stablepay_console.services.audit import verify
-from stablepay_console.storage.record import open_record
+from stablepay_console.storage.local import open_record
 from stablepay_console.storage.record_types import AuditEntry
 from tests.test_audit_chain import cli
 
@@ -117,7 +117,7 @@ def test_the_record_commands_need_no_key_and_send_nothing(monkeypatch: pytest.Mo
 
 
 def test_a_damaged_record_is_set_aside_and_the_shell_says_so(capsys: pytest.CaptureFixture[str]) -> None:
-    from stablepay_console.storage.record import record_file
+    from stablepay_console.storage.local import record_file
 
     path = record_file()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -133,8 +133,8 @@ def test_a_record_from_a_newer_console_fails_the_command_once_and_is_left_alone(
 ) -> None:
     import sqlite3
 
-    from stablepay_console.storage.record import record_file
-    from stablepay_console.storage.record_schema import LATEST
+    from stablepay_console.storage.local import record_file
+    from stablepay_console.storage.local.schema import LATEST
 
     path = record_file()
     path.parent.mkdir(parents=True, exist_ok=True)

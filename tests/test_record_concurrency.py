@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from stablepay_console.services.audit import verify
-from stablepay_console.storage.record import open_record
+from stablepay_console.storage.local import open_record
 from stablepay_console.storage.record_types import AuditDraft
 from tests.conftest import FIXED_NOW
 
@@ -21,7 +21,7 @@ WRITER = """
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from stablepay_console.storage.record import open_record
+from stablepay_console.storage.local import open_record
 from stablepay_console.storage.record_types import AuditDraft
 
 path, name, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])

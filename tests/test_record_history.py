@@ -177,7 +177,7 @@ def test_rfis_history_refuses_a_bad_id(capsys) -> None:  # type: ignore[no-untyp
 
 def written(rfi_id: str) -> bool:
     """Whether the file holds the request (read on a connection of its own, not through the worker)."""
-    from stablepay_console.storage.record import open_record
+    from stablepay_console.storage.local import open_record
 
     record = open_record(check=False)
     try:

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from stablepay_console.services.audit import verify
-from stablepay_console.storage.record import RecordTooNew, open_record, record_file
+from stablepay_console.storage.local import open_record, record_file
+from stablepay_console.storage.local.schema import LATEST, V1
+from stablepay_console.storage.record import RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
-from stablepay_console.storage.record_schema import LATEST, V1
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, stamp
 from stablepay_console.storage.record_worker import RecordWorker
 from tests.conftest import FIXED_NOW
@@ -72,7 +73,7 @@ def make_first_schema(path: Path) -> list[AuditEntry]:
     for n in range(1, 4):
         unsigned = AuditEntry(n, stamp(FIXED_NOW), "alice", "embedded", "sandbox", "ping", "", "ok", "{}", prev, "")
         entry = AuditEntry(**{**unsigned.__dict__, "hash": entry_hash(prev, unsigned.content())})
-        conn.execute("INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tuple(entry.__dict__.values()))
+        conn.execute("INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tuple(entry.__dict__.values())[:11])
         entries.append(entry)
         prev = entry.hash
     conn.execute("PRAGMA user_version = 1")

@@ -204,7 +204,7 @@ async def test_the_inbox_marks_claims_and_filters_claimed_by_me_or_unclaimed(mak
 
 
 async def test_a_damaged_record_is_set_aside_and_the_console_says_so(make_app) -> None:  # type: ignore[no-untyped-def]
-    from stablepay_console.storage.record import record_file
+    from stablepay_console.storage.local import record_file
 
     path = record_file()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -223,8 +223,8 @@ async def test_a_damaged_record_is_set_aside_and_the_console_says_so(make_app) -
 async def test_a_record_from_a_newer_console_is_left_alone_and_the_console_says_so(make_app) -> None:  # type: ignore[no-untyped-def]
     import sqlite3
 
-    from stablepay_console.storage.record import record_file
-    from stablepay_console.storage.record_schema import LATEST
+    from stablepay_console.storage.local import record_file
+    from stablepay_console.storage.local.schema import LATEST
 
     path = record_file()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -19,9 +19,9 @@ import pytest
 
 from stablepay_console.cli.main import main
 from stablepay_console.storage import locations
-from stablepay_console.storage.record_pg import PgRecord
-from stablepay_console.storage.record_pg_schema import LATEST
-from stablepay_console.storage.record_url import parse
+from stablepay_console.storage.team.schema import LATEST
+from stablepay_console.storage.team.store import PgRecord
+from stablepay_console.storage.team.url import parse
 from tests.cli_e2e import console, free_port
 from tests.postgres import OWNER, TeamDb, wait_for
 
@@ -225,7 +225,7 @@ def test_a_connection_dropped_while_idle_is_replaced_before_the_next_save(team_d
 
 
 def test_a_connection_lost_mid_write_is_said_and_nothing_is_half_written(team_db: TeamDb) -> None:
-    from stablepay_console.storage.record_pg_conn import RecordUnavailable
+    from stablepay_console.storage.team.connection import RecordUnavailable
 
     alice = PgRecord(parse(team_db.url("alice")), lambda name: "s")
     alice.notes("p", RFI)

@@ -12,9 +12,9 @@ from stablepay_console.cli.main import main
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.services.audit import verify
 from stablepay_console.services.team import server_key
-from stablepay_console.storage.record import open_record, record_file
-from stablepay_console.storage.record_pg import PgRecord
-from stablepay_console.storage.record_url import parse
+from stablepay_console.storage.local import open_record, record_file
+from stablepay_console.storage.team.store import PgRecord
+from stablepay_console.storage.team.url import parse
 from tests.postgres import TeamDb
 
 RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"

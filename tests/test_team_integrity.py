@@ -18,14 +18,14 @@ import psycopg
 import pytest
 
 from stablepay_console.services.audit import entry_line, verify
-from stablepay_console.storage import record_pg_conn
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_chain import entry_hash
-from stablepay_console.storage.record_pg import PgRecord
-from stablepay_console.storage.record_pg_conn import RecordOutcomeUnknown, RecordUnavailable
-from stablepay_console.storage.record_pg_schema import LATEST, init_schema
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, SeenPage
-from stablepay_console.storage.record_url import RecordUrlError, parse
+from stablepay_console.storage.team import connection as record_pg_conn
+from stablepay_console.storage.team.connection import RecordOutcomeUnknown, RecordUnavailable
+from stablepay_console.storage.team.schema import LATEST, init_schema
+from stablepay_console.storage.team.store import PgRecord
+from stablepay_console.storage.team.url import RecordUrlError, parse
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb, wait_for
 
@@ -212,7 +212,7 @@ def test_an_analysts_console_records_no_facts_and_never_fails_for_it(team_db: Te
     assert not alice.history("prod", RFI).seen
     walt = watched(team_db)
     assert alice.observe([page]) == 0
-    assert [rfi for rfi, _ in walt.issued("prod") or []], "the needs-action view keeps it on an analyst's word"
+    assert [rfi for rfi, _, _ in walt.issued("prod") or []], "the needs-action view keeps it on an analyst's word"
 
 
 def test_two_watchers_that_see_the_same_change_record_it_once(team_db: TeamDb) -> None:
@@ -242,7 +242,7 @@ def test_two_watchers_that_see_the_same_change_record_it_once(team_db: TeamDb) -
 def test_a_login_with_no_team_role_cannot_connect_or_listen(team_db: TeamDb) -> None:
     with pytest.raises(psycopg.OperationalError, match="permission denied for database"):
         team_db.connect("mallory")
-    with pytest.raises(RecordUnavailable, match="permission denied"):
+    with pytest.raises(RecordError, match="refused the connection of mallory: permission denied"):
         record(team_db, "mallory").notes("prod", RFI)
 
 
@@ -397,7 +397,7 @@ class FreezingProxy:
 def test_a_server_that_stops_answering_mid_session_fails_the_call(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from stablepay_console.storage import record_pg
+    from stablepay_console.storage.team import store as record_pg
 
     proxy = FreezingProxy(team_db.server.port)
     try:
@@ -417,7 +417,7 @@ def test_a_server_that_stops_answering_mid_session_fails_the_call(
 
 def test_a_version_1_record_moves_to_version_2_with_nothing_lost(bare_db: TeamDb, monkeypatch: pytest.MonkeyPatch,
                                                                  tmp_path: Path) -> None:
-    from stablepay_console.storage import record_pg_schema
+    from stablepay_console.storage.team import schema as record_pg_schema
 
     every = record_pg_schema.migrations()
     monkeypatch.setattr(record_pg_schema, "migrations", lambda: every[:1])

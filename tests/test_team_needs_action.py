@@ -15,9 +15,9 @@ from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.history import sighting
 from stablepay_console.services.needs_action import needs_action_order
 from stablepay_console.services.team import server_key
-from stablepay_console.storage.record_pg import PgRecord
 from stablepay_console.storage.record_types import SeenPage
-from stablepay_console.storage.record_url import parse
+from stablepay_console.storage.team.store import PgRecord
+from stablepay_console.storage.team.url import parse
 from stablepay_console.tui.screens.inbox import InboxScreen
 from tests.conftest import FIXED_NOW, wait_for_workers
 from tests.postgres import TeamDb
@@ -148,3 +148,17 @@ def test_rfis_due_reads_a_fresh_team_watcher_and_live_asks_the_api(  # type: ign
     expected = sorted(r.id for r in sandbox.data.rfis if r.status == "issued" and r.deadline and r.deadline <= by)
     assert (from_team, due(said.out)) == (4, expected)  # what the watcher saw, overdue included
     assert live in (0, 3, 4) and isinstance(json.loads(live_said.out), list)
+
+
+def test_the_first_rows_come_first_in_needs_action_order(sandbox: Sandbox, team_db: TeamDb) -> None:
+    from stablepay_console.services.team_needs_action import parsed
+
+    swept_by_alice(sandbox, team_db)
+    walt = PgRecord(parse(team_db.url("walt")), lambda name: server_key(EMBEDDED_PROFILE))
+    first = walt.issued_first("embedded", FIXED_NOW, 5)
+    assert first is not None
+    rows, total = first
+    issued = [r for r in sandbox.data.rfis if r.status == "issued"]
+    ahead = [r.id for r in needs_action_order(issued, FIXED_NOW)[0] if r.deadline and r.deadline > FIXED_NOW]
+    assert [parsed(w, rw).id for w, rw, _ in rows] == ahead[:5]  # type: ignore[union-attr]
+    assert total == len(issued) + 1  # and the row that does not parse, which the view leaves out

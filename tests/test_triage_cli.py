@@ -7,8 +7,8 @@ import json
 import pytest
 
 from stablepay_console.services.audit import verify
-from stablepay_console.storage.record import open_record
-from stablepay_console.storage.record_sqlite import SqliteRecord
+from stablepay_console.storage.local import open_record
+from stablepay_console.storage.local.store import SqliteRecord
 from tests.test_audit_chain import cli
 
 RFI = "22222222-2222-4222-8222-222222222222"

@@ -17,8 +17,8 @@ from stablepay_console.cli.main import main
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.services.audit import verify
 from stablepay_console.services.team import server_key
-from stablepay_console.storage.record_pg import PgRecord
-from stablepay_console.storage.record_url import parse
+from stablepay_console.storage.team.store import PgRecord
+from stablepay_console.storage.team.url import parse
 from tests.postgres import OWNER, TeamDb
 
 RFI = "33333333-3333-4333-8333-333333333333"

@@ -79,7 +79,7 @@ def until_text(claim: Claim) -> str:
 
 def where_text(services: Services) -> str:
     """The record in use, for a line of output: the file's path, or the team database."""
-    from stablepay_console.storage.record import record_file
+    from stablepay_console.storage.local import record_file
 
     team = services.team
     return f"team record at {team.where}" if team is not None else str(record_file())
@@ -100,10 +100,10 @@ def _team_or_usage(services: Services) -> Team | None:
 
 def run_init(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import fail, note
-    from stablepay_console.storage import record_url
     from stablepay_console.storage.record import RecordError
-    from stablepay_console.storage.record_pg_conn import connect, need_psycopg, problem
-    from stablepay_console.storage.record_pg_schema import GROUP_ROLES, init_schema, print_sql
+    from stablepay_console.storage.team import url as record_url
+    from stablepay_console.storage.team.connection import connect, need_psycopg, problem
+    from stablepay_console.storage.team.schema import GROUP_ROLES, init_schema, print_sql
 
     if args.url:
         try:
@@ -144,7 +144,8 @@ def run_init(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import Output, fail
-    from stablepay_console.storage.record import RecordError, open_record, record_file
+    from stablepay_console.storage.local import open_record, record_file
+    from stablepay_console.storage.record import RecordError
 
     services = _services(args)
     team, out = services.team, Output(args.format)
@@ -179,7 +180,7 @@ def _team_status(services: Services, team: Team) -> dict[str, Any]:
     fields["you"] = team.actor()
     if team.problem or team.url is None:
         return {**fields, "reachable": False, "problem": team.problem}
-    from stablepay_console.storage.record_pg import PgRecord
+    from stablepay_console.storage.team.store import PgRecord
 
     record = PgRecord(team.url, scope_for(services.book.find))
     try:
@@ -195,7 +196,7 @@ def _team_status(services: Services, team: Team) -> dict[str, Any]:
 
 def run_use(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import fail, note
-    from stablepay_console.storage import record_url
+    from stablepay_console.storage.team import url as record_url
 
     if args.local:
         dropped = record_url.forget()
@@ -219,8 +220,8 @@ def run_import(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import Output, note
     from stablepay_console.services.record_import import IMPORT_SECONDS, import_local
     from stablepay_console.services.team import scope_for
-    from stablepay_console.storage.record import record_file
-    from stablepay_console.storage.record_pg import PgRecord
+    from stablepay_console.storage.local import record_file
+    from stablepay_console.storage.team.store import PgRecord
 
     services = _services(args)
     team = _team_or_usage(services)

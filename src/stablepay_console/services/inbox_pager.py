@@ -279,7 +279,6 @@ class InboxPager:
         f = self.filters
         asked = f"needs action · {f.describe()}"
         self.action.begin("Loading every issued request…")
-        swept = await team(f, self.clock()) if team is not None else None
 
         def partial(got: Partial) -> None:
             self.overdue = got.overdue
@@ -287,6 +286,8 @@ class InboxPager:
             self.action.partial(Loaded(got.rows, self._provenance(self.query, f"{asked} (partial)")), still)
             if shown is not None:
                 shown()
+
+        swept = await team(f, self.clock(), partial) if team is not None else None
 
         try:
             ordered, self.overdue = swept.found if swept else await read_needs_action(client, f, self.clock(), partial)

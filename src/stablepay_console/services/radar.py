@@ -68,14 +68,18 @@ class DueTally:
         self.checked = 0
 
     def add(self, rfi: Rfi) -> None:
-        self.checked += 1
-        deadline = rfi.deadline
-        if rfi.status != ISSUED or deadline is None:
+        if rfi.status != ISSUED or rfi.deadline is None:
+            self.checked += 1
             return
+        self.add_kept(rfi.deadline, keep(rfi))
+
+    def add_kept(self, deadline: datetime, kept: str) -> None:
+        """An issued request already kept as text (`services.kept`), with its deadline."""
+        self.checked += 1
         if deadline <= self.now:
-            self.overdue.append((deadline, keep(rfi)))
+            self.overdue.append((deadline, kept))
         elif deadline - self.now <= self.within:
-            self.due.append((deadline, keep(rfi)))
+            self.due.append((deadline, kept))
 
     def report(self) -> DueReport:
         def nearest(kept: list[tuple[datetime, str]]) -> Kept:

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 from stablepay_console.services.audit import verify_chain
 from stablepay_console.services.team import machine
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_pg_import import ImportReport, copy_local, read_local
 from stablepay_console.storage.record_types import AuditEntry, AuditHead
+from stablepay_console.storage.team.importing import ImportReport, copy_local, read_local
 
 if TYPE_CHECKING:
-    from stablepay_console.storage.record_pg import PgRecord
+    from stablepay_console.storage.team.store import PgRecord
 
 
 IMPORT_SECONDS = 300.0

@@ -11,9 +11,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from stablepay_console.services.radar import DueReport, DueTally
-from stablepay_console.services.team_needs_action import parsed
 from stablepay_console.services.team_radar import ago
 from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.record_types import kept_text, parse_stamp
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
@@ -47,8 +47,7 @@ def due_from_team(services: Services, profile: Profile, now: datetime, within: t
     if rows is None:
         return None
     tally = DueTally(now, within)
-    for wire, round_wire in rows:
-        rfi = parsed(wire, round_wire)
-        if rfi is not None and rfi.status == "issued":
-            tally.add(rfi)
+    for wire, round_wire, deadline in rows:  # the database filtered and sorted them: no model is built
+        if deadline is not None:
+            tally.add_kept(parse_stamp(deadline), kept_text(wire, round_wire))
     return TeamDue(tally.report(), sweep)

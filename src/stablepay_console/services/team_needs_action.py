@@ -17,13 +17,13 @@ from pydantic import ValidationError
 
 from stablepay_console.api.models import Rfi, RfiRound
 from stablepay_console.services.kept import Kept
-from stablepay_console.services.needs_action import NeedsActionRows
+from stablepay_console.services.needs_action import PAGE, NeedsActionRows, Partial, Shown
 from stablepay_console.services.team_radar import ago, from_team
 
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.profiles.model import Profile
-    from stablepay_console.storage.record_types import Sweep
+    from stablepay_console.storage.record_types import Issued, Sweep
     from stablepay_console.wiring import Services
 
 
@@ -45,8 +45,12 @@ class TeamRows:
         return f"from the team watcher's sweep, {ago(self.sweep)}"
 
 
-TeamRead = Callable[["RfiFilters", datetime], Awaitable["TeamRows | None"]]
-"""What the needs-action view asks first: the team record's rows for these filters, or None (read the API)."""
+FIRST_ROWS = PAGE
+"""How many rows the view paints from the team record before it reads the rest."""
+
+TeamRead = Callable[["RfiFilters", datetime, "Shown | None"], Awaitable["TeamRows | None"]]
+"""What the needs-action view asks first: the team record's rows for these filters (the first of them given to
+`shown` before the rest are read), or None (read the API)."""
 
 
 def parsed(wire: str, round_wire: str | None) -> Rfi | None:
@@ -60,31 +64,47 @@ def parsed(wire: str, round_wire: str | None) -> Rfi | None:
     return rfi
 
 
-def team_rows(found: list[tuple[str, str | None]], filters: RfiFilters, now: datetime) -> tuple[Kept, set[str]]:
-    """The issued requests among `found` matching the kind and user filters, in needs-action order (taken
-    newest first, as the API lists them, so that equal deadlines fall in the same order as from the API)."""
-    wanted = [
-        rfi for rfi in (parsed(wire, round_wire) for wire, round_wire in found)
+def wanted(found: list[Issued], filters: RfiFilters) -> list[Rfi]:
+    """The issued requests among `found` that match the kind and user filters."""
+    return [
+        rfi for rfi in (parsed(wire, round_wire) for wire, round_wire, _ in found)
         if rfi is not None and rfi.status == "issued" and (filters.kind is None or rfi.kind == filters.kind)
         and (filters.user_id is None or rfi.user_id == filters.user_id)
     ]
+
+
+def team_rows(found: list[Issued], filters: RfiFilters, now: datetime) -> tuple[Kept, set[str]]:
+    """The issued requests among `found` matching the kind and user filters, in needs-action order (taken
+    newest first, as the API lists them, so that equal deadlines fall in the same order as from the API)."""
     rows = NeedsActionRows()
-    for rfi in sorted(wanted, key=lambda r: r.created_at, reverse=True):
+    for rfi in sorted(wanted(found, filters), key=lambda r: r.created_at, reverse=True):
         rows.add(rfi)
     return rows.ordered(now)
 
 
 async def needs_action_from_team(
-    services: Services, profile: Profile, filters: RfiFilters, now: datetime
+    services: Services, profile: Profile, filters: RfiFilters, now: datetime, shown: Shown | None = None
 ) -> TeamRows | None:
-    """The needs-action rows of a fresh team watcher of `profile`'s server; None: read the API yourself."""
+    """The needs-action rows of a fresh team watcher of `profile`'s server; None: read the API yourself.
+
+    The first rows (the nearest deadlines ahead) are read and given to `shown` first, by a query that needs
+    no more than them; then every issued request is read for the whole view."""
     from stablepay_console.storage.record import RecordError
 
     fresh = await from_team(services, profile, now)
     if fresh is None:
         return None
     try:
-        found: list[tuple[str, str | None]] | None = await services.record.run(
+        if shown is not None:
+            first = await services.record.run(lambda record: record.issued_first(profile.name, now, FIRST_ROWS))
+            if first is not None:
+                nearest, total = first
+                ahead = NeedsActionRows()
+                for rfi in wanted(nearest, filters):
+                    ahead.add(rfi)
+                ordered, _ = ahead.ordered(now)
+                shown(Partial(ordered, set(), len(nearest), max(total, len(nearest))))
+        found: list[Issued] | None = await services.record.run(
             lambda record: record.issued(profile.name))
     except RecordError:
         return None
@@ -98,4 +118,4 @@ def team_reader(services: Services, profile: Profile | None) -> TeamRead | None:
     """The needs-action view's team read for `profile` (None without a team record: read the API)."""
     if services.team is None or profile is None:
         return None
-    return lambda filters, now: needs_action_from_team(services, profile, filters, now)
+    return lambda filters, now, shown: needs_action_from_team(services, profile, filters, now, shown)

@@ -162,6 +162,18 @@ class Imported:
                 "writtenAs": self.written_as, "writtenAt": text(self.written_at)}
 
 
+Issued = tuple[str, str | None, str | None]
+"""An issued request as the team record keeps it: its wire JSON (without its round), its current round's wire JSON,
+and that round's deadline as a stamp."""
+
+
+def kept_text(wire: str, round_wire: str | None) -> str:
+    """The request as one JSON text, its round put back in place (the round is the request's last field), as
+    `services.kept` keeps it: no model is built."""
+    body = wire.rstrip()[:-1].rstrip()
+    return f"{body}{',' if body != '{' else ''}\"round\":{round_wire or 'null'}}}"
+
+
 @dataclass(frozen=True)
 class Note:
     note_id: int

@@ -20,7 +20,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from stablepay_console.storage.record import Record, RecordError, RecordNotWritten, open_record, record_file
+from stablepay_console.storage.local import open_record, record_file
+from stablepay_console.storage.record import Record, RecordError, RecordNotWritten
 from stablepay_console.storage.writing import NOT_WRITTEN
 
 log = logging.getLogger(__name__)

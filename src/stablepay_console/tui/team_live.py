@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from stablepay_console.storage.record_pg_listen import Change, TeamListener
+from stablepay_console.storage.team.listen import Change, TeamListener
 
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp

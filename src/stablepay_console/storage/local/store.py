@@ -17,17 +17,18 @@ from contextlib import contextmanager, suppress
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from stablepay_console.storage.local.schema import LATEST, migrate
+from stablepay_console.storage.local.sightings import observe_page
+from stablepay_console.storage.local.triage import SqliteTriage
 from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
-from stablepay_console.storage.record_schema import LATEST, migrate
-from stablepay_console.storage.record_sightings import observe_page
-from stablepay_console.storage.record_sqlite_triage import SqliteTriage
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
     AuditHead,
     Claim,
     ClaimOutcome,
+    Issued,
     Note,
     RfiHistory,
     RfiRecord,
@@ -330,7 +331,12 @@ class SqliteRecord(SqliteTriage):
     def last_sweep(self, profile: str) -> Sweep | None:
         return None
 
-    def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]] | None:
+    def issued_first(
+        self, profile: str, after: datetime, limit: int
+    ) -> tuple[list[Issued], int] | None:
+        return None
+
+    def issued(self, profile: str, before: datetime | None = None) -> list[Issued] | None:
         return None
 
     def audit_head(self) -> AuditHead | None:

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from stablepay_console.storage.record_pg_audit import detail_text
 from stablepay_console.storage.record_types import AuditEntry, parse_stamp
+from stablepay_console.storage.team.audit import detail_text
 
 if TYPE_CHECKING:
     import psycopg

@@ -1,6 +1,6 @@
 """The team record's schema in PostgreSQL: numbered SQL files, the group roles, and the version check.
 
-The migrations are `migrations/pg/NNNN_name.sql`, shipped in the package and run in order by
+The migrations are `team/migrations/NNNN_name.sql`, shipped in the package and run in order by
 `record init` (the database owner), all in one transaction under an advisory lock, so two owners
 running it at once migrate once. `stablepay.schema_version` says which ran. A database at a newer
 version than this console knows is refused and left untouched; one at an older version is used by
@@ -37,7 +37,7 @@ _FILE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 def migrations() -> list[tuple[int, str, str]]:
     """(version, file name, SQL) of every shipped migration, in order; versions run 1, 2, 3… without gaps."""
-    folder = resources.files("stablepay_console.storage") / "migrations" / "pg"
+    folder = resources.files("stablepay_console.storage.team") / "migrations"
     found = sorted((int(m.group(1)), entry.name) for entry in folder.iterdir() if (m := _FILE.match(entry.name)))
     if [v for v, _ in found] != list(range(1, len(found) + 1)):
         raise RecordError(f"The team record's migrations are not numbered 1, 2, 3…: {[n for _, n in found]}.")

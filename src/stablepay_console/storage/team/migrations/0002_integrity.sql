@@ -171,8 +171,19 @@ END $$;
 CREATE TRIGGER sweeps_stamp BEFORE INSERT OR UPDATE ON stablepay.sweeps
     FOR EACH ROW EXECUTE FUNCTION stablepay.sweep_stamp();
 
--- The needs-action view from the record: the issued requests of a server the watcher vouches for.
-CREATE INDEX rfis_issued ON stablepay.rfis (server, status) WHERE imported_by IS NULL;
+-- The needs-action view and `rfis due` from the record: the issued requests of a server the watcher vouches for,
+-- by deadline (the current round's, kept on the request's row by the database: stamps sort as times).
+ALTER TABLE stablepay.rfis ADD COLUMN deadline text;
+UPDATE stablepay.rfis r SET deadline = ro.expires_at FROM stablepay.rounds ro WHERE ro.id = r.round_row;
+CREATE FUNCTION stablepay.rfi_deadline() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    NEW.deadline := (SELECT ro.expires_at FROM stablepay.rounds ro WHERE ro.id = NEW.round_row);
+    RETURN NEW;
+END $$;
+CREATE TRIGGER rfis_deadline BEFORE INSERT OR UPDATE ON stablepay.rfis
+    FOR EACH ROW EXECUTE FUNCTION stablepay.rfi_deadline();
+CREATE INDEX rfis_issued ON stablepay.rfis (server, deadline) WHERE status = 'issued' AND imported_by IS NULL;
 
 -- --- importing a local record: one function, as the owner, every row stamped with the importer ------------------
 
@@ -274,5 +285,5 @@ GRANT EXECUTE ON FUNCTION stablepay.import_local(text, jsonb) TO stablepay_analy
 GRANT EXECUTE ON FUNCTION stablepay.ascii_json(text), stablepay.is_owner(), stablepay.caller(),
     stablepay.entry_hash(text, bigint, text, text, text, text, text, text, text, text),
     stablepay.note_author(), stablepay.claim_holder(), stablepay.audit_stamp(), stablepay.fact_writer(),
-    stablepay.sweep_stamp(), stablepay.tell(), stablepay.append_only()
+    stablepay.sweep_stamp(), stablepay.tell(), stablepay.append_only(), stablepay.rfi_deadline()
     TO stablepay_analyst, stablepay_watcher;

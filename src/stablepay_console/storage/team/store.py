@@ -25,11 +25,24 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from stablepay_console.storage import record_pg_audit as chain
-from stablepay_console.storage import record_pg_history as seen
-from stablepay_console.storage import record_pg_sweeps as sweeps
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_pg_conn import (
+from stablepay_console.storage.record_types import (
+    AuditDraft,
+    AuditEntry,
+    AuditHead,
+    Claim,
+    ClaimOutcome,
+    Imported,
+    Issued,
+    Note,
+    RfiHistory,
+    SeenPage,
+    stamp,
+)
+from stablepay_console.storage.team import audit as chain
+from stablepay_console.storage.team import history as seen
+from stablepay_console.storage.team import sweeps as sweeps
+from stablepay_console.storage.team.connection import (
     ANSWER_SECONDS,
     RecordOutcomeUnknown,
     RecordUnavailable,
@@ -38,21 +51,9 @@ from stablepay_console.storage.record_pg_conn import (
     need_psycopg,
     problem,
 )
-from stablepay_console.storage.record_pg_schema import LEAD, WATCHER, check_version
-from stablepay_console.storage.record_pg_triage import PgTriage
-from stablepay_console.storage.record_types import (
-    AuditDraft,
-    AuditEntry,
-    AuditHead,
-    Claim,
-    ClaimOutcome,
-    Imported,
-    Note,
-    RfiHistory,
-    SeenPage,
-    stamp,
-)
-from stablepay_console.storage.record_url import TeamUrl
+from stablepay_console.storage.team.schema import LEAD, WATCHER, check_version
+from stablepay_console.storage.team.triage import PgTriage
+from stablepay_console.storage.team.url import TeamUrl
 
 if TYPE_CHECKING:
     import psycopg
@@ -146,7 +147,7 @@ class PgRecord(PgTriage):
         return True
 
     @contextmanager
-    def _tx(self, doing: str, seconds: float = ANSWER_SECONDS) -> Iterator[psycopg.Connection]:
+    def _tx(self, doing: str, seconds: float | None = None) -> Iterator[psycopg.Connection]:
         """One transaction (inside `transaction()`, a savepoint of it); a psycopg failure becomes a RecordError
         saying what could not be done. A connection lost while committing is RecordOutcomeUnknown."""
         pg = need_psycopg()
@@ -164,7 +165,7 @@ class PgRecord(PgTriage):
         committing = False
         self._open = conn
         try:
-            with deadline(conn, seconds), conn.transaction():
+            with deadline(conn, ANSWER_SECONDS if seconds is None else seconds), conn.transaction():
                 yield conn
                 committing = True
         except pg.Error as exc:
@@ -181,7 +182,7 @@ class PgRecord(PgTriage):
             self._used = time.monotonic()
 
     @contextmanager
-    def transaction(self, seconds: float = ANSWER_SECONDS) -> Iterator[None]:
+    def transaction(self, seconds: float | None = None) -> Iterator[None]:
         """Everything done inside is one transaction: an action and its audit entry are kept together, or neither."""
         with self._tx("save the action and its audit entry", seconds):
             yield
@@ -362,13 +363,19 @@ class PgRecord(PgTriage):
         with self._tx("read the team watcher's sweep") as conn:
             return sweeps.last(conn, self.scope_of(profile))
 
-    def issued(self, profile: str, before: datetime | None = None) -> list[tuple[str, str | None]]:
+    def issued_first(self, profile: str, after: datetime, limit: int) -> tuple[list[Issued], int]:
+        """The first `limit` requests of the needs-action view (the watcher's issued ones due after `after`, nearest
+        first), and how many issued requests there are: what the view paints before reading the rest."""
+        with self._tx("read the issued requests") as conn:
+            return seen.issued_first(conn, self.scope_of(profile), stamp(after), limit)
+
+    def issued(self, profile: str, before: datetime | None = None) -> list[Issued]:
         """The wire JSON (request, current round) of each request of the profile's server the team watcher last
         saw as issued; with `before`, only those due by then, nearest first."""
         with self._tx("read the issued requests") as conn:
             return seen.issued(conn, self.scope_of(profile), stamp(before) if before is not None else None)
 
-    def run(self, doing: str, work: Callable[[psycopg.Connection], Any], seconds: float = ANSWER_SECONDS) -> Any:
+    def run(self, doing: str, work: Callable[[psycopg.Connection], Any], seconds: float | None = None) -> Any:
         """Anything else in one transaction (the import, `record status`)."""
         with self._tx(doing, seconds) as conn:
             return work(conn)

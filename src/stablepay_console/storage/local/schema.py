@@ -3,15 +3,15 @@
 A migration is only ever added at the end; one that shipped is never edited. Version 1 was the
 first schema (round history, statuses, notes, audit log); version 2 added claims, the audit head
 (so a cut-off tail shows) and the append-only guards on the audit log; version 3 the triage steps
-and the service-level policy (`record_sqlite_triage`).
+and the service-level policy (`local/triage.py`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 
+from stablepay_console.storage.local.triage import V3
 from stablepay_console.storage.record_chain import GENESIS
-from stablepay_console.storage.record_sqlite_triage import V3
 
 V1 = """
 CREATE TABLE rfis (

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.storage.record_types import (
+    Issued,
     RfiHistory,
     RfiRecord,
     RfiSighting,
@@ -173,14 +174,30 @@ def _maybe(text: str | None) -> Any:
     return parse_stamp(text) if text else None
 
 
-def issued(conn: psycopg.Connection, server: str, before: str | None = None) -> list[tuple[str, str | None]]:
+def issued(conn: psycopg.Connection, server: str, before: str | None = None) -> list[Issued]:
     """(request wire, current round's wire or None) of every request of `server` the team watcher last saw as
     issued (an imported request is not trusted until the watcher has seen it itself); with `before` (a stamp),
     only those whose deadline falls by then, nearest first (the stamps sort as times)."""
     rows = conn.execute(
-        "SELECT r.wire, ro.wire FROM stablepay.rfis r LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
-        "WHERE r.server = %s AND r.status = %s AND r.imported_by IS NULL"
-        + (" AND ro.expires_at <= %s ORDER BY ro.expires_at" if before is not None else ""),
-        (server, "issued", *((before,) if before is not None else ())),
+        "SELECT r.wire, ro.wire, r.deadline FROM stablepay.rfis r LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
+        "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL"
+        + (" AND r.deadline <= %s ORDER BY r.deadline" if before is not None else ""),
+        (server, *((before,) if before is not None else ())),
     ).fetchall()
-    return [(str(wire), None if round_wire is None else str(round_wire)) for wire, round_wire in rows]
+    return [(str(w), None if rw is None else str(rw), d) for w, rw, d in rows]
+
+
+def issued_first(conn: psycopg.Connection, server: str, after: str, limit: int) -> tuple[list[Issued], int]:
+    """The first `limit` issued requests the watcher saw whose deadline is after `after`, nearest first, and how many
+    issued requests the watcher saw in all (one index scan each; the rows sort by the deadline's stamp)."""
+    rows = conn.execute(
+        "SELECT r.wire, ro.wire, r.deadline FROM stablepay.rfis r JOIN stablepay.rounds ro ON ro.id = r.round_row "
+        "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL AND r.deadline > %s "
+        "ORDER BY r.deadline LIMIT %s",
+        (server, after, limit),
+    ).fetchall()
+    total = conn.execute(
+        "SELECT count(*) FROM stablepay.rfis WHERE server = %s AND status = 'issued' AND imported_by IS NULL",
+        (server,),
+    ).fetchone()
+    return [(str(w), None if rw is None else str(rw), d) for w, rw, d in rows], int(total[0]) if total else 0

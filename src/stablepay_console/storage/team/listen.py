@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_pg_conn import connect, deadline, need_psycopg, reason
-from stablepay_console.storage.record_url import TeamUrl
+from stablepay_console.storage.team.connection import connect, deadline, need_psycopg, reason
+from stablepay_console.storage.team.url import TeamUrl
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_url import TeamUrl, is_loopback
+from stablepay_console.storage.team.url import TeamUrl, is_loopback
 
 if TYPE_CHECKING:
     import psycopg
@@ -68,7 +68,15 @@ def connect(url: TeamUrl, *, autocommit: bool = False, timeout: int = CONNECT_SE
             options=f"-c statement_timeout={STATEMENT_MS}", **KEEPALIVES,
         )
     except pg.Error as exc:
-        raise RecordUnavailable(f"The team record at {url.where} cannot be reached: {reason(exc)}") from None
+        why = reason(exc)
+        if "permission denied for database" in why:  # reached, and told no: not a member of the team's roles
+            why = why[why.index("permission denied"):]
+            raise RecordRefused(
+                f"The team record at {url.where} refused the connection of {url.role}: {why}. Only members of "
+                "stablepay_analyst, stablepay_lead and stablepay_watcher may connect; an admin grants one "
+                f"(GRANT stablepay_analyst TO {url.role};)."
+            ) from None
+        raise RecordUnavailable(f"The team record at {url.where} cannot be reached: {why}") from None
     host = conn.info.host
     if not is_loopback(host) and not conn.pgconn.ssl_in_use:
         conn.close()
