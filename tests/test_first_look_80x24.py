@@ -85,8 +85,11 @@ async def test_banner_separates_the_ping_from_the_deadline_count(size: tuple[int
         count = top.split("pong · ")[1]
         if size[0] < 110:
             assert re.match(r"\d+ overdue( ·|  )", count), f"narrow: the most urgent first, whole: {top!r}"
-        else:
+        elif size[0] >= 160:
             assert count.startswith(f" {app.radar_label} "), f"wide: the whole count: {top!r}"
+        else:  # the service levels breached (the least urgent part) give way to the server's address
+            deadlines = " · ".join(part for part in app.radar_label.split(" · ") if not part.endswith("breached"))
+            assert count.startswith(f" {deadlines} "), f"wide: the whole deadline count: {top!r}"
 
 
 # --- the inbox's filter line -----------------------------------------------------------------------------------------

@@ -180,7 +180,7 @@ async def test_the_inbox_marks_claims_and_filters_claimed_by_me_or_unclaimed(mak
         table = app.screen.query_one(InboxTable)
 
         def statuses() -> dict[str, str]:
-            return {str(table.get_row_at(i)[2]): table.order[i].id for i in range(table.row_count)}
+            return {str(table.get_cell(rfi.id, "status")): rfi.id for rfi in table.order}
 
         assert f"{second.status} ◆ bob" in statuses()
         await pilot.press("enter")  # the first request's detail: claim it there

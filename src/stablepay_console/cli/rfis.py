@@ -142,7 +142,7 @@ def run_due(args: argparse.Namespace) -> int:
     print_rfis(out, report.nearest(), report.at, DUE_COLUMNS)
     from stablepay_console.cli.triage_runs import print_breaches
 
-    print_breaches(out, session.services, session.profile, report.at)
+    print_breaches(out, session.services, session.profile, report.at, bool(report.overdue or report.due))
     if not (report.overdue or report.due):
         note(f"Nothing due within {window}: {checked}.")
         return OK

@@ -114,7 +114,7 @@ def late_words(seconds: float) -> str:
     return format_duration(timedelta(minutes=max(1, int(seconds // 60))))
 
 
-def print_breaches(out: Output, services: Any, profile: Any, now: datetime) -> int:
+def print_breaches(out: Output, services: Any, profile: Any, now: datetime, after_rows: bool = True) -> int:
     """`rfis due`, after the deadlines: the open requests whose next service level is breached (text only:
     the `--json` list stays the API's requests). Returns how many; a record that cannot be read is said."""
     from stablepay_console.services.triage_due import open_breaches
@@ -128,7 +128,8 @@ def print_breaches(out: Output, services: Any, profile: Any, now: datetime) -> i
         note(f"Service levels not checked: {exc}")
         return 0
     if found:
-        out.blank()
+        if after_rows:
+            out.blank()
         out.table(("id", "round", "step", "level", "late by"),
                   [(b.rfi_id, str(b.round_no), b.step, b.level, late_words(b.late_seconds)) for b in found],
                   title="Service levels breached")

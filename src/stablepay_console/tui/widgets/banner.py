@@ -79,8 +79,14 @@ class EnvironmentBanner(Static):
             no_wrap=True,
             overflow="ellipsis",
         )
-        text.append_text(radar_text(self.radar, narrow=narrow, room=self.size.width - text.cell_len))
         where = clean(profile.where, 80)
-        if self.size.width - text.cell_len >= len(" · ") + min(len(where), MIN_WHERE):
+        radar = radar_text(self.radar, narrow=narrow, room=self.size.width - text.cell_len)
+        wanted = len(" · ") + min(len(where), MIN_WHERE)
+        if not narrow and self.size.width - text.cell_len - radar.cell_len < wanted:
+            # the service levels breached are the count's least urgent part: they give way to the server's address
+            urgent = " · ".join(part for part in self.radar.split(" · ") if not part.endswith(" breached"))
+            radar = radar_text(urgent, narrow=narrow, room=self.size.width - text.cell_len)
+        text.append_text(radar)
+        if self.size.width - text.cell_len >= wanted:
             text.append_text(Text.assemble(" · ", where))  # else no dangling " ·" at the end
         return text
