@@ -100,7 +100,7 @@ def run_export(args: argparse.Namespace) -> int:
     from stablepay_console.api.sanitize import has_control
     from stablepay_console.cli.console import start_profile
     from stablepay_console.cli.session import setup_logging
-    from stablepay_console.services.export import (
+    from stablepay_console.services.export.requests import (
         ExportResult,
         default_export_name,
         export_rfis,

@@ -15,7 +15,7 @@ from textual.widgets import Button, Input, Select, Static
 
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.validation import check_day_range, parse_day
-from stablepay_console.services.export import FORMATS, default_export_name, resolve_export_path
+from stablepay_console.services.export.requests import FORMATS, default_export_name, resolve_export_path
 from stablepay_console.tui.formatters.text import clean, typed_path
 from stablepay_console.tui.modals.base import ConsoleModal
 

@@ -12,8 +12,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import ContentSwitcher, OptionList, Static
 
 from stablepay_console.api import APIError, MetricResult
-from stablepay_console.services.metric_series import template_name, to_csv
-from stablepay_console.services.metric_view import MetricView, metric_title
+from stablepay_console.services.metrics.series import template_name, to_csv
+from stablepay_console.services.metrics.view import MetricView, metric_title
 from stablepay_console.storage.bookmarks import BookmarkStore, bookmark_name
 from stablepay_console.storage.writing import part_file
 from stablepay_console.tui.audit_hooks import audit_export

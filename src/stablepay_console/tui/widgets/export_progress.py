@@ -18,7 +18,7 @@ from textual.worker import Worker
 from stablepay_console.api import APIError, StablePayClient
 from stablepay_console.api.error_text import error_text
 from stablepay_console.api.filters import RfiFilters
-from stablepay_console.services.export import export_rfis
+from stablepay_console.services.export.requests import export_rfis
 from stablepay_console.tui.audit_hooks import audit_export
 from stablepay_console.tui.formatters.text import clean, plain, toast_path
 from stablepay_console.tui.modals.export_dialog import ExportChoice
