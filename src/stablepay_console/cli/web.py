@@ -47,6 +47,11 @@ def run_web(args: argparse.Namespace) -> int:
             team = record_url.parse(chosen[0])
         except record_url.RecordUrlError as exc:
             return fail(f"the team record URL ({chosen[1]}) cannot be used: {exc}")
+    import os
+
+    from stablepay_console.storage.record_pg_conn import ROLE_VARIABLE
+
+    os.environ.pop(ROLE_VARIABLE, None)  # the server itself logs in as the authenticator; only consoles SET ROLE
     user = getpass.getuser()
     if not settings.by_header and not valid_user(user):
         return fail(f"this account's name ({user!r}) cannot name a console user")

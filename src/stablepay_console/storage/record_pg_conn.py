@@ -8,6 +8,7 @@ database and what failed; never a traceback, never a password (a URL holding one
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
@@ -17,6 +18,8 @@ from stablepay_console.storage.record_url import TeamUrl
 if TYPE_CHECKING:
     import psycopg
 
+ROLE_VARIABLE = "STABLEPAY_RECORD_ROLE"
+"""Set by `stablepay-console web` for each browser's console: the role its connections `SET ROLE` to."""
 CONNECT_SECONDS = 5
 APPLICATION = "stablepay-console"
 INSTALL = "install stablepay-console[team] (pip install 'stablepay-console[team]') to use a team record"
@@ -49,12 +52,23 @@ def connect(url: TeamUrl, *, autocommit: bool = False, timeout: int = CONNECT_SE
         raise RecordUnavailable(f"The team record at {url.where} cannot be reached: {reason(exc)}") from None
     try:
         conn.execute("SET TIME ZONE 'UTC'")  # times come back in UTC, as the local record's do
+        role = os.environ.get(ROLE_VARIABLE, "").strip()
+        if role:
+            set_session_role(conn, role)
         if not autocommit:
             conn.commit()
     except pg.Error as exc:
         conn.close()
         raise RecordUnavailable(f"The team record at {url.where} cannot be used: {reason(exc)}") from None
     return conn
+
+
+def set_session_role(conn: psycopg.Connection, role: str) -> None:
+    """`SET ROLE` for the rest of the session (committed with the connection's setup): the web server logs in
+    as one NOINHERIT authenticator and each browser's console acts as its signed-in user, as PostgREST does."""
+    from psycopg import sql
+
+    conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
 
 
 def reason(exc: BaseException) -> str:
