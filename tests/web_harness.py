@@ -119,7 +119,7 @@ def web_server(config_dir: Path, *args: str, env: dict[str, str] | None = None,
     with open(out, "w") as stdout, open(err, "w") as stderr:
         process = subprocess.Popen(
             [sys.executable, "-m", "stablepay_console", "web", "--host", host, "--port", str(port), *args],
-            stdout=stdout, stderr=stderr, env=environment, text=True,
+            stdout=stdout, stderr=stderr, env=environment, text=True, cwd=config_dir.parent,
         )
     server = WebServer(process, port, "", err, out)
     try:
@@ -220,3 +220,20 @@ def signin_cookie(server: WebServer) -> str:
         assert found
         return found.group(1)
     raise AssertionError("the token was not exchanged for a cookie")
+
+
+def deliveries(terminal: Terminal) -> list[str]:
+    """The download keys a console announced to its browser (textual-serve's `deliver_file_start`)."""
+    keys = []
+    for text in terminal.texts:
+        message = json.loads(text)
+        if isinstance(message, list) and message and message[0] == "deliver_file_start":
+            keys.append(str(message[1]))
+    return keys
+
+
+def launch_chromium(playwright):  # type: ignore[no-untyped-def]
+    """Debian's chromium, headless (Playwright's own browser download is not used)."""
+    if not Path(CHROMIUM).exists():
+        missing("no chromium at /usr/bin/chromium", "apt-get install chromium")
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
