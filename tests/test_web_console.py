@@ -136,7 +136,8 @@ async def _run_first_bookmark(pilot: Pilot[Any]) -> None:
 
 
 @pytest.mark.parametrize(("name", "safe"), [
-    ("rfis-2026.csv", "rfis-2026.csv"), ("../../etc/passwd", "etc_passwd"), ('a"; filename=x.html', "a_filename_x.html"),
+    ("rfis-2026.csv", "rfis-2026.csv"), ("../../etc/passwd", "etc_passwd"),
+    ('a"; filename=x.html', "a_filename_x.html"),
     ("\r\nSet-Cookie: x", "Set-Cookie_x"), ("", "download"), (".hidden", "hidden"), ("é.csv", "csv"),
 ])
 def test_download_file_names_are_safe(name: str, safe: str) -> None:

@@ -28,7 +28,8 @@ async def test_an_export_is_a_download_for_its_own_sign_in_only(isolated_config:
         await ws.send_str('["focus", null]')
         assert await pump(ws, terminal, lambda t: " issued " in t.text, 60), terminal.text
         await send_keys(ws, "e")
-        assert await pump(ws, terminal, lambda t: "Delivered to your browser as a download" in t.text, 20), terminal.text
+        asked = await pump(ws, terminal, lambda t: "Delivered to your browser as a download" in t.text, 20)
+        assert asked, terminal.text
         await send_keys(ws, "\r")
         assert await pump(ws, terminal, lambda t: bool(deliveries(t)), 60), terminal.text
         [key] = deliveries(terminal)
