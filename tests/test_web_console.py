@@ -188,3 +188,36 @@ def test_the_public_url_decides_the_origin() -> None:
                 "https://x.example/sub"):
         with pytest.raises(ValueError):
             check_public_url(bad)
+
+
+@pytest.mark.parametrize(("url", "allowed"), [
+    ("https://hosted.example/rfi/1", True), ("http://127.0.0.1:8787/x", True), ("javascript:alert(1)", False),
+    ("data:text/html,x", False), ("http://evil.example/", False), (None, False), ("https://a b.example/", False),
+])
+def test_the_server_passes_on_only_safe_links(url: object, allowed: bool) -> None:
+    from stablepay_console.web.consoles import link_allowed
+
+    assert link_allowed(url) is allowed
+
+
+async def test_an_unsafe_open_url_from_a_console_never_reaches_the_browser() -> None:
+    import json
+
+    from textual_serve.download_manager import DownloadManager
+
+    from stablepay_console.web.consoles import ConsoleProcess
+
+    sent: list[str] = []
+
+    async def write_str(text: str) -> None:
+        sent.append(text)
+
+    async def nothing(*args: object) -> None:
+        return None
+
+    signin = SignIns(WebSettings(), "root").start("alice", "token")
+    process = ConsoleProcess("true", write_bytes=nothing, write_str=write_str, close=nothing,
+                             download_manager=DownloadManager(), signin=signin, settings=WebSettings(), team=False)
+    for url in ("javascript:alert(document.cookie)", "https://hosted.example/rfi/1"):
+        await process.on_meta(json.dumps({"type": "open_url", "url": url, "new_tab": False}).encode())
+    assert [json.loads(s) for s in sent] == [["open_url", {"url": "https://hosted.example/rfi/1", "new_tab": True}]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import shlex
@@ -40,6 +41,17 @@ DROPPED = ("TEXTUAL", "TEXTUAL_LOG")
 def console_command() -> str:
     """The shell command textual-serve runs: this interpreter and the console, and nothing from a request."""
     return f"exec {shlex.quote(sys.executable)} -m stablepay_console"
+
+
+def link_allowed(url: object) -> bool:
+    from stablepay_console.api.urls import safe_link
+
+    if not isinstance(url, str):
+        return False
+    try:
+        return safe_link(url) == url.strip()
+    except ValueError:
+        return False
 
 
 class ConsoleProcess(AppService):
@@ -79,6 +91,21 @@ class ConsoleProcess(AppService):
         assert process.stdin is not None
         self._stdin = process.stdin
         return process
+
+    async def on_meta(self, data: bytes) -> None:
+        """textual-serve hands an `open_url` to the browser's window.open as it is: here only a link the console
+        itself would open (https://, or http:// to loopback) gets through; anything else is dropped and logged."""
+        try:
+            meta = json.loads(data)
+        except ValueError:
+            return
+        if isinstance(meta, dict) and meta.get("type") == "open_url":
+            if not link_allowed(meta.get("url")):
+                log.warning("refused open_url user=%s console=%s", self.signin.user, self.app_service_id[:8])
+                return
+            meta["new_tab"] = True  # never navigate the console's own tab away
+            data = json.dumps(meta).encode()
+        await super().on_meta(data)
 
     @property
     def pid(self) -> int | None:
