@@ -106,13 +106,15 @@ class ConsoleServer(Server):
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:  # type: ignore[override]
         signin = signed_in(request)
-        why = self.consoles.refusal(signin.user) or await self.team_refusal(signin.user)
+        why = await self.team_refusal(signin.user)
+        # The cap is checked and the console counted with no await between: two tabs at once cannot both pass.
+        why = why or self.consoles.refusal(signin.user)
         if why is not None:
+            log.info("refused console user=%s: %s", signin.user, why)
             raise web.HTTPForbidden(text=why)
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
         width = min(max(to_int(request.query.get("width", "80"), 80), 10), 500)
         height = min(max(to_int(request.query.get("height", "24"), 24), 5), 300)
-        await websocket.prepare(request)
         process = ConsoleProcess(
             self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str, close=websocket.close,
             download_manager=self.download_manager, signin=signin, settings=self.settings,
@@ -121,6 +123,7 @@ class ConsoleServer(Server):
         ended = self.consoles.add(process)
         reader: asyncio.Task[None] | None = None
         try:
+            await websocket.prepare(request)
             await process.start(width, height)
             log.info("session start user=%s console=%s pid=%s from=%s", signin.user, process.app_service_id[:8],
                      process.pid, request.remote)
