@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 from aiohttp import WSMsgType, web
-from aiohttp.web_runner import GracefulExit
 from textual_serve.server import Server, to_int
 
 from stablepay_console.storage.record_url import TeamUrl
@@ -66,7 +65,6 @@ class ConsoleServer(Server):
         return f"{self.settings.base_url}/?token={self.signins.token}"
 
     async def on_startup(self, app: web.Application) -> None:
-        print(self.sign_in_line(), flush=True)  # standard output only: never the log
         self._idle_task = asyncio.create_task(self.consoles.watch_idle())
 
     async def on_shutdown(self, app: web.Application) -> None:
@@ -203,16 +201,22 @@ class ConsoleServer(Server):
 
     def serve(self, debug: bool = False) -> None:
         self.initialize_logging()
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
+        asyncio.run(self._serve())
 
-        def stop() -> None:
-            raise GracefulExit()
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop)
-        web.run_app(
-            self._make_app(), host=self.host, port=self.port, handle_signals=False, loop=loop,
+    async def _serve(self) -> None:
+        runner = web.AppRunner(
+            await self._make_app(), handle_signals=False, shutdown_timeout=1.0,
             access_log=None,  # aiohttp's own access log would write `?token=…`: ours says who, never it
-            shutdown_timeout=1.0, print=None,
         )
+        await runner.setup()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await web.TCPSite(runner, self.host, self.port).start()
+            # Only once it listens, so whoever reads the line can connect at once. Standard output, never the log.
+            print(self.sign_in_line(), flush=True)
+            await stop.wait()
+        finally:
+            await runner.cleanup()  # on_shutdown ends every console, then open handlers get a second
