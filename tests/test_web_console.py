@@ -221,3 +221,11 @@ async def test_an_unsafe_open_url_from_a_console_never_reaches_the_browser() -> 
     for url in ("javascript:alert(document.cookie)", "https://hosted.example/rfi/1"):
         await process.on_meta(json.dumps({"type": "open_url", "url": url, "new_tab": False}).encode())
     assert [json.loads(s) for s in sent] == [["open_url", {"url": "https://hosted.example/rfi/1", "new_tab": True}]]
+
+
+def test_in_a_browser_the_local_record_names_who_signed_in(in_browser: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stablepay_console.services.notes import author_for
+
+    assert author_for("embedded") == "alice"
+    monkeypatch.delenv("STABLEPAY_WEB_USER")
+    assert author_for("embedded") != "alice"
