@@ -184,6 +184,8 @@ def test_the_public_url_decides_the_origin() -> None:
     assert WebSettings(port=8001).origin == "http://127.0.0.1:8001"
     settings = WebSettings(public_url=check_public_url("https://Console.Example.com/"))
     assert settings.origin == "https://console.example.com" and settings.https
+    assert WebSettings(public_url="https://console.example.com:443").origin == "https://console.example.com"
+    assert WebSettings(public_url="http://[::1]:8000").origin == "http://[::1]:8000"
     for bad in ("javascript:alert(1)", "https://x.example/?a=1", "ftp://x.example", "https://u:p@x.example",
                 "https://x.example/sub"):
         with pytest.raises(ValueError):

@@ -43,7 +43,11 @@ class WebSettings:
     def origin(self) -> str:
         """`scheme://host[:port]` of the public URL: the only Origin `/ws` accepts."""
         parts = urlsplit(self.base_url)
-        return f"{parts.scheme}://{parts.netloc}".lower()
+        scheme, host, port = parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
+        if ":" in host:
+            host = f"[{host}]"
+        default = {"http": 80, "https": 443}[scheme]
+        return f"{scheme}://{host}" if port in (None, default) else f"{scheme}://{host}:{port}"
 
     @property
     def https(self) -> bool:
