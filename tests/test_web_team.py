@@ -26,6 +26,9 @@ def authenticator(team_db: TeamDb, *members: str) -> str:
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOINHERIT").format(sql.Identifier(name)))
         for member in members:
             conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(member), sql.Identifier(name)))
+        # NOINHERIT: it has not the team roles' CONNECT either (record init revokes it from PUBLIC)
+        conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(team_db.name),
+                                                                        sql.Identifier(name)))
     return name
 
 
