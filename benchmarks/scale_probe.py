@@ -24,7 +24,7 @@ from served_paging import served_services
 
 
 async def radar(base_url: str, key: str, proxy: ProxyCounter) -> dict[str, Any]:
-    from stablepay_console.services.radar import RadarPoller
+    from stablepay_console.services.watch.radar import RadarPoller
 
     profile, services = served_services(base_url, key)
     poller = RadarPoller()

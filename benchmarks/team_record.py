@@ -110,7 +110,7 @@ def verify_100k(local, team, db, count: int) -> Row:  # type: ignore[no-untyped-
 def import_local(team, db, requests: int, tmp: Path) -> Row:  # type: ignore[no-untyped-def]
     from stablepay_console.sandbox.data import SandboxData
     from stablepay_console.services.history import sighting
-    from stablepay_console.services.record_import import import_local as run_import
+    from stablepay_console.services.team.importing import import_local as run_import
     from stablepay_console.storage.local import open_record
     from stablepay_console.storage.record_types import AuditDraft, SeenPage
 
@@ -157,8 +157,8 @@ def watcher_views(watcher, requests: int) -> list[Row]:  # type: ignore[no-untyp
     from stablepay_console.sandbox.ids import SANDBOX_KEY
     from stablepay_console.services.history import sighting
     from stablepay_console.services.needs_action import NeedsActionRows, read_needs_action
-    from stablepay_console.services.radar import DueTally, due_now
-    from stablepay_console.services.team_needs_action import team_rows, wanted
+    from stablepay_console.services.team.needs_action import team_rows, wanted
+    from stablepay_console.services.watch.radar import DueTally, due_now
     from stablepay_console.storage.record_types import SeenPage
 
     sandbox = Sandbox(rfis=requests, now=NOW)

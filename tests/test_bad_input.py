@@ -390,7 +390,7 @@ def test_cli_arguments(argv: list[str], capsys: pytest.CaptureFixture[str], monk
     def no_network(*args: object, **kwargs: object) -> None:
         raise AssertionError("a request was about to be sent")
 
-    monkeypatch.setattr("stablepay_console.services.export.export_rfis", no_network)
+    monkeypatch.setattr("stablepay_console.services.export.requests.export_rfis", no_network)
     monkeypatch.setattr("stablepay_console.api.client.StablePayClient._send", no_network)
     try:
         code = cli.main(argv)

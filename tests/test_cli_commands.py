@@ -23,7 +23,7 @@ from stablepay_console.sandbox.data import (
     ONRAMP_COMPLETED_ID,
     ONRAMP_OPEN_ID,
 )
-from stablepay_console.services.export import CSV_COLUMNS
+from stablepay_console.services.export.requests import CSV_COLUMNS
 from tests.cli_e2e import Result, Server, add_profile, run, serve
 
 RFI_FIELDS = {"id", "kind", "status", "subjectType", "userId", "transferId", "flowType", "createdAt", "currentRound",

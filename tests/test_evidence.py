@@ -11,7 +11,7 @@ import pytest
 from stablepay_console.api.models import RfiItem
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
-from stablepay_console.services import evidence
+from stablepay_console.services.export import evidence
 from stablepay_console.storage.record_types import RfiHistory
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW

@@ -12,7 +12,7 @@ import pytest
 from stablepay_console.api import ServerError, StablePayClient
 from stablepay_console.api.models import Rfi
 from stablepay_console.sandbox import Sandbox
-from stablepay_console.services.export import (
+from stablepay_console.services.export.requests import (
     CSV_COLUMNS,
     ExportResult,
     RfiFilters,

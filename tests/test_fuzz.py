@@ -409,7 +409,7 @@ def test_render_fuzz_quote_and_its_changes(first: dict[str, Any], second: dict[s
 @RENDER
 @given(body=BODIES[MetricResult], width=st.integers(min_value=20, max_value=200))
 def test_render_fuzz_metric_chart_legend_table_and_metadata(body: dict[str, Any], width: int) -> None:
-    from stablepay_console.services.metric_series import build_series, csv_columns, sorted_rows
+    from stablepay_console.services.metrics.series import build_series, csv_columns, sorted_rows
     from stablepay_console.tui.formatters.metrics import nice_ticks, tick_label
     from stablepay_console.tui.widgets.metric_chart import _segments, is_count, stacks, y_range
     from stablepay_console.tui.widgets.metric_info import metadata_rows

@@ -12,9 +12,9 @@ import pytest
 
 from stablepay_console.api import StablePayClient
 from stablepay_console.api.models import MetricResult
-from stablepay_console.services.csv_guard import FORMULA_START, guard_cell, guard_text
-from stablepay_console.services.export import CSV_COLUMNS, RfiFilters, export_rfis
-from stablepay_console.services.metric_series import to_csv
+from stablepay_console.services.export.csv_guard import FORMULA_START, guard_cell, guard_text
+from stablepay_console.services.export.requests import CSV_COLUMNS, RfiFilters, export_rfis
+from stablepay_console.services.metrics.series import to_csv
 from tests.hostile_payloads import HOSTILE, RAW_CHARS, metric, to_json
 from tests.hostile_server import mock_transport
 

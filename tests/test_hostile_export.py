@@ -124,7 +124,7 @@ async def test_paging_stops_once_past_the_start_of_the_range_and_says_so(tmp_pat
     from datetime import datetime, timezone
 
     from stablepay_console.api import StablePayClient
-    from stablepay_console.services.export import RfiFilters, export_rfis
+    from stablepay_console.services.export.requests import RfiFilters, export_rfis
     from tests.test_hostile_paging import Counting
 
     transport = Counting("days")

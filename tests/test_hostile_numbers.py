@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from stablepay_console.api import StablePayClient
 from stablepay_console.api.models import BatchTransfer, MetricResult
 from stablepay_console.api.numbers import exact_sum, number_text, usable_number, usable_time, utc_key
-from stablepay_console.services.metric_series import build_series, sorted_rows, to_csv
+from stablepay_console.services.metrics.series import build_series, sorted_rows, to_csv
 from tests.hostile_payloads import batch, metric, raw, to_json
 from tests.hostile_server import mock_transport
 

@@ -18,7 +18,7 @@ from stablepay_console.sandbox.data import (
     METRIC_MONTHLY_VOLUME_ID,
     METRIC_TX_COUNT_ID,
 )
-from stablepay_console.services.metric_series import OTHER, build_series, period_label, template_name, to_csv
+from stablepay_console.services.metrics.series import OTHER, build_series, period_label, template_name, to_csv
 
 
 def result_of(rows: list[dict[str, Any]], interval: str | None = "day", breakdowns: Any = None) -> MetricResult:

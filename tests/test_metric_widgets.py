@@ -17,7 +17,7 @@ from textual.app import App, ComposeResult
 from stablepay_console.api.client import decode
 from stablepay_console.api.models import MetricResult
 from stablepay_console.sandbox.data import METRIC_DAILY_VOLUME_ID, METRIC_TX_COUNT_ID, SandboxData
-from stablepay_console.services.metric_series import build_series
+from stablepay_console.services.metrics.series import build_series
 from stablepay_console.tui.formatters.metrics import field_title, nice_ticks, tick_label
 from stablepay_console.tui.widgets.metric_chart import MetricChart
 from stablepay_console.tui.widgets.metric_colors import TONES, is_greenish, is_reddish, tone_of

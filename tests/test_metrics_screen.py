@@ -20,7 +20,7 @@ from stablepay_console.sandbox.data import (
     METRIC_MONTHLY_VOLUME_ID,
     METRIC_TX_COUNT_ID,
 )
-from stablepay_console.services.metric_series import OTHER, to_csv
+from stablepay_console.services.metrics.series import OTHER, to_csv
 from stablepay_console.storage.bookmarks import BookmarkStore
 from stablepay_console.storage.prefs import Prefs
 from stablepay_console.tui.modals.export_dialog import ExportDialog

@@ -127,7 +127,7 @@ async def test_an_unchanged_request_only_moves_last_seen(services: Services, san
 
 async def test_a_headless_export_records_every_request(services: Services, sandbox: Sandbox, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from stablepay_console.api.filters import RfiFilters
-    from stablepay_console.services.export import export_rfis
+    from stablepay_console.services.export.requests import export_rfis
 
     async with services.client_for(EMBEDDED_PROFILE) as client:
         result = await export_rfis(client, tmp_path / "all.json", "json", RfiFilters())

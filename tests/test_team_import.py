@@ -11,7 +11,7 @@ import pytest
 from stablepay_console.cli.main import main
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.services.audit import verify
-from stablepay_console.services.team import server_key
+from stablepay_console.services.team.scope import server_key
 from stablepay_console.storage.local import open_record, record_file
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import parse

@@ -14,7 +14,7 @@ from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.history import sighting
 from stablepay_console.services.needs_action import needs_action_order
-from stablepay_console.services.team import server_key
+from stablepay_console.services.team.scope import server_key
 from stablepay_console.storage.record_types import SeenPage
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import parse
@@ -119,7 +119,7 @@ def test_rfis_due_reads_a_fresh_team_watcher_and_live_asks_the_api(  # type: ign
     sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from stablepay_console.cli.main import main
-    from stablepay_console.services import radar
+    from stablepay_console.services.watch import radar as radar
 
     swept_by_alice(sandbox, team_db)
     monkeypatch.setenv(URL, team_db.url("bob"))
@@ -151,7 +151,7 @@ def test_rfis_due_reads_a_fresh_team_watcher_and_live_asks_the_api(  # type: ign
 
 
 def test_the_first_rows_come_first_in_needs_action_order(sandbox: Sandbox, team_db: TeamDb) -> None:
-    from stablepay_console.services.team_needs_action import parsed
+    from stablepay_console.services.team.needs_action import parsed
 
     swept_by_alice(sandbox, team_db)
     walt = PgRecord(parse(team_db.url("walt")), lambda name: server_key(EMBEDDED_PROFILE))

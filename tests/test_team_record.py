@@ -18,7 +18,7 @@ import pytest
 from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
 from stablepay_console.services.audit import verify
 from stablepay_console.services.history import sighting
-from stablepay_console.services.team import server_key
+from stablepay_console.services.team.scope import server_key
 from stablepay_console.storage.local import open_record
 from stablepay_console.storage.record import RecordError, RecordTooNew
 from stablepay_console.storage.record_types import AuditDraft, SeenPage

@@ -13,9 +13,9 @@ import pytest
 from stablepay_console.cli.main import main
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
-from stablepay_console.services.radar import RadarPoller
-from stablepay_console.services.team import server_key
-from stablepay_console.services.team_radar import counted, deadlines
+from stablepay_console.services.team.radar import counted, deadlines
+from stablepay_console.services.team.scope import server_key
+from stablepay_console.services.watch.radar import RadarPoller
 from tests.conftest import FIXED_NOW, wait_for_workers
 from tests.postgres import TeamDb
 
@@ -50,7 +50,7 @@ async def test_a_console_takes_the_radar_from_a_fresh_team_watcher(  # type: ign
     make_app, sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from stablepay_console.api.client import StablePayClient
-    from stablepay_console.services.team_radar import snapshot
+    from stablepay_console.services.team.radar import snapshot
     from stablepay_console.storage.team.store import PgRecord
     from stablepay_console.storage.team.url import parse
 

@@ -37,7 +37,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from stablepay_console.services.triage_report import percentile, report
+from stablepay_console.services.triage.report import percentile, report
 from stablepay_console.storage.record_triage_types import (
     ClaimFact,
     RoundFact,

@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from stablepay_console.services.triage_levels import RoundClock, levels, time_left
-from stablepay_console.services.triage_state import refusal, step_of
+from stablepay_console.services.triage.levels import RoundClock, levels, time_left
+from stablepay_console.services.triage.state import refusal, step_of
 from stablepay_console.storage.record_triage_types import TriageCase, TriagePolicy, TriageStep
 from stablepay_console.storage.record_types import Claim
 

@@ -16,7 +16,7 @@ import pytest
 from stablepay_console.cli.main import main
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.services.audit import verify
-from stablepay_console.services.team import server_key
+from stablepay_console.services.team.scope import server_key
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import parse
 from tests.postgres import OWNER, TeamDb
@@ -171,12 +171,12 @@ def test_a_lead_changes_the_policy_and_an_analyst_is_refused(as_role, team_db: T
 
 def test_a_step_refused_by_the_database_leaves_no_audit_entry(team_db: TeamDb, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
                                                               as_role, capsys: pytest.CaptureFixture[str]) -> None:
-    from stablepay_console.services import triage_state
+    from stablepay_console.services.triage import state as triage_state
 
     assert cli("rfis", "claim", RFI) == 0
     assert cli("rfis", "ready", RFI) == 0
     monkeypatch.setattr(triage_state, "refusal", lambda *args, **kwargs: None)  # the console's own check is gone
-    from stablepay_console.services import triage
+    from stablepay_console.services.triage import service as triage
 
     monkeypatch.setattr(triage, "refusal_of", lambda *args, **kwargs: None)
     assert cli("rfis", "approve", RFI) == 1

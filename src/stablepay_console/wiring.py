@@ -25,8 +25,8 @@ from stablepay_console.services.history import HistoryRecorder
 from stablepay_console.services.notes import Notes, author_for
 from stablepay_console.services.recording import recording_rfis
 from stablepay_console.services.switching import SwitchOutcome, switch_profile
-from stablepay_console.services.team import chosen_team, team_worker
-from stablepay_console.services.triage import Triage
+from stablepay_console.services.team.scope import chosen_team, team_worker
+from stablepay_console.services.triage.service import Triage
 from stablepay_console.storage.record_worker import RecordWorker
 
 if TYPE_CHECKING:

@@ -107,7 +107,7 @@ def run_metric(args: argparse.Namespace) -> int:
         import csv
         import io
 
-        from stablepay_console.services.metric_series import to_csv
+        from stablepay_console.services.metrics.series import to_csv
 
         header, *rows = list(csv.reader(io.StringIO(to_csv(result))))  # the export's columns and cells
         if out.fmt == "csv":

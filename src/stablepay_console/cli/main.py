@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     common = parsers.profile_option()
     parsers.add_sandbox_command(sub)
+    parsers.add_web_command(sub)
     add_profile_commands(sub, common)
     parsers.add_headless_commands(sub, common)
     add_audit_commands(sub)
@@ -101,7 +102,7 @@ def run_export(args: argparse.Namespace) -> int:
     from stablepay_console.api.sanitize import has_control
     from stablepay_console.cli.console import start_profile
     from stablepay_console.cli.session import setup_logging
-    from stablepay_console.services.export import (
+    from stablepay_console.services.export.requests import (
         ExportResult,
         default_export_name,
         export_rfis,
@@ -214,6 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parsers.check_combinations(parser, args)
     if args.command == "sandbox":
         return run_sandbox(args)
+    if args.command == "web":
+        from stablepay_console.cli.web import run_web
+
+        return run_web(args)
     from stablepay_console.cli.console import run_console
 
     if args.command is None:

@@ -150,3 +150,34 @@ def check_combinations(parser: argparse.ArgumentParser, args: argparse.Namespace
     """What argparse cannot say on its own; exits 2 like any usage error."""
     if getattr(args, "rfis_command", None) == "list" and args.all and (args.limit, args.offset) != (None, None):
         parser.error("rfis list: --all lists every page; leave out --limit and --offset")
+
+
+def add_web_command(sub: argparse._SubParsersAction[a.Parser]) -> None:
+    web = sub.add_parser(
+        "web", help="serve the console to browsers (one console per tab, on this server, behind a sign-in)",
+        description="Serve the console to browsers with textual-serve: each tab gets its own console on this "
+        "server, where the API key and the team record's connection stay. Prints the sign-in URL (with a fresh "
+        "token) on standard output; or, behind an authenticating reverse proxy, takes the user from "
+        "--trusted-header when the connection comes from a --trusted-proxy address. Needs the `web` extra.",
+    )
+    web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    web.add_argument("--port", type=a.port, default=8000, help="port (default 8000)")
+    web.add_argument("--public-url", default="", metavar="URL",
+                     help="the address browsers use, e.g. https://console.example.com behind a proxy "
+                     "(default http://HOST:PORT); /ws accepts this origin only")
+    web.add_argument("--trusted-header", default="", metavar="NAME",
+                     help="sign people in by this header of an authenticating proxy (e.g. X-Forwarded-User) "
+                     "instead of the token")
+    web.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
+                     help="an address or network (127.0.0.1, 10.0.0.0/8) the header is trusted from; repeatable")
+    web.add_argument("--max-sessions-per-user", type=a.positive, default=4, metavar="N",
+                     help="consoles one user may have open at once (default 4)")
+    web.add_argument("--max-sessions", type=a.positive, default=32, metavar="N",
+                     help="consoles the server runs at once (default 32)")
+    web.add_argument("--idle-minutes", type=minutes, default=30.0, metavar="MINUTES",
+                     help="a console with no keystroke for this long ends (default 30)")
+    web.add_argument("--profile", default="", metavar="NAME", help="the profile every console starts on")
+
+
+def minutes(text: str) -> float:
+    return a.bounded_number(text, 0.01, 7 * 24 * 60.0, "minutes")

@@ -11,8 +11,8 @@ from stablepay_console.api.sanitize import has_control
 from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.record_commands import FAILED, OK, USAGE, profile_for, record_services
 from stablepay_console.cli.record_team import refused_team, until_text, where_text
-from stablepay_console.services import evidence as packs
 from stablepay_console.services.audit import verify
+from stablepay_console.services.export import evidence as packs
 from stablepay_console.services.history_view import history_json, history_text
 
 AUDIT_COLUMNS = ("seq", "time", "actor", "profile", "environment", "action", "target", "outcome")

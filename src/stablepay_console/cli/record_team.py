@@ -12,7 +12,7 @@ from datetime import timezone
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from stablepay_console.services.team import Team
+    from stablepay_console.services.team.scope import Team
     from stablepay_console.storage.record_types import Claim
     from stablepay_console.wiring import Services
 
@@ -170,7 +170,7 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def _team_status(services: Services, team: Team) -> dict[str, Any]:
-    from stablepay_console.services.team import scope_for
+    from stablepay_console.services.team.scope import scope_for
     from stablepay_console.storage.record import RecordError
 
     fields: dict[str, Any] = {"record": "team", "from": team.source}
@@ -218,8 +218,8 @@ def run_use(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import Output, note
-    from stablepay_console.services.record_import import IMPORT_SECONDS, import_local
-    from stablepay_console.services.team import scope_for
+    from stablepay_console.services.team.importing import IMPORT_SECONDS, import_local
+    from stablepay_console.services.team.scope import scope_for
     from stablepay_console.storage.local import record_file
     from stablepay_console.storage.team.store import PgRecord
 

@@ -27,7 +27,7 @@ def filters_of(args: argparse.Namespace) -> RfiFilters:
 
 
 def cells(rfi: Rfi, now: datetime, columns: tuple[str, ...]) -> list[str]:
-    from stablepay_console.services.watch_events import deadline_words, stamp
+    from stablepay_console.services.watch.events import deadline_words, stamp
 
     deadline = rfi.deadline
     left = ""
@@ -60,7 +60,7 @@ def print_rfis(out: Output, rfis: Iterable[Rfi], now: datetime, columns: tuple[s
 
 def export_text(rfis: Iterable[Rfi], fmt: str) -> str:
     """The export's own rows (its writer, its columns, its cell guard), as text."""
-    from stablepay_console.services.export_rows import RowWriter
+    from stablepay_console.services.export.rows import RowWriter
 
     buffer = io.StringIO()
     writer = RowWriter(buffer, fmt)
@@ -99,7 +99,7 @@ def run_list(args: argparse.Namespace) -> int:
 def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
     """Every page, walked as the export walks them; printed only once complete (nothing on stdout on an error)."""
     from stablepay_console.api.paging import PagingReport
-    from stablepay_console.services.radar import every_rfi
+    from stablepay_console.services.watch.radar import every_rfi
 
     paging = PagingReport()
     found = session.ask(lambda client: every_rfi(client, filters, report=paging))
@@ -119,8 +119,8 @@ def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
 
 def run_due(args: argparse.Namespace) -> int:
     """Exit 0 when nothing is due, 3 when something is due within the window, 4 when something is overdue."""
-    from stablepay_console.services.radar import due_now
-    from stablepay_console.services.team_due import due_from_team
+    from stablepay_console.services.team.due import due_from_team
+    from stablepay_console.services.watch.radar import due_now
 
     session = open_session(args)
     if session is None:

@@ -10,7 +10,7 @@ from stablepay_console.cli.durations import format_duration
 from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.record_commands import profile_for, record_services
 from stablepay_console.cli.triage_commands import FAILED, OK, USAGE
-from stablepay_console.services.triage_report import ANALYST_FIELDS, SPANS, WEEK_FIELDS, Report
+from stablepay_console.services.triage.report import ANALYST_FIELDS, SPANS, WEEK_FIELDS, Report
 from stablepay_console.storage.record_triage_types import TriagePolicy
 
 LOCAL_APPROVE = ("four eyes need the team record: on the local record one person makes an answer ready and "
@@ -117,7 +117,7 @@ def late_words(seconds: float) -> str:
 def print_breaches(out: Output, services: Any, profile: Any, now: datetime, after_rows: bool = True) -> int:
     """`rfis due`, after the deadlines: the open requests whose next service level is breached (text only:
     the `--json` list stays the API's requests). Returns how many; a record that cannot be read is said."""
-    from stablepay_console.services.triage_due import open_breaches
+    from stablepay_console.services.triage.due import open_breaches
     from stablepay_console.storage.record import RecordError
 
     if not out.is_text:

@@ -25,8 +25,8 @@ from stablepay_console.cli.session import FAILED, OK, USAGE, Session, open_sessi
 if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient
     from stablepay_console.api.errors import APIError
-    from stablepay_console.services.watch_events import WatchEvent
-    from stablepay_console.services.watch_poll import IncrementalWatch
+    from stablepay_console.services.watch.events import WatchEvent
+    from stablepay_console.services.watch.poll import IncrementalWatch
 
 MAX_BACKOFF = timedelta(hours=1)
 
@@ -62,8 +62,8 @@ Sleep = Callable[[float], Awaitable[None]]
 class Watcher:
     def __init__(self, session: Session, out: Output, sleep: Sleep = asyncio.sleep,
                  sweep: timedelta | None = None) -> None:
-        from stablepay_console.services.watch_events import Tracker
-        from stablepay_console.services.watch_poll import DEFAULT_SWEEP, IncrementalWatch
+        from stablepay_console.services.watch.events import Tracker
+        from stablepay_console.services.watch.poll import DEFAULT_SWEEP, IncrementalWatch
         from stablepay_console.storage import watch_state
 
         self.session = session
@@ -97,7 +97,7 @@ class Watcher:
 
         A poll that fails part way still prints (and remembers) what it found before the failure, and
         the deadlines the clock found; then the failure is raised."""
-        from stablepay_console.services.team_radar import publish
+        from stablepay_console.services.team.radar import publish
 
         first = not self.watch.tracker.primed
         try:

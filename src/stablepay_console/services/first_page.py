@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
-from stablepay_console.services.watch_seen import parse_when as _when
+from stablepay_console.services.watch.seen import parse_when as _when
 from stablepay_console.storage import first_page
 from stablepay_console.storage.first_page import FirstPage
 

@@ -20,7 +20,7 @@ from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import Rfi, RfiPage
 from stablepay_console.services.needs_action import Partial, needs_action_order, read_needs_action
 from stablepay_console.services.provenance import Loaded, Provenance, ResultState
-from stablepay_console.services.team_needs_action import TeamRead
+from stablepay_console.services.team.needs_action import TeamRead
 
 __all__ = ["INBOX", "NEEDS_ACTION", "InboxPager", "InboxQuery", "needs_action_order"]
 

@@ -1,13 +1,15 @@
 """Notes and claims on a request: many notes each, one claim at a time ("I'm on it"). Each is audited.
 
 The author is the OS user name unless the profile's preferences set `author` (a team's shared
-machine account should say who is typing). Nothing here waits on the disk by itself: each call
-returns a future from the record's thread; the screens await it, the shell commands wait on it.
+machine account should say who is typing); in a browser, the name the web server signed in. Nothing
+here waits on the disk by itself: each call returns a future from the record's thread; the screens
+await it, the shell commands wait on it.
 """
 
 from __future__ import annotations
 
 import getpass
+import os
 from collections.abc import Callable
 from concurrent.futures import Future
 from datetime import datetime, timedelta
@@ -31,8 +33,15 @@ def os_user() -> str:
         return "unknown"
 
 
+WEB_USER_VARIABLE = "STABLEPAY_WEB_USER"
+
+
 def author_for(profile: str) -> str:
-    """The profile's `author` preference, else the OS user name."""
+    """In a browser, who signed in (`stablepay-console web` sets STABLEPAY_WEB_USER: the server's OS user and
+    preferences are everyone's); else the profile's `author` preference, else the OS user name."""
+    signed_in = os.environ.get(WEB_USER_VARIABLE, "").strip()
+    if signed_in and not has_control(signed_in):
+        return clean(signed_in, 80)
     if profile:
         chosen = Prefs(profile).get(AUTHOR_PREF)
         if isinstance(chosen, str) and chosen.strip() and not has_control(chosen):

@@ -1,6 +1,6 @@
 """Triage in the record: the team's own steps on a request, its service-level policy, the report's facts.
 
-Plain values only: the stores return them, the services (`services/triage*.py`) decide what they
+Plain values only: the stores return them, the services (`services/triage/`) decide what they
 mean. A step's actor and time are the store's to set: the database role and the database's clock
 in the team record, the author and the console's clock in the local file.
 """

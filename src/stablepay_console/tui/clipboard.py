@@ -29,7 +29,8 @@ class SafeOutput(App[None]):
         )
 
     def copy_with_notice(self, text: str, what: str) -> None:
-        """Copy to the clipboard (sanitised: never an escape sequence) and say so (the terminal must support OSC 52)."""
+        """Copy to the clipboard (sanitised: never an escape sequence) and say so (the terminal must support OSC 52;
+        in a browser, textual-serve's page puts it on the browser's clipboard)."""
         self.copy_to_clipboard(clean(text))
         self.notify(f"Copied {clean(what, 80)} to the clipboard.", title="Copied", timeout=3, markup=False)
 
@@ -57,6 +58,12 @@ class SafeOutput(App[None]):
             link = checked_link(url, what)
         except LinkRefused as exc:
             self.notify(str(exc), title="Link not opened", severity="warning", timeout=8, markup=False)
+            return
+        from stablepay_console.tui.web_mode import in_browser
+
+        if in_browser():  # the analyst's browser opens it (a new tab); the server never runs a browser
+            self.open_url(link, new_tab=True)
+            self.notify(f"Opened the {clean(what, 80)} in a new tab.", title="Opened", timeout=3, markup=False)
             return
         try:
             opened = webbrowser.open(link)

@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
 
 RESUME_HOW = "On Profiles & keys (5), highlight it and press r to resume."
+ON_THE_SERVER = "In the browser keys are read-only: the server's operator rotates it with the command line."
+
+
+def resume_how(verb: str = "resume") -> str:
+    from stablepay_console.tui.web_mode import in_browser
+
+    return ON_THE_SERVER if in_browser() else RESUME_HOW.replace("to resume", f"to {verb}")
 
 
 def key_age_of(app: ConsoleApp, profile: Profile) -> KeyAge | None:
@@ -46,7 +53,7 @@ def announce_key_age(app: ConsoleApp, profile: Profile) -> None:
     if age is None or not app.key_badge:
         return
     app.notify(
-        f"Profile {clean(profile.name, 40)}: {age.sentence} {RESUME_HOW.replace('to resume', 'to rotate')}",
+        f"Profile {clean(profile.name, 40)}: {age.sentence} {resume_how('rotate')}",
         title="Rotation due" if age.level == "due" else "Rotation overdue",
         severity="warning" if age.level == "due" else "error",
         timeout=12,
@@ -72,7 +79,7 @@ def describe_pending(profile: Profile, step: Step) -> str:
 def announce_pending_rotations(app: ConsoleApp) -> None:
     for profile, step in pending_rotations(app):
         app.notify(
-            f"{describe_pending(profile, step)} {RESUME_HOW}",
+            f"{describe_pending(profile, step)} {resume_how()}",
             title="Rotation pending",
             severity="warning",
             timeout=15,

@@ -29,8 +29,8 @@ from stablepay_console.tui.formatters.radar import NEEDS_ACTION_ACTION
 if TYPE_CHECKING:
     from textual.app import App
 
-    from stablepay_console.services.radar import RadarPoller
-    from stablepay_console.services.watch_events import WatchEvent
+    from stablepay_console.services.watch.events import WatchEvent
+    from stablepay_console.services.watch.radar import RadarPoller
     from stablepay_console.tui.app import ConsoleApp
 
 # The poller and the watch's events load with the first poll, not with the console's first frame.
@@ -69,7 +69,7 @@ class Radar:
     @property
     def poller(self) -> RadarPoller:
         if self._poller is None:
-            from stablepay_console.services.radar import RadarPoller
+            from stablepay_console.services.watch.radar import RadarPoller
 
             self._poller = RadarPoller()
         return self._poller
@@ -124,7 +124,7 @@ class Radar:
         self.app.run_worker(self._poll(), name="deadline radar", group=GROUP, exclusive=True, exit_on_error=False)
 
     async def _poll(self) -> None:
-        from stablepay_console.services.watch_events import deadline_words
+        from stablepay_console.services.watch.events import deadline_words
         from stablepay_console.tui.team_radar import team_radar_used
         from stablepay_console.tui.triage_banner import with_breaches
 

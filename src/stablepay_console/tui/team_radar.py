@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stablepay_console.services.team_needs_action import team_reader
-from stablepay_console.services.team_radar import from_team
+from stablepay_console.services.team.needs_action import team_reader
+from stablepay_console.services.team.radar import from_team
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
-    from stablepay_console.services.team_needs_action import TeamRead
+    from stablepay_console.services.team.needs_action import TeamRead
     from stablepay_console.tui.app import ConsoleApp
 
 OWN_POLL = "the console polls the API on its own (no team watcher swept within two of its intervals)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from stablepay_console.services.triage_due import open_breaches
+from stablepay_console.services.triage.due import open_breaches
 from stablepay_console.storage.record import RecordError
 
 if TYPE_CHECKING:

@@ -23,6 +23,8 @@ from stablepay_console.storage.team.url import TeamUrl, is_loopback
 if TYPE_CHECKING:
     import psycopg
 
+ROLE_VARIABLE = "STABLEPAY_RECORD_ROLE"
+"""Set by `stablepay-console web` for each browser's console: the role its connections `SET ROLE` to."""
 CONNECT_SECONDS = 10
 """How long connecting may take, the server's answers to the start-up included (libpq's connect_timeout)."""
 ANSWER_SECONDS = 20.0
@@ -85,12 +87,23 @@ def connect(url: TeamUrl, *, autocommit: bool = False, timeout: int = CONNECT_SE
     try:
         with deadline(conn, ANSWER_SECONDS):
             conn.execute("SET TIME ZONE 'UTC'")  # times come back in UTC, as the local record's do
+            role = os.environ.get(ROLE_VARIABLE, "").strip()
+            if role:
+                set_session_role(conn, role)
             if not autocommit:
                 conn.commit()
     except pg.Error as exc:
         conn.close()
         raise RecordUnavailable(f"The team record at {url.where} cannot be used: {reason(exc)}") from None
     return conn
+
+
+def set_session_role(conn: psycopg.Connection, role: str) -> None:
+    """`SET ROLE` for the rest of the session (committed with the connection's setup): the web server logs in
+    as one NOINHERIT authenticator and each browser's console acts as its signed-in user, as PostgREST does."""
+    from psycopg import sql
+
+    conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
 
 
 def _cut(fd: int, live: threading.Event) -> None:

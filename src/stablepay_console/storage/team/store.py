@@ -60,6 +60,8 @@ if TYPE_CHECKING:
 
 CLAIM_COLUMNS = "claimant, at, until, (until IS NOT NULL AND until <= now())"
 NOTE_COLUMNS = "id, author, at, text, imported_from, written_as, written_at"
+OBSERVE_SECONDS = 120.0
+"""The watcher's writes are background work of thousands of rows: they may take longer than an analyst's call."""
 CHECK_AFTER = 1.0
 """Seconds a connection may sit unused before it is checked again."""
 LEAD_ONLY = f"only a member of {LEAD} may release someone else's claim"
@@ -205,7 +207,7 @@ class PgRecord(PgTriage):
         self.whoami()
         if not self.watcher:
             return 0
-        with self._tx("record the requests received") as conn:
+        with self._tx("record the requests received", OBSERVE_SECONDS) as conn:
             return seen.observe(conn, self.scope_of, pages)
 
     def history(self, profile: str, rfi_id: str) -> RfiHistory:

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from stablepay_console.services.triage_due import RowTriage
-from stablepay_console.services.triage_state import APPROVED, CLOSED, READY, WAITING
+from stablepay_console.services.triage.due import RowTriage
+from stablepay_console.services.triage.state import APPROVED, CLOSED, READY, WAITING
 
 if TYPE_CHECKING:
     from datetime import timedelta

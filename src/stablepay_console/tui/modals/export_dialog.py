@@ -15,9 +15,10 @@ from textual.widgets import Button, Input, Select, Static
 
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.validation import check_day_range, parse_day
-from stablepay_console.services.export import FORMATS, default_export_name, resolve_export_path
+from stablepay_console.services.export.requests import FORMATS, default_export_name, resolve_export_path
 from stablepay_console.tui.formatters.text import clean, typed_path
 from stablepay_console.tui.modals.base import ConsoleModal
+from stablepay_console.tui.web_mode import in_browser
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,10 @@ class ExportDialog(ConsoleModal[ExportChoice | None]):
         with Vertical(id="export-dialog", classes="modal-box"):
             yield Static(Text(clean(self.title_text, 80)), classes="modal-title")
             yield Static(Text(clean(self.description, 200)), classes="hint")
-            yield Static(Text(f"Folder: {clean(self.cwd)}"), classes="hint")
+            if in_browser():
+                yield Static(Text("Delivered to your browser as a download."), classes="hint")
+            else:
+                yield Static(Text(f"Folder: {clean(self.cwd)}"), classes="hint")
             with Horizontal(id="export-row"):
                 yield Select(
                     [(f.upper(), f) for f in self.formats], allow_blank=False, value=self.fmt, id="export-format"

@@ -12,15 +12,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import ContentSwitcher, OptionList, Static
 
 from stablepay_console.api import APIError, MetricResult
-from stablepay_console.services.metric_series import template_name, to_csv
-from stablepay_console.services.metric_view import MetricView, metric_title
+from stablepay_console.services.metrics.series import template_name, to_csv
+from stablepay_console.services.metrics.view import MetricView, metric_title
 from stablepay_console.storage.bookmarks import BookmarkStore, bookmark_name
 from stablepay_console.storage.writing import part_file
 from stablepay_console.tui.audit_hooks import audit_export
+from stablepay_console.tui.deliveries import deliver_bytes, download_name
 from stablepay_console.tui.formatters.text import clean, toast_path
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.modals.metric_prompt import MetricPrompt
 from stablepay_console.tui.screens.lookup import LookupScreen
+from stablepay_console.tui.web_mode import in_browser
 from stablepay_console.tui.widgets.id_entry import IdEntry
 from stablepay_console.tui.widgets.metric_bookmarks import BookmarkList
 from stablepay_console.tui.widgets.metric_chart import MetricChart, MetricLegend
@@ -192,6 +194,12 @@ class MetricsScreen(LookupScreen[MetricResult]):
 
     @work(thread=True, group="metric-export")
     def write_csv(self, result: MetricResult, path: Path) -> None:
+        if in_browser():  # a download, straight from memory: nothing is written on the server
+            deliver_bytes(self.app, to_csv(result).encode("utf-8"), path.name)
+            audit_export(self, "metric dataset", path, len(result.data), target=self.shown_id or "")
+            said = f"Exported {len(result.data)} rows: your browser downloads {download_name(path)}"
+            self.app.call_from_thread(self.notify, said, title="Exported", markup=False)
+            return
         try:
             with part_file(path, "the metric's CSV") as out:
                 out.write(to_csv(result))

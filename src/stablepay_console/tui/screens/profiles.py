@@ -21,7 +21,11 @@ from stablepay_console.tui.formatters.text import clean, when
 from stablepay_console.tui.modals.profile_form import ProfileForm
 from stablepay_console.tui.modals.profile_switcher import environment_label, profile_book, switch_to
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.web_mode import READ_ONLY, in_browser
 from stablepay_console.tui.widgets.columns import FittedTable
+
+CHANGES_KEYS = frozenset({"add", "edit", "remove", "make_default", "rotate"})
+"""What the profiles screen does not do in a browser (tui/web_mode.py)."""
 
 AGE_STYLES = {"ok": "", "due": "bold yellow", "overdue": "bold red", "unknown": "dim"}
 
@@ -60,10 +64,16 @@ The built-in profiles are in-process simulations (no network, no real money).
 
     def compose_body(self) -> ComposeResult:
         yield Static(Text("Profiles & keys"), classes="title")
+        if in_browser():
+            yield Static(Text(READ_ONLY), id="profiles-read-only")
         yield Static("", id="profiles-keyring")
         table = FittedTable(id="profiles-table", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="profiles-detail")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # In a browser no key is typed, changed or rotated: the operator does that on the server.
+        return not (action in CHANGES_KEYS and in_browser())
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -162,14 +172,15 @@ The built-in profiles are in-process simulations (no network, no real money).
         note = f" — {clean(status.note, 600)}" if status.note else ""
         lines.append(f"Key: {clean(status.label, 60)}{note}\n")
         lines.append(age.sentence, style=AGE_STYLES[age.level])
-        if age.level == "unknown" and not profile.embedded:
+        if age.level == "unknown" and not profile.embedded and not in_browser():
             lines.append(" Give it with e (edit), or rotate the key.", style=AGE_STYLES[age.level])
         rotations = book.rotations(profile)
         if rotations:
             lines.append("\nRotated: " + ", ".join(when(r) for r in rotations[-3:]))
         step = book.rotation_step(profile)
         if step and step < Step.DONE:
-            lines.append(f"\nA rotation stopped at step {step} ({STEP_TITLES[Step(step)]}): press r to resume.",
+            resume = "the operator resumes it on the server" if in_browser() else "press r to resume"
+            lines.append(f"\nA rotation stopped at step {step} ({STEP_TITLES[Step(step)]}): {resume}.",
                          style="yellow")
         if profile.embedded:
             lines.append("\nBuilt-in: an in-process simulation for trying the console; it cannot be edited or removed.",

@@ -16,8 +16,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from stablepay_console.services.triage_report import ANALYST_FIELDS, SPANS, Report
-from stablepay_console.services.triage_series import weekly_series
+from stablepay_console.services.triage.report import ANALYST_FIELDS, SPANS, Report
+from stablepay_console.services.triage.series import weekly_series
 from stablepay_console.storage.record import RecordError
 from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.screens.base import ConsoleScreen

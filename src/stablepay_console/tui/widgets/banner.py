@@ -9,13 +9,14 @@ from textual.widgets import Static
 from stablepay_console.profiles.model import Profile
 from stablepay_console.tui.formatters.radar import radar_text
 from stablepay_console.tui.formatters.text import clean
+from stablepay_console.tui.web_mode import web_user
 
 MIN_WHERE = 10
 """The cells the address needs to say something (`in-process`); with less room it is left out."""
 
 
 class EnvironmentBanner(Static):
-    """Profile, environment, base URL and the last ping result."""
+    """Profile, environment, base URL and the last ping result; in a browser, who signed in."""
 
     DEFAULT_CSS = """
     EnvironmentBanner { height: 1; padding: 0 1; background: $success-darken-2; color: $text; }
@@ -69,8 +70,10 @@ class EnvironmentBanner(Static):
         badges = " · ".join(clean(b, 24) for b in (self.badge, self.record_badge) if b)
         badge = Text(f" {badges} ", style="bold black on yellow") if badges else Text("")
         narrow = self.size.width < 110
+        user = web_user()
         text = Text.assemble(
             env,
+            Text(f" {user} ", style="bold reverse") if user else "",
             badge,
             "  " if narrow else "  profile ",
             (clean(profile.name, 30), "bold"),

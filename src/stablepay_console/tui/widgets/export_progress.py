@@ -18,10 +18,12 @@ from textual.worker import Worker
 from stablepay_console.api import APIError, StablePayClient
 from stablepay_console.api.error_text import error_text
 from stablepay_console.api.filters import RfiFilters
-from stablepay_console.services.export import export_rfis
+from stablepay_console.services.export.requests import export_rfis
 from stablepay_console.tui.audit_hooks import audit_export
+from stablepay_console.tui.deliveries import deliver_bytes, download_name, staged
 from stablepay_console.tui.formatters.text import clean, plain, toast_path
 from stablepay_console.tui.modals.export_dialog import ExportChoice
+from stablepay_console.tui.web_mode import in_browser
 
 
 class ExportProgress(Horizontal):
@@ -40,7 +42,8 @@ class ExportProgress(Horizontal):
         bar = self.query_one(ProgressBar)
         bar.display = True
         bar.update(total=None, progress=0)
-        self._say(Text(f"Starting export to {clean(path)} … Esc cancels"))
+        where = download_name(path) if in_browser() else clean(path)
+        self._say(Text(f"Starting export to {where} … Esc cancels"))
 
     def progress(self, done: int, total: int) -> None:
         self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
@@ -75,11 +78,20 @@ class ExportProgress(Horizontal):
 
     @work(exclusive=True, group="rfi-export")
     async def _run(self, client: StablePayClient, choice: ExportChoice, filters: RfiFilters) -> None:
-        self.start(choice.path)
+        if not in_browser():
+            await self._export(client, choice, filters, choice.path)
+            return
+        with staged(choice.path.name) as path:  # in a browser: written in memory, then a download
+            if await self._export(client, choice, filters, path):
+                deliver_bytes(self.app, path.read_bytes(), path.name)
+
+    async def _export(self, client: StablePayClient, choice: ExportChoice, filters: RfiFilters, path: Path) -> bool:
+        """Run the export to `path`; True once it is complete."""
+        self.start(path)
         try:
             result = await export_rfis(
                 client,
-                choice.path,
+                path,
                 choice.fmt,
                 filters,
                 progress=self.progress,
@@ -96,9 +108,14 @@ class ExportProgress(Horizontal):
             self.finish(plain(f"Export failed, no file was written: {said}", style="bold red"))
             self.notify(f"Export failed, no file was written: {clean(said, 200)}", severity="error", markup=False)
             audit_export(self, filters, choice.path, None, f"failed: {type(exc).__name__}")
-            return
+            return False
         audit_export(self, filters, choice.path, result.count)
         first, *rest = result.summary().split(" · ")
+        if in_browser():  # say what the browser receives, never the server's folder
+            said = " · ".join([f"{first}: your browser downloads {download_name(path)}", *rest])
+            self.finish(Text(said, style="green"))
+            self.notify(said, title="Export done", markup=False)
+            return True
         said = " · ".join([f"{first} to {clean(result.path)}", *rest])
         warning = result.warning()
         self.finish(Text(said, style="green") + (Text(f"\n{clean(warning)}", style="yellow") if warning else Text()))
@@ -106,3 +123,4 @@ class ExportProgress(Horizontal):
         self.notify(toast, title="Export done", markup=False)
         if warning:
             self.notify(clean(warning), title="Export: check the count", severity="warning", timeout=10, markup=False)
+        return True

@@ -32,7 +32,7 @@ from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable
 
 if TYPE_CHECKING:  # the models (pydantic) load with the client stack, not with this widget
     from stablepay_console.api.models import Rfi
-    from stablepay_console.services.triage_due import RowTriage
+    from stablepay_console.services.triage.due import RowTriage
 
 
 @dataclass(frozen=True)

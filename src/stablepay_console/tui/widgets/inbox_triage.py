@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual import work
 
-from stablepay_console.services.triage_due import RowTriage, row_triage
+from stablepay_console.services.triage.due import RowTriage, row_triage
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
 

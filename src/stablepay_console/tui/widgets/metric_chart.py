@@ -15,7 +15,7 @@ from typing import Any, Literal
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
-from stablepay_console.services.metric_series import MetricSeries, Series, period_label
+from stablepay_console.services.metrics.series import MetricSeries, Series, period_label
 from stablepay_console.tui.formatters.metrics import field_title, nice_ticks, tick_label, words
 from stablepay_console.tui.formatters.numbers import finite_float, usable
 from stablepay_console.tui.formatters.text import clean

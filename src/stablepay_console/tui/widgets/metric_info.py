@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from stablepay_console.api.models import MetricFilter, MetricMetadata, MetricResult
-from stablepay_console.services.metric_series import KNOWN_TEMPLATES, period_text
+from stablepay_console.services.metrics.series import KNOWN_TEMPLATES, period_text
 from stablepay_console.tui.formatters.numbers import number
 from stablepay_console.tui.formatters.text import clean
 

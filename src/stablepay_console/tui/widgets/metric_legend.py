@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from stablepay_console.services.metric_series import MetricSeries, Series
+from stablepay_console.services.metrics.series import MetricSeries, Series
 from stablepay_console.tui.formatters.numbers import exact_sum, finite_float, number, unreadable, usable
 from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.widgets.metric_colors import RGB, TONES, assign

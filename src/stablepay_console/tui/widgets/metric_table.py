@@ -15,7 +15,7 @@ from decimal import Decimal
 from rich.text import Text
 
 from stablepay_console.api.models import MetricResult, MetricRow, MetricValue
-from stablepay_console.services.metric_series import csv_columns, period_text, sorted_rows
+from stablepay_console.services.metrics.series import csv_columns, period_text, sorted_rows
 from stablepay_console.tui.formatters.numbers import exact_sum, number, places_of, unreadable, usable
 from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable

@@ -18,7 +18,7 @@ from textual.widgets import Input
 
 from stablepay_console import __version__
 from stablepay_console.api.sanitize import clean
-from stablepay_console.services import evidence
+from stablepay_console.services.export import evidence
 from stablepay_console.storage.record import RecordError
 from stablepay_console.tui.formatters.text import toast_path
 from stablepay_console.tui.team_live import record_problem

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stablepay_console.services.metric_series import Series
+from stablepay_console.services.metrics.series import Series
 from stablepay_console.tui.formatters.metrics import nice_ticks, tick_label
 from stablepay_console.tui.widgets.metric_chart import MetricChart, is_count, y_range
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from stablepay_console.services.triage_state import APPROVED, CLAIMED, CLOSED, READY, UNCLAIMED, WAITING
+from stablepay_console.services.triage.state import APPROVED, CLAIMED, CLOSED, READY, UNCLAIMED, WAITING
 from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
 
 LEVELS = ("claim", "ready", "approve")

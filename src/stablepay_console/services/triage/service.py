@@ -17,9 +17,9 @@ from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.model import Profile
 from stablepay_console.services.audit import AuditLog
 from stablepay_console.services.notes import author_for, check_note
-from stablepay_console.services.triage_report import Report, report
-from stablepay_console.services.triage_state import ACTION_OF, step_of
-from stablepay_console.services.triage_state import refusal as refusal_of
+from stablepay_console.services.triage.report import Report, report
+from stablepay_console.services.triage.state import ACTION_OF, step_of
+from stablepay_console.services.triage.state import refusal as refusal_of
 from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
 from stablepay_console.storage.record_worker import RecordWorker

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from stablepay_console.services.metric_series import MetricSeries, Series
-from stablepay_console.services.triage_report import WEEK_FIELDS, Report
+from stablepay_console.services.metrics.series import MetricSeries, Series
+from stablepay_console.services.triage.report import WEEK_FIELDS, Report
 
 FIELD = "requests"
 LABELS = {"issued": "issued", "claimed": "claimed", "approved": "approved", "submittedInTime": "submitted in time",

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from stablepay_console.api.models import Rfi
 from stablepay_console.api.sanitize import json_safe
-from stablepay_console.services.csv_guard import guard_row
+from stablepay_console.services.export.csv_guard import guard_row
 
 CSV_COLUMNS = (
     "id",

@@ -20,8 +20,8 @@ from typing import Any
 
 from stablepay_console.api.models import MetricResult, MetricRow
 from stablepay_console.api.numbers import exact_sum, number_text, usable_number, usable_time, utc_key
-from stablepay_console.services.csv_guard import guard_cell, guard_row
-from stablepay_console.services.metric_grid import MAX_GRID, MONTH_STEPS, grid
+from stablepay_console.services.export.csv_guard import guard_cell, guard_row
+from stablepay_console.services.metrics.grid import MAX_GRID, MONTH_STEPS, grid
 
 __all__ = ["KNOWN_TEMPLATES", "MAX_GRID", "OTHER", "MetricSeries", "Series", "build_series", "csv_cell", "csv_columns",
            "grid", "period_label", "period_text", "sort_key", "sorted_rows", "template_name", "to_csv"]

@@ -28,7 +28,7 @@ from stablepay_console.api.sanitize import clean
 from stablepay_console.api.vocabulary import RFI_KINDS
 from stablepay_console.services.gc_pause import gc_paused
 from stablepay_console.services.rfi_lookup import Wanted, find
-from stablepay_console.services.watch_events import ISSUED, Tracker, WatchEvent
+from stablepay_console.services.watch.events import ISSUED, Tracker, WatchEvent
 
 if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient

@@ -12,8 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from stablepay_console.services.triage_levels import Level, RoundClock, levels
-from stablepay_console.services.triage_state import CLOSED
+from stablepay_console.services.triage.levels import Level, RoundClock, levels
+from stablepay_console.services.triage.state import CLOSED
 from stablepay_console.storage.record_triage_types import ClaimFact, RoundFact, TriageFacts, TriageStep
 
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from stablepay_console.services.triage_cases import Case, cases
-from stablepay_console.services.triage_levels import LEVELS, first, team_time, wait_spans
-from stablepay_console.services.triage_state import CLOSED
+from stablepay_console.services.triage.cases import Case, cases
+from stablepay_console.services.triage.levels import LEVELS, first, team_time, wait_spans
+from stablepay_console.services.triage.state import CLOSED
 from stablepay_console.storage.record_triage_types import TriageFacts
 
 WEEK_FIELDS = ("issued", "claimed", "approved", "submittedInTime", "expired")

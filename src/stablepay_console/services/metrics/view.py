@@ -7,7 +7,7 @@ from typing import Literal
 
 from stablepay_console.api.models import MetricResult
 from stablepay_console.api.sanitize import clean
-from stablepay_console.services.metric_series import MetricSeries, build_series, period_label, template_name
+from stablepay_console.services.metrics.series import MetricSeries, build_series, period_label, template_name
 from stablepay_console.services.provenance import Loaded, ResultState
 
 View = Literal["chart", "table"]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from stablepay_console.services.radar import DUE_WITHIN, RadarUpdate
-from stablepay_console.services.watch_events import ISSUED, Tracker
+from stablepay_console.services.watch.events import ISSUED, Tracker
+from stablepay_console.services.watch.radar import DUE_WITHIN, RadarUpdate
 from stablepay_console.storage.record_types import parse_stamp, stamp
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from stablepay_console.api.errors import APIError
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.services.gc_pause import gc_paused
 from stablepay_console.services.kept import Kept, keep
-from stablepay_console.services.watch_events import (
+from stablepay_console.services.watch.events import (
     CONSOLE_MARKS,
     ISSUED,
     NEW_REQUEST,
@@ -27,7 +27,7 @@ from stablepay_console.services.watch_events import (
     Tracker,
     WatchEvent,
 )
-from stablepay_console.services.watch_poll import DEFAULT_SWEEP, IncrementalWatch
+from stablepay_console.services.watch.poll import DEFAULT_SWEEP, IncrementalWatch
 
 if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient

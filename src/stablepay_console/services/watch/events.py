@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.services.durations import span
-from stablepay_console.services.watch_seen import RememberedRfi, Seen
+from stablepay_console.services.watch.seen import RememberedRfi, Seen
 
 __all__ = ["RememberedRfi", "Seen", "Tracker", "WatchEvent"]
 

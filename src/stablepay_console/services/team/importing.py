@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stablepay_console.services.audit import verify_chain
-from stablepay_console.services.team import machine
+from stablepay_console.services.team.scope import machine
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_types import AuditEntry, AuditHead
 from stablepay_console.storage.team.importing import ImportReport, copy_local, read_local

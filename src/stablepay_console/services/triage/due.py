@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from stablepay_console.services.triage_cases import cases
-from stablepay_console.services.triage_levels import RoundClock, TimeLeft, time_left
-from stablepay_console.services.triage_state import CLOSED, step_of
+from stablepay_console.services.triage.cases import cases
+from stablepay_console.services.triage.levels import RoundClock, TimeLeft, time_left
+from stablepay_console.services.triage.state import CLOSED, step_of
 from stablepay_console.storage.record_triage_types import TriageFacts, TriagePolicy, TriageStep
 from stablepay_console.storage.record_types import Claim
 

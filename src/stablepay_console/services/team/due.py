@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from stablepay_console.services.radar import DueReport, DueTally
-from stablepay_console.services.team_radar import ago
+from stablepay_console.services.team.radar import ago
+from stablepay_console.services.watch.radar import DueReport, DueTally
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_types import kept_text, parse_stamp
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from stablepay_console.api.client import StablePayClient
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.paging import PagingReport
-from stablepay_console.services.export_rows import CSV_COLUMNS, RowWriter, csv_row
+from stablepay_console.services.export.rows import CSV_COLUMNS, RowWriter, csv_row
 from stablepay_console.storage.writing import part_file
 
 __all__ = [

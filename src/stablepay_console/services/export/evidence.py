@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from stablepay_console.services.evidence_readme import readme
+from stablepay_console.services.export.evidence_readme import readme
 from stablepay_console.services.history_view import history_json
 from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_types import AuditEntry, Claim, Note, RfiHistory

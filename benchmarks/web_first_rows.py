@@ -1,0 +1,135 @@
+"""The console in a browser against the console in a terminal: time to the first inbox rows, and SIGTERM.
+
+`python benchmarks/web_first_rows.py [--runs N]` prints one table. In the browser (Debian's chromium,
+headless, driven by Playwright, 1280x800) the clock starts when the sign-in URL is opened and stops when
+a first-page user ID arrives in the terminal's WebSocket frames: the token exchanged for the cookie, the
+page and its script loaded, the WebSocket opened and the console process started on the server. In the
+terminal (a 120x40 pty, `cold_start.py`'s way) it starts when the process is spawned. Both are repeat
+starts (the inbox's first page comes from the record), interleaved so load hits both alike. Last, the
+time from SIGTERM to the web server's exit with two consoles open. Figures to read, not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cold_start import console_argv, console_markers, time_to_texts
+from common import Row, bench_env, median, ms, render
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(env: dict[str, str], folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    out = folder / "web.out"
+    with open(out, "wb") as stdout:
+        process = subprocess.Popen([*console_argv(), "web", "--port", str(port)], stdout=stdout,
+                                   stderr=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + 30
+    while not out.read_text().strip():
+        if time.monotonic() > deadline or process.poll() is not None:
+            raise RuntimeError("the web server did not start")
+        time.sleep(0.02)
+    return process, out.read_text().strip()
+
+
+def browser_first_rows(browser, url: str, markers: list[str], timeout: float = 30.0,  # type: ignore[no-untyped-def]
+                       keep: bool = False) -> float:
+    """Seconds from opening `url` to a marker in the terminal's frames; `keep` leaves the tab open."""
+    wanted = [m.encode() for m in markers]
+    received: list[bytes] = []
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.on("websocket", lambda ws: ws.on(
+        "framereceived", lambda f: received.append(f if isinstance(f, bytes) else b"")))
+    start = time.perf_counter()
+    page.goto(url, wait_until="commit")
+    try:
+        while True:
+            joined = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", b"".join(received))
+            if any(w in joined for w in wanted):
+                return time.perf_counter() - start
+            if time.perf_counter() - start > timeout:
+                raise TimeoutError("no inbox rows in the browser")
+            page.wait_for_timeout(5)
+    finally:
+        if not keep:
+            context.close()
+
+
+def measure(runs: int) -> list[Row]:
+    from playwright.sync_api import sync_playwright
+
+    markers = console_markers()
+    with tempfile.TemporaryDirectory(prefix="stablepay-bench-web-") as tmp, sync_playwright() as playwright:
+        env = bench_env(STABLEPAY_CONFIG_DIR=tmp, TERM="xterm-256color", COLUMNS="120", LINES="40")
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        server, url = start_server(env, Path(tmp))
+        try:
+            time_to_texts(console_argv(), [markers], env, linger=1.5)  # warm caches, keep page 1 in the record
+            browser_first_rows(browser, url, markers)
+            terminal, web = [], []
+            for _ in range(runs):
+                terminal.append(time_to_texts(console_argv(), [markers], env)[0])
+                web.append(browser_first_rows(browser, url, markers))
+            # SIGTERM with two consoles open: time until the server has exited.
+            for _ in range(2):
+                browser_first_rows(browser, url, markers, keep=True)
+            started = time.perf_counter()
+            server.send_signal(signal.SIGTERM)
+            server.wait(30)
+            stopped = time.perf_counter() - started
+            left = sum(1 for pid in os.listdir("/proc") if pid.isdigit() and _console_of(int(pid), tmp))
+        finally:
+            if server.poll() is None:
+                server.kill()
+            browser.close()
+    how = f"median of {runs} interleaved repeat starts"
+    return [
+        Row("terminal: first inbox rows (median)", ms(median(terminal)), "-", "-", "-", None,
+            note=f"120x40 pty, process spawn to a first-page user ID; {how}"),
+        Row("browser: first inbox rows (median)", ms(median(web)), ms(median(terminal)),
+            f"{median(web) / median(terminal):.2f}x", "-", None,
+            note=f"chromium 1280x800, sign-in URL opened to a first-page user ID in the frames; {how}; "
+            f"min {ms(min(web))}"),
+        Row("web server: SIGTERM to exit, 2 consoles open", ms(stopped), "-", "-", "< 5 s", stopped < 5),
+        Row("web server: consoles left after SIGTERM", str(left), "-", "-", "0", left == 0),
+    ]
+
+
+def _console_of(pid: int, folder: str) -> bool:
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z" and f"STABLEPAY_CONFIG_DIR={folder}".encode() in environ and b"STABLEPAY_WEB_USER=" in environ
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    print(render(measure(args.runs)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

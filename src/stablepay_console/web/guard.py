@@ -1,0 +1,81 @@
+"""The middleware in front of every route but `/healthz`: who the request is, or a refusal.
+
+With the token: `/?token=…` is exchanged for a session cookie (HttpOnly, SameSite=Strict, Secure behind
+https) and the browser is sent to `/`, so the token leaves its address bar and history. Behind a
+reverse proxy: the trusted header names the user, from a trusted proxy's address only. `/ws` must also
+come from a page of the public URL's origin: any web site can open a WebSocket to any address.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+
+from stablepay_console.web.pages import refusal_page
+from stablepay_console.web.signin import COOKIE, TOKEN_PARAMETER, SignIn
+
+if TYPE_CHECKING:
+    from stablepay_console.web.server import ConsoleServer
+
+log = logging.getLogger("stablepay_console.web.access")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+OPEN_PATHS = frozenset({"/healthz"})
+SIGNIN_KEY = "stablepay.signin"
+
+
+def refuse(request: web.Request, status: int, title: str, why: str) -> web.Response:
+    log.info("refused %s %s from=%s status=%d: %s", request.method, request.path, request.remote, status, why)
+    return web.Response(status=status, text=refusal_page(title, why), content_type="text/html",
+                        headers={"Cache-Control": "no-store"})
+
+
+def signed_in(request: web.Request) -> SignIn:
+    signin: SignIn = request[SIGNIN_KEY]
+    return signin
+
+
+def make_guard(server: ConsoleServer) -> Middleware:
+    settings, signins = server.settings, server.signins
+
+    @web.middleware
+    async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.path in OPEN_PATHS:
+            return await handler(request)
+        if settings.by_header:
+            found = signins.by_header(request.remote, request.headers.get(settings.trusted_header))
+            if isinstance(found, str):
+                return refuse(request, 403, "Refused", found)
+            if found is None:
+                return refuse(request, 401, "Not signed in", "Sign in through your company's sign-in page.")
+            signin = found
+        else:
+            cookie_signin = signins.by_cookie(request.cookies.get(COOKIE))
+            token = request.query.get(TOKEN_PARAMETER)
+            if token is not None and request.path == "/" and request.method == "GET":
+                if not signins.token_matches(token):
+                    return refuse(request, 401, "Not signed in", "That sign-in link is wrong or from an earlier "
+                                  "start of the server. Use the link the server printed when it started.")
+                signin = cookie_signin or signins.start(signins.user, "token")
+                if cookie_signin is None:
+                    log.info("sign-in user=%s via=token from=%s session=%s", signin.user, request.remote, signin.short)
+                response = web.HTTPSeeOther("/")  # the token leaves the address bar and the history
+                response.set_cookie(COOKIE, signin.id, httponly=True, samesite="Strict", secure=settings.https,
+                                    path="/")
+                response.headers["Cache-Control"] = "no-store"
+                response.headers["Referrer-Policy"] = "no-referrer"
+                return response
+            if cookie_signin is None:
+                return refuse(request, 401, "Not signed in",
+                              "Open the sign-in link the server printed when it started (it ends in ?token=…).")
+            signin = cookie_signin
+        if request.path == "/ws" and (request.headers.get("Origin") or "").lower() != settings.origin:
+            return refuse(request, 403, "Refused", "the console's WebSocket opens only from the console's own page")
+        request[SIGNIN_KEY] = signin
+        return await handler(request)
+
+    return guard

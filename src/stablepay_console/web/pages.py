@@ -1,0 +1,77 @@
+"""The HTML the server writes itself: the console's page and the pages that refuse. Every value is escaped;
+no page holds a token, a key or anything from a console.
+
+The console's page is textual-serve's own (same script, same terminal element) without its web font
+from a third-party site: an analyst's browser asks nothing of anyone but this server.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' {ws}; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+CONSOLE_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<link rel="stylesheet" href="{static}css/xterm.css">
+<script src="{static}js/textual.js"></script>
+<style>
+body {{ background: #0c181f; margin: 0; }}
+.dialog-container {{ position: absolute; width: 100vw; height: 100vh; display: flex; align-items: center;
+  justify-content: center; z-index: 10; }}
+.intro {{ width: 640px; padding: 32px; font: 16px menlo, "DejaVu Sans Mono", monospace; text-align: center;
+  color: rgba(255,255,255,0.95); background-color: #12232d; }}
+body.-first-byte .intro-dialog {{ display: none; }}
+body .textual-terminal {{ opacity: 0; }}
+body.-first-byte .textual-terminal {{ opacity: 1; }}
+.closed-dialog {{ display: none; }}
+body.-closed .closed-dialog {{ display: flex; }}
+button {{ padding: 12px 24px; margin: 16px; background: #5e0ba7; color: #fff; border: none; font: inherit; }}
+</style>
+</head>
+<body>
+<div class="dialog-container intro-dialog"><div class="intro">{title}: starting your console…</div></div>
+<div class="dialog-container closed-dialog"><div class="intro">
+<div class="message">Session ended.</div>
+<button type="button" onclick="window.location.href='/'">Start again</button>
+</div></div>
+<div id="terminal" class="textual-terminal" data-session-websocket-url="{ws_url}" data-font-size="{font_size}"></div>
+</body>
+</html>
+"""
+
+REFUSAL_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>{title}</title>
+<style>body {{ font: 16px system-ui, sans-serif; margin: 4em auto; max-width: 40em; color: #222; }}</style>
+</head>
+<body><h1>{title}</h1><p>{message}</p></body>
+</html>
+"""
+
+
+def console_page(*, title: str, static_url: str, ws_url: str, font_size: int) -> str:
+    return CONSOLE_PAGE.format(
+        title=escape(title), static=escape(static_url), ws_url=escape(ws_url), font_size=int(font_size)
+    )
+
+
+def refusal_page(title: str, message: str) -> str:
+    return REFUSAL_PAGE.format(title=escape(title), message=escape(message))
+
+
+def security_headers(ws_origin: str) -> dict[str, str]:
+    headers = dict(SECURITY_HEADERS)
+    headers["Content-Security-Policy"] = headers["Content-Security-Policy"].format(ws=ws_origin)
+    return headers

@@ -1,0 +1,222 @@
+"""textual-serve's Server with our sign-in in front, consoles of our own, downloads kept to their owner, a
+page of our own, an access log that never holds the token, and a stop within seconds on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+import time
+from typing import Any
+
+from aiohttp import WSMsgType, web
+from textual_serve.server import Server, to_int
+
+from stablepay_console.storage.team.url import TeamUrl
+from stablepay_console.web.consoles import ConsoleProcess, Consoles, console_command
+from stablepay_console.web.downloads import download_headers
+from stablepay_console.web.guard import make_guard, refuse, signed_in
+from stablepay_console.web.pages import console_page, refusal_page, security_headers
+from stablepay_console.web.settings import WebSettings
+from stablepay_console.web.signin import SignIns
+
+log = logging.getLogger("stablepay_console.web.access")
+
+TITLE = "stablepay-console"
+SHUTDOWN_SECONDS = 4.0
+"""SIGTERM: every console asked to leave, then ended; the server is gone within 5 s."""
+MAX_MESSAGE = 1 << 20
+SERVER_KEY: web.AppKey[ConsoleServer] = web.AppKey("stablepay.server")
+
+
+class ConsoleServer(Server):
+    def __init__(self, settings: WebSettings, signins: SignIns, team: TeamUrl | None = None) -> None:
+        super().__init__(console_command(), host=settings.host, port=settings.port, title=TITLE,
+                         public_url=settings.base_url)
+        self.settings = settings
+        self.signins = signins
+        self.team = team
+        self.consoles = Consoles(settings)
+        self._idle_task: asyncio.Task[None] | None = None
+
+    # --- the application ------------------------------------------------------------------
+
+    async def _make_app(self) -> web.Application:
+        app = web.Application(middlewares=[make_guard(self)], client_max_size=64 * 1024)
+        app[SERVER_KEY] = self
+        app.add_routes([
+            web.get("/healthz", self.handle_healthz, name="healthz"),
+            web.get("/", self.handle_index, name="index"),
+            web.get("/ws", self.handle_websocket, name="websocket"),
+            web.get("/download/{key}", self.handle_download, name="download"),
+            web.static("/static", self.statics_path, show_index=False, name="static"),
+        ])
+        app.on_startup.append(self.on_startup)
+        app.on_shutdown.append(self.on_shutdown)
+        return app
+
+    def sign_in_line(self) -> str:
+        if self.settings.by_header:
+            header = self.settings.trusted_header
+            return f"{self.settings.base_url}/ (signed in by the {header} header of a trusted proxy)"
+        return f"{self.settings.base_url}/?token={self.signins.token}"
+
+    async def on_startup(self, app: web.Application) -> None:
+        self._idle_task = asyncio.create_task(self.consoles.watch_idle())
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        if self._idle_task is not None:
+            self._idle_task.cancel()
+        processes = [p for p, _ in self.consoles.running.values()]
+        self.consoles.end_all()
+        stops = [asyncio.create_task(p.stop()) for p in processes]
+        if stops:
+            await asyncio.wait(stops, timeout=SHUTDOWN_SECONDS - 0.5)
+        log.info("server stopped, %d console(s) ended", len(processes))
+
+    # --- routes ---------------------------------------------------------------------------
+
+    async def handle_healthz(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok", headers={"Cache-Control": "no-store"})
+
+    async def team_refusal(self, user: str) -> str | None:
+        if self.team is None:
+            return None
+        from stablepay_console.web.team_roles import team_refusal
+
+        return await asyncio.to_thread(team_refusal, self.team, user)
+
+    async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
+        signin = signed_in(request)
+        why = await self.team_refusal(signin.user)
+        if why is not None:
+            log.info("refused console user=%s: %s", signin.user, why)
+            return web.Response(status=403, content_type="text/html", headers={"Cache-Control": "no-store"},
+                                text=refusal_page("No console for you here", why))
+        base = self.settings.base_url
+        ws_origin = ("wss:" if self.settings.https else "ws:") + base.split(":", 1)[1]
+        page = console_page(title=TITLE, static_url=f"{base}/static/", ws_url=f"{ws_origin}/ws",
+                            font_size=to_int(request.query.get("fontsize", "16"), 16) % 64 or 16)
+        return web.Response(text=page, content_type="text/html", headers=security_headers(ws_origin))
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:  # type: ignore[override]
+        signin = signed_in(request)
+        why = await self.team_refusal(signin.user)
+        # The cap is checked and the console counted with no await between: two tabs at once cannot both pass.
+        why = why or self.consoles.refusal(signin.user)
+        if why is not None:
+            log.info("refused console user=%s: %s", signin.user, why)
+            raise web.HTTPForbidden(text=why)
+        websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
+        width = min(max(to_int(request.query.get("width", "80"), 80), 10), 500)
+        height = min(max(to_int(request.query.get("height", "24"), 24), 5), 300)
+        process = ConsoleProcess(
+            self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str, close=websocket.close,
+            download_manager=self.download_manager, signin=signin, settings=self.settings,
+            team=self.team is not None,
+        )
+        ended = self.consoles.add(process)
+        reader: asyncio.Task[None] | None = None
+        try:
+            await websocket.prepare(request)
+            await process.start(width, height)
+            log.info("session start user=%s console=%s pid=%s from=%s", signin.user, process.app_service_id[:8],
+                     process.pid, request.remote)
+            reader = asyncio.create_task(self._process_messages(websocket, process))
+            waiter = asyncio.create_task(ended.wait())
+            await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            waiter.cancel()
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:  # never a traceback with locals: it would hold the request
+            log.warning("session failed user=%s: %s", signin.user, type(exc).__name__)
+        finally:
+            if reader is not None:
+                reader.cancel()
+            with contextlib.suppress(Exception):
+                await websocket.close()
+            await process.stop()
+            self.consoles.remove(process)
+            log.info("session end user=%s console=%s after=%.1fs", signin.user, process.app_service_id[:8],
+                     time.monotonic() - process.started)
+        return websocket
+
+    async def _process_messages(self, websocket: web.WebSocketResponse, app_service: Any) -> None:
+        try:
+            async for message in websocket:
+                if message.type != WSMsgType.TEXT:
+                    continue
+                envelope = message.json()
+                if not isinstance(envelope, list) or len(envelope) < 2:
+                    continue
+                kind, data = envelope[0], envelope[1]
+                if kind == "stdin" and isinstance(data, str):
+                    await app_service.send_bytes(data.encode("utf-8"))
+                elif kind == "resize" and isinstance(data, dict):
+                    width = min(max(to_int(str(data.get("width", 80)), 80), 10), 500)
+                    height = min(max(to_int(str(data.get("height", 24)), 24), 5), 300)
+                    await app_service.set_terminal_size(width, height)
+                elif kind == "ping":
+                    await websocket.send_json(["pong", data])
+                elif kind == "blur":
+                    await app_service.blur()
+                elif kind == "focus":
+                    await app_service.focus()
+        except ValueError:  # not JSON: the session ends
+            return
+
+    async def handle_download(self, request: web.Request) -> web.StreamResponse:
+        signin = signed_in(request)
+        key = request.match_info["key"]
+        try:
+            meta = await self.download_manager.get_download_metadata(key)
+        except KeyError:
+            meta = None
+        owner = getattr(meta.app_service, "signin", None) if meta is not None else None
+        if meta is None or owner is None or owner.id != signin.id:
+            return refuse(request, 404, "Not found", "no such download for this sign-in")
+        response = web.StreamResponse(headers=download_headers(meta.file_name, meta.mime_type, meta.encoding))
+        await response.prepare(request)
+        async for chunk in self.download_manager.download(key):
+            await response.write(chunk)
+        await response.write_eof()
+        log.info("download user=%s file=%s", signin.user, response.headers["Content-Disposition"])
+        return response
+
+    # --- running --------------------------------------------------------------------------
+
+    def initialize_logging(self) -> None:
+        """Plain lines on standard error (never a traceback with its locals, which could hold a request)."""
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%S"))
+        access = logging.getLogger("stablepay_console.web.access")
+        access.addHandler(handler)
+        access.setLevel(logging.INFO)
+        access.propagate = False
+        logging.getLogger("textual-serve").addHandler(handler)
+        logging.getLogger("textual-serve").setLevel(logging.ERROR)
+
+    def serve(self, debug: bool = False) -> None:
+        self.initialize_logging()
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        runner = web.AppRunner(
+            await self._make_app(), handle_signals=False, shutdown_timeout=1.0,
+            access_log=None,  # aiohttp's own access log would write `?token=…`: ours says who, never it
+        )
+        await runner.setup()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await web.TCPSite(runner, self.host, self.port).start()
+            # Only once it listens, so whoever reads the line can connect at once. Standard output, never the log.
+            print(self.sign_in_line(), flush=True)
+            await stop.wait()
+        finally:
+            await runner.cleanup()  # on_shutdown ends every console, then open handlers get a second

@@ -1,0 +1,115 @@
+"""Who a request is: a browser that exchanged the server's token for a session cookie, or a user named by a
+trusted reverse proxy's header. Everything here is in memory: a restart signs everyone out.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import re
+import secrets
+import time
+from dataclasses import dataclass, field
+
+from stablepay_console.web.settings import Network, WebSettings
+
+log = logging.getLogger("stablepay_console.web.access")
+
+COOKIE = "stablepay_session"
+TOKEN_PARAMETER = "token"
+SIGNIN_IDLE_SECONDS = 12 * 3600.0
+"""A browser sign-in unused this long is forgotten (its consoles end on their own idle limit)."""
+USER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@-]{0,62}")
+"""What a user name may be: a PostgreSQL role name we never need to quote for a human, at most 63 bytes."""
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def valid_user(name: str) -> bool:
+    return USER_NAME.fullmatch(name) is not None
+
+
+@dataclass
+class SignIn:
+    """One browser's sign-in: the cookie's value is `id`, never logged."""
+
+    id: str
+    user: str
+    via: str
+    """"token" or "header"."""
+    last_seen: float = field(default_factory=time.monotonic)
+
+    @property
+    def short(self) -> str:
+        """A name for this sign-in in the access log that does not let anyone use it."""
+        import hashlib
+
+        return hashlib.sha256(self.id.encode()).hexdigest()[:8]
+
+
+class SignIns:
+    """The server's token and its browsers' sign-ins."""
+
+    def __init__(self, settings: WebSettings, user: str, token: str | None = None) -> None:
+        self.settings = settings
+        self.user = user
+        """Who signs in with the token: the server's own user."""
+        self.token = token or new_token()
+        self._by_id: dict[str, SignIn] = {}
+
+    def token_matches(self, given: str) -> bool:
+        return hmac.compare_digest(given.encode(), self.token.encode())
+
+    def start(self, user: str, via: str) -> SignIn:
+        signin = SignIn(secrets.token_urlsafe(32), user, via)
+        self._by_id[signin.id] = signin
+        return signin
+
+    def by_cookie(self, value: str | None) -> SignIn | None:
+        if not value:
+            return None
+        self._forget_idle()
+        for key, signin in self._by_id.items():
+            if hmac.compare_digest(key.encode(), value.encode()):
+                signin.last_seen = time.monotonic()
+                return signin
+        return None
+
+    def _forget_idle(self) -> None:
+        now = time.monotonic()
+        for key in [k for k, s in self._by_id.items() if now - s.last_seen > SIGNIN_IDLE_SECONDS]:
+            del self._by_id[key]
+
+    def by_header(self, remote: str | None, value: str | None) -> SignIn | str | None:
+        """The sign-in for a proxy's header: a SignIn, a refusal (why), or None when there is no header.
+
+        The header counts only from a trusted proxy's address; from anyone else it is refused, never
+        ignored (a client that sends it is trying to be someone)."""
+        if value is None:
+            return None
+        if not from_trusted(remote, self.settings.trusted_proxies):
+            return "the sign-in header came from an address that is not a trusted proxy"
+        name = value.strip()
+        if not valid_user(name):
+            return "the sign-in header does not hold a valid user name"
+        # One sign-in per user through the proxy, so a user's consoles and downloads stay theirs.
+        for signin in self._by_id.values():
+            if signin.via == "header" and signin.user == name:
+                signin.last_seen = time.monotonic()
+                return signin
+        signin = self.start(name, "header")
+        log.info("sign-in user=%s via=header from=%s session=%s", name, remote, signin.short)
+        return signin
+
+
+def from_trusted(remote: str | None, networks: tuple[Network, ...]) -> bool:
+    if not remote:
+        return False
+    try:
+        address = ipaddress.ip_address(remote.split("%", 1)[0])
+    except ValueError:
+        return False
+    return any(address in network for network in networks)

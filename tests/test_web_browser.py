@@ -1,0 +1,164 @@
+"""The console in a real browser: Debian's chromium driven by Playwright, at 1280x800.
+
+The terminal draws into a canvas, so what it shows is read from the WebSocket frames the page receives
+(fed to a pyte screen); the clipboard is read from the browser itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from stablepay_console.sandbox import Sandbox
+from tests.conftest import CANARY_KEY, FIXED_NOW
+from tests.web_harness import Terminal, free_port, launch_chromium, need_web, wait_until, web_server
+
+VIEWPORT = {"width": 1280, "height": 800}
+OSC52 = re.compile(rb"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07")
+
+
+class Browser:
+    """One page of the console: every response body, every frame, drawn on a screen as large as any fit."""
+
+    def __init__(self, context, page) -> None:  # type: ignore[no-untyped-def]
+        self.context, self.page = context, page
+        self.terminal = Terminal(240, 80)
+        self.bodies: list[bytes] = []
+        self.sockets: list[str] = []
+        page.on("websocket", self._socket)
+        page.on("response", self._response)
+
+    def _socket(self, ws) -> None:  # type: ignore[no-untyped-def]
+        self.sockets.append(ws.url)
+
+        def received(payload: str | bytes) -> None:
+            if isinstance(payload, bytes):
+                self.terminal.feed(payload)
+            else:
+                self.terminal.texts.append(payload)
+
+        ws.on("framereceived", received)
+
+    def _response(self, response) -> None:  # type: ignore[no-untyped-def]
+        try:
+            self.bodies.append(response.body())
+        except Exception:  # a redirect has no body
+            self.bodies.append(response.status_text.encode())
+
+    def wait_for(self, check, seconds: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + seconds
+        while not check(self.terminal.text):
+            if time.monotonic() > deadline:
+                return False
+            self.page.wait_for_timeout(50)
+        return True
+
+    def press(self, key: str) -> None:
+        self.page.keyboard.press(key)
+
+    def copied(self) -> list[str]:
+        """What the console put on the clipboard (OSC 52 in its frames, which the page hands the browser)."""
+        return [base64.b64decode(m).decode() for m in OSC52.findall(b"".join(self.terminal.frames))]
+
+
+@pytest.fixture
+def chromium() -> Iterator[object]:
+    need_web()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        yield browser
+        browser.close()
+
+
+def open_console(chromium, url: str) -> Browser:  # type: ignore[no-untyped-def]
+    context = chromium.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url.split("/?", 1)[0])
+    page = context.new_page()
+    browser = Browser(context, page)
+    page.goto(url)
+    page.locator("#terminal").click()  # focus, as a user's first click does
+    return browser
+
+
+def served_sandbox(port: int) -> tuple[threading.Thread, object]:
+    """The sandbox over loopback HTTP in this process, knowing the canary key."""
+    import uvicorn
+
+    sandbox = Sandbox(now=FIXED_NOW)
+    sandbox.add_key(CANARY_KEY, "canary")
+    server = uvicorn.Server(uvicorn.Config(sandbox.app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    assert wait_until(lambda: server.started, 20)
+    return thread, server
+
+
+def test_sign_in_inbox_detail_and_copy_link_at_1280x800(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
+    with web_server(isolated_config) as server:
+        browser = open_console(chromium, server.signin_line)
+        page = browser.page
+        assert page.url == f"{server.base}/"  # the token left the address bar
+        assert browser.wait_for(lambda t: "SANDBOX" in t and " issued " in t), browser.terminal.text
+        assert [u.split("?")[0] for u in browser.sockets] == [f"ws://127.0.0.1:{server.port}/ws"]
+        page.screenshot(path=str(isolated_config.parent / "inbox.png"))
+        browser.press("Enter")  # the first row's detail
+        assert browser.wait_for(lambda t: "Copy link" in t or "Back" in t), browser.terminal.text
+        browser.press("l")
+        assert browser.wait_for(lambda t: "Copied" in t, 20), browser.terminal.text
+        copied = browser.copied()
+        assert copied and copied[-1].startswith("https://"), copied
+        assert page.evaluate("navigator.clipboard.readText()") == copied[-1]  # on the browser's clipboard
+        browser.context.close()
+        assert wait_until(lambda: not server.consoles(), 15), "the console outlived its tab"
+
+
+def test_a_canary_key_never_reaches_the_browser(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
+    from tests.cli_e2e import add_profile
+
+    port = free_port()
+    thread, sandbox_server = served_sandbox(port)
+    try:
+        add_profile("canary", "sandbox", f"http://127.0.0.1:{port}")
+        env = {"STABLEPAY_PROFILE": "canary", "STABLEPAY_API_KEY": CANARY_KEY}
+        with web_server(isolated_config, env=env) as server:
+            browser = open_console(chromium, server.signin_line)
+            assert browser.wait_for(lambda t: "pong" in t and " issued " in t), browser.terminal.text
+            browser.press("5")  # profiles and keys: read-only, the key masked
+            assert browser.wait_for(lambda t: "read-only" in t), browser.terminal.text
+            for key in ("a", "e", "r"):  # no key entry, no edit, no rotation
+                browser.press(key)
+            browser.page.wait_for_timeout(300)
+            assert "Add a profile" not in browser.terminal.text and "Rotate" not in browser.terminal.text
+            browser.press("1")
+            assert browser.wait_for(lambda t: " issued " in t)
+            downloads: list = []  # type: ignore[type-arg]
+            browser.page.on("download", lambda d: downloads.append(d))  # Chromium reports it on the opener
+            browser.press("e")
+            assert browser.wait_for(lambda t: "Delivered to your browser" in t, 20), browser.terminal.text
+            browser.press("Enter")  # the page opens /download/KEY in a new tab, which becomes the download
+            assert browser.wait_for(lambda t: bool(downloads), 60), browser.terminal.text
+            download = downloads[0]
+            saved = isolated_config.parent / "download.csv"
+            download.save_as(saved)
+            assert re.fullmatch(r"rfis-[A-Za-z0-9._-]+\.csv", download.suggested_filename)
+            data = saved.read_bytes()
+            assert data.count(b"\n") > 10
+            frames = b"".join(browser.terminal.frames) + "".join(browser.terminal.texts).encode()
+            everything = [*browser.bodies, frames, data, server.log().encode(), server.signin_line.encode()]
+            for blob in everything:
+                assert CANARY_KEY.encode() not in blob
+                assert CANARY_KEY[-12:].encode() not in blob
+            assert browser.page.evaluate("navigator.clipboard.readText()").find(CANARY_KEY) < 0
+            browser.context.close()
+            assert wait_until(lambda: not server.consoles(), 15)
+    finally:
+        sandbox_server.should_exit = True  # type: ignore[attr-defined]
+        thread.join(10)

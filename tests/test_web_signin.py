@@ -1,0 +1,208 @@
+"""`stablepay-console web` over real HTTP: every route but /healthz refuses a request that is not signed in,
+the token becomes a cookie, /ws checks its Origin, a trusted header counts from a trusted proxy only,
+consoles are capped, idle ones end, a closed tab leaves no process, and SIGTERM ends it all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from tests.web_harness import (
+    Terminal,
+    WebServer,
+    pump,
+    signin_cookie,
+    wait_until,
+    web_server,
+    ws_session,
+)
+
+ROUTES = ("/", "/ws", "/download/0123456789abcdef", "/static/js/textual.js", "/static/css/xterm.css")
+
+
+def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, dict[str, str]]:
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            return None
+
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.build_opener(NoRedirect).open(request, timeout=20) as response:
+            return response.status, response.read().decode(errors="replace"), dict(response.headers)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode(errors="replace"), dict(exc.headers)
+
+
+async def refused_ws(server: WebServer, **kwargs: object) -> int:
+    """The status /ws answers instead of upgrading (0 if it upgraded: a failure of the test)."""
+    try:
+        session, ws = await ws_session(server, **kwargs)  # type: ignore[arg-type]
+    except aiohttp.WSServerHandshakeError as exc:
+        return exc.status
+    await ws.close()
+    await session.close()
+    return 0
+
+
+def test_healthz_answers_without_signing_in_and_nothing_else_does(isolated_config: Path) -> None:
+    with web_server(isolated_config) as server:
+        assert server.signin_line.startswith(f"{server.base}/?token=")
+        status, body, _ = get(f"{server.base}/healthz")
+        assert (status, body) == (200, "ok")
+        for route in ROUTES:
+            status, body, _ = get(server.base + route)
+            assert status == 401, route
+            assert "textual" not in body.lower() or route != "/static/js/textual.js"
+        assert get(f"{server.base}/?token=wrong")[0] == 401
+        assert get(f"{server.base}/static/js/textual.js?token={server.token}")[0] == 401  # only `/` exchanges it
+
+
+def test_the_token_becomes_a_strict_cookie_and_leaves_the_address(isolated_config: Path) -> None:
+    with web_server(isolated_config) as server:
+        status, _, headers = get(server.signin_line)
+        assert status == 303 and headers["Location"] == "/"
+        cookie = headers["Set-Cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" not in cookie
+        assert server.token not in cookie
+        value = cookie.split(";")[0].split("=", 1)[1]
+        status, page, headers = get(f"{server.base}/", {"Cookie": f"stablepay_session={value}"})
+        assert status == 200 and 'class="textual-terminal"' in page
+        assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+        assert "fonts.googleapis" not in page and server.token not in page
+        assert get(f"{server.base}/static/js/textual.js", {"Cookie": f"stablepay_session={value}"})[0] == 200
+        assert get(f"{server.base}/", {"Cookie": "stablepay_session=forged"})[0] == 401
+        assert server.token not in server.log()
+        assert "sign-in user=" in server.log()
+
+
+def test_secure_cookie_behind_an_https_public_url(isolated_config: Path) -> None:
+    with web_server(isolated_config, "--public-url", "https://console.example.com") as server:
+        assert server.signin_line.startswith("https://console.example.com/?token=")
+        status, _, headers = get(f"{server.base}/?token={server.token}")
+        assert status == 303 and "Secure" in headers["Set-Cookie"]
+
+
+async def test_ws_refuses_no_cookie_and_a_foreign_or_missing_origin(isolated_config: Path) -> None:
+    with web_server(isolated_config) as server:
+        cookie = signin_cookie(server)
+        assert await refused_ws(server) == 401
+        assert await refused_ws(server, cookie="forged") == 401
+        assert await refused_ws(server, cookie=cookie, origin="https://evil.example") == 403
+        assert await refused_ws(server, cookie=cookie, origin=None) == 403
+        assert await refused_ws(server, cookie=cookie, origin=f"http://localhost:{server.port}") == 403
+        assert not server.consoles()
+        assert server.token not in server.log() and cookie not in server.log()
+
+
+async def test_a_console_starts_for_the_signed_in_user_and_ends_with_its_tab(isolated_config: Path) -> None:
+    with web_server(isolated_config) as server:
+        session, ws = await ws_session(server, cookie=signin_cookie(server), columns=80, lines=24)
+        terminal = Terminal(80, 24)
+        assert await pump(ws, terminal, lambda t: "SANDBOX" in t.text and " issued " in t.text, 60), terminal.text
+        [pid] = server.consoles()
+        user = os.environ.get("USER") or __import__("getpass").getuser()
+        assert f" {user} " in terminal.screen.display[0]  # the banner names who signed in
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+        assert command == [sys.executable.encode(), b"-m", b"stablepay_console"]  # the name is never in argv
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        assert f"STABLEPAY_WEB_USER={user}".encode() in environ
+        assert not any(e.startswith(b"STABLEPAY_RECORD_ROLE=") for e in environ)  # no team record here
+        assert os.getpgid(pid) == pid  # a process group of its own
+        await ws.close()
+        await session.close()
+        assert wait_until(lambda: not server.consoles(), 15), "the console outlived its tab"
+        log = server.log()
+        assert "session start user=" in log and "session end user=" in log
+
+
+async def test_trusted_header_only_from_a_trusted_proxy(isolated_config: Path) -> None:
+    args = ("--trusted-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1")
+    with web_server(isolated_config, *args) as server:
+        header = {"X-Forwarded-User": "alice"}
+        assert "X-Forwarded-User" in server.signin_line and "token" not in server.signin_line
+        status, page, _ = get(f"{server.base}/", header)
+        assert status == 200 and 'class="textual-terminal"' in page
+        assert get(f"{server.base}/")[0] == 401  # no header: not signed in
+        assert get(f"{server.base}/", {"X-Forwarded-User": "alice; DROP"})[0] == 403
+        # The same header from an address that is not the proxy's is refused, not believed.
+        assert await refused_ws(server, headers=header, local_addr=("127.0.0.2", 0)) == 403
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))) as client:
+            async with client.get(f"{server.base}/", headers=header) as response:
+                assert response.status == 403
+        assert not server.consoles()
+        assert "not a trusted proxy" in server.log()
+        session, ws = await ws_session(server, headers=header, columns=80, lines=24)
+        terminal = Terminal(80, 24)
+        assert await pump(ws, terminal, lambda t: " alice " in t.screen.display[0], 60), terminal.text
+        await ws.close()
+        await session.close()
+        assert wait_until(lambda: not server.consoles(), 15)
+
+
+async def test_consoles_are_capped_per_user(isolated_config: Path) -> None:
+    with web_server(isolated_config, "--max-sessions-per-user", "1") as server:
+        cookie = signin_cookie(server)
+        session, ws = await ws_session(server, cookie=cookie)
+        assert wait_until(lambda: server.consoles(), 30)
+        assert await refused_ws(server, cookie=cookie) == 403
+        assert "limit per user" in server.log() or len(server.consoles()) == 1
+        await ws.close()
+        await session.close()
+        assert wait_until(lambda: not server.consoles(), 15)
+
+
+async def test_an_idle_console_ends(isolated_config: Path) -> None:
+    with web_server(isolated_config, "--idle-minutes", "0.05") as server:  # 3 s
+        session, ws = await ws_session(server, cookie=signin_cookie(server))
+        terminal = Terminal()
+        closed = await pump(ws, terminal, lambda t: ws.closed, 30)
+        assert closed, "the idle console was not ended"
+        await session.close()
+        assert wait_until(lambda: not server.consoles(), 15)
+        assert "session idle" in server.log()
+
+
+async def test_sigterm_ends_every_console_and_the_server(isolated_config: Path) -> None:
+    with web_server(isolated_config) as server:
+        cookie = signin_cookie(server)
+        opened = [await ws_session(server, cookie=cookie) for _ in range(2)]
+        assert wait_until(lambda: len(server.consoles()) == 2, 40)
+        terminals = [Terminal() for _ in opened]
+        for (_, ws), terminal in zip(opened, terminals, strict=True):
+            assert await pump(ws, terminal, lambda t: "SANDBOX" in t.text, 60)
+        pids = server.consoles()
+        server.process.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        loop = asyncio.get_running_loop()
+        code = await loop.run_in_executor(None, server.process.wait, 10)
+        took = time.monotonic() - started
+        assert code is not None
+        for session, _ in opened:
+            await session.close()
+        for pid in pids:
+            assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+        print(f"SIGTERM to gone: {took:.2f} s")  # a figure, not an assertion: benchmarks/ times things
+
+
+@pytest.mark.parametrize("args", [
+    ("--trusted-header", "X-Forwarded-User"),
+    ("--trusted-proxy", "127.0.0.1"),
+    ("--public-url", "javascript:alert(1)"),
+    ("--trusted-header", "X-User", "--trusted-proxy", "not-an-address"),
+])
+def test_bad_flags_are_refused(args: tuple[str, ...], isolated_config: Path) -> None:
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "stablepay_console", "web", *args], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "STABLEPAY_CONFIG_DIR": str(isolated_config)})
+    assert done.returncode == 2 and done.stdout == "", done.stderr

@@ -1,0 +1,103 @@
+"""The web server with a team record on a real PostgreSQL: it logs in as one NOINHERIT authenticator, each
+browser's console `SET ROLE`s to its signed-in user (notes and audit entries are theirs), and a name that
+is not a member of the team's roles gets a page that says so, and no console."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import aiohttp
+
+from tests.postgres import TeamDb
+from tests.web_harness import Terminal, pump, send_keys, wait_until, web_server, ws_session
+
+PROXY = ("--trusted-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1")
+
+
+def authenticator(team_db: TeamDb, *members: str) -> str:
+    """A login with no privileges of its own (NOINHERIT) that may SET ROLE to each of `members`."""
+    from psycopg import sql
+
+    name = f"web_auth_{uuid.uuid4().hex[:10]}"
+    with team_db.connect() as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOINHERIT").format(sql.Identifier(name)))
+        for member in members:
+            conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(member), sql.Identifier(name)))
+        # NOINHERIT: it has not the team roles' CONNECT either (record init revokes it from PUBLIC)
+        conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(team_db.name),
+                                                                        sql.Identifier(name)))
+    return name
+
+
+def page_for(base: str, user: str) -> tuple[int, str]:
+    request = urllib.request.Request(f"{base}/", headers={"X-Forwarded-User": user})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+async def write_a_note(server, user: str, text: str) -> str:  # type: ignore[no-untyped-def]
+    session, ws = await ws_session(server, headers={"X-Forwarded-User": user}, columns=100, lines=60)
+    terminal = Terminal(100, 60)
+    try:
+        def ready(t: Terminal) -> bool:  # the server's page, not the record's greyed one
+            return " issued " in t.text and f" {user} " in t.text and "refreshing" not in t.text
+
+        assert await pump(ws, terminal, ready, 60), terminal.text
+        await ws.send_str('["focus", null]')  # the browser tab has the focus: the table takes the keys
+        assert await pump(ws, terminal, lambda t: "n Next" in t.text, 30), terminal.text
+        await send_keys(ws, "\r")  # the first request's detail
+        assert await pump(ws, terminal, lambda t: "Claim and notes" in t.text, 30), terminal.text
+        await send_keys(ws, "n")
+        assert await pump(ws, terminal, lambda t: "^c Quit" in t.text, 30), terminal.text  # the field has the keys
+        await send_keys(ws, text)
+        assert await pump(ws, terminal, lambda t: f"▊  {text}" in t.text, 30), terminal.text
+        await send_keys(ws, "\r")
+        assert await pump(ws, terminal, lambda t: f"{user}: {text}" in t.text, 30), terminal.text
+        return terminal.text
+    finally:
+        await ws.close()
+        await session.close()
+
+
+async def test_each_analysts_notes_are_under_their_own_role(isolated_config: Path, team_db: TeamDb) -> None:
+    auth = authenticator(team_db, "alice", "bob", "mallory")
+    env = {"STABLEPAY_RECORD_URL": team_db.url(auth)}
+    with web_server(isolated_config, *PROXY, env=env) as server:
+        await write_a_note(server, "alice", "bank letter asked")
+        await write_a_note(server, "bob", "bank letter checked")
+        assert wait_until(lambda: not server.consoles(), 15)
+    with team_db.connect() as conn:
+        notes = conn.execute("SELECT author, text FROM stablepay.notes ORDER BY id").fetchall()
+        actors = conn.execute("SELECT DISTINCT actor FROM stablepay.audit WHERE action = 'note.add'").fetchall()
+    assert notes == [("alice", "bank letter asked"), ("bob", "bank letter checked")]
+    assert sorted(a for (a,) in actors) == ["alice", "bob"]
+
+
+async def test_a_name_outside_the_team_gets_a_page_and_no_console(isolated_config: Path, team_db: TeamDb) -> None:
+    auth = authenticator(team_db, "alice", "mallory")
+    env = {"STABLEPAY_RECORD_URL": team_db.url(auth)}
+    with web_server(isolated_config, *PROXY, env=env) as server:
+        status, page = page_for(server.base, "mallory")  # a role, but in none of the team's roles
+        assert status == 403 and "not a member of the team" in page
+        status, page = page_for(server.base, f"nobody{uuid.uuid4().hex[:6]}")
+        assert status == 403 and "has no role" in page
+        status, page = page_for(server.base, "bob")  # a member, but the authenticator may not act as bob
+        assert status == 403 and "GRANT bob TO" in page
+        status, page = page_for(server.base, "alice")
+        assert status == 200 and 'class="textual-terminal"' in page
+        for user in ("mallory", "bob"):
+            try:
+                session, ws = await ws_session(server, headers={"X-Forwarded-User": user})
+            except aiohttp.WSServerHandshakeError as exc:
+                assert exc.status == 403
+            else:
+                await ws.close()
+                await session.close()
+                raise AssertionError(f"{user} got a console")
+        assert not server.consoles()

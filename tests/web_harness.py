@@ -1,0 +1,239 @@
+"""A real `stablepay-console web` for the web mode's tests: started as a subprocess on a free loopback port,
+read through the printed sign-in line, and a WebSocket client whose frames feed a pyte screen (the
+terminal draws into a canvas in the browser; the frames are the same bytes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyte
+
+from tests.ci import missing
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+]
+
+
+def need_web() -> None:
+    try:
+        import aiohttp  # noqa: F401
+        import textual_serve  # noqa: F401
+    except ImportError:
+        missing("textual-serve is not installed", 'pip install -e ".[test]"')
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until(check: Callable[[], object], seconds: float = 20.0, every: float = 0.05) -> object:
+    deadline = time.monotonic() + seconds
+    while True:
+        found = check()
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(every)
+
+
+@dataclass
+class WebServer:
+    process: subprocess.Popen[str]
+    port: int
+    signin_line: str
+    log_path: Path
+    out_path: Path
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def token(self) -> str:
+        found = re.search(r"\?token=(\S+)", self.signin_line)
+        return found.group(1) if found else ""
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def consoles(self) -> list[int]:
+        """Live console processes this server started (its children's process groups)."""
+        return console_pids(self.process.pid)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        for pid in self.consoles():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+
+
+def console_pids(server_pid: int) -> list[int]:
+    """Processes whose environment says a web server started them as consoles and whose parent is the server."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == server_pid and state != "Z" and b"STABLEPAY_WEB_USER=" in environ:
+            found.append(pid)
+    return found
+
+
+@contextlib.contextmanager
+def web_server(config_dir: Path, *args: str, env: dict[str, str] | None = None,
+               host: str = "127.0.0.1") -> Iterator[WebServer]:
+    need_web()
+    port = free_port()
+    out, err = config_dir.parent / f"web-{port}.out", config_dir.parent / f"web-{port}.log"
+    environment = {**os.environ, "STABLEPAY_CONFIG_DIR": str(config_dir),
+                   "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **(env or {})}
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "stablepay_console", "web", "--host", host, "--port", str(port), *args],
+            stdout=stdout, stderr=stderr, env=environment, text=True, cwd=config_dir.parent,
+        )
+    server = WebServer(process, port, "", err, out)
+    try:
+        line = wait_until(lambda: out.read_text().strip() or process.poll() is not None, 30)
+        if process.poll() is not None:
+            raise AssertionError(f"the web server ended: {err.read_text()[-2000:]}")
+        assert line, "the web server printed no sign-in line"
+        server.signin_line = out.read_text().strip()
+        yield server
+    finally:
+        server.stop()
+
+
+@dataclass
+class Terminal:
+    """A console over the WebSocket, its frames drawn on a pyte screen."""
+
+    columns: int = 120
+    lines: int = 40
+    frames: list[bytes] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.screen = pyte.Screen(self.columns, self.lines)
+        self.stream = pyte.ByteStream(self.screen)
+
+    def feed(self, data: bytes) -> None:
+        self.frames.append(data)
+        self.stream.feed(data)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+
+async def ws_session(server: WebServer, cookie: str | None = None, headers: dict[str, str] | None = None,
+                     origin: str | None = "", columns: int = 120, lines: int = 40,
+                     local_addr: tuple[str, int] | None = None):  # type: ignore[no-untyped-def]
+    """Open `/ws` as a browser would; returns (session, websocket) or raises aiohttp's error."""
+    import aiohttp
+
+    sent = dict(headers or {})
+    if origin is not None:
+        sent["Origin"] = origin or server.base
+    if cookie:
+        sent["Cookie"] = f"stablepay_session={cookie}"
+    connector = aiohttp.TCPConnector(local_addr=local_addr) if local_addr else None
+    session = aiohttp.ClientSession(connector=connector)
+    try:
+        ws = await session.ws_connect(f"{server.base.replace('http', 'ws', 1)}/ws?width={columns}&height={lines}",
+                                      headers=sent)
+    except BaseException:
+        await session.close()
+        raise
+    return session, ws
+
+
+async def pump(ws, terminal: Terminal, until: Callable[[Terminal], bool], seconds: float = 30.0) -> bool:  # type: ignore[no-untyped-def]
+    """Read frames into the terminal until `until(terminal)` or the deadline."""
+    import aiohttp
+
+    deadline = time.monotonic() + seconds
+    while not until(terminal):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        try:
+            message = await asyncio.wait_for(ws.receive(), left)
+        except TimeoutError:
+            return until(terminal)
+        if message.type == aiohttp.WSMsgType.BINARY:
+            terminal.feed(message.data)
+        elif message.type == aiohttp.WSMsgType.TEXT:
+            terminal.texts.append(message.data)
+        elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
+            return until(terminal)
+    return True
+
+
+async def send_keys(ws, text: str) -> None:  # type: ignore[no-untyped-def]
+    await ws.send_str(json.dumps(["stdin", text]))
+
+
+def signin_cookie(server: WebServer) -> str:
+    """Exchange the token for a session cookie, as a browser's first visit does."""
+    import urllib.request
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        opener.open(f"{server.base}/?token={server.token}")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 303, exc.code
+        found = re.search(r"stablepay_session=([^;]+)", exc.headers.get("Set-Cookie", ""))
+        assert found
+        return found.group(1)
+    raise AssertionError("the token was not exchanged for a cookie")
+
+
+def deliveries(terminal: Terminal) -> list[str]:
+    """The download keys a console announced to its browser (textual-serve's `deliver_file_start`)."""
+    keys = []
+    for text in terminal.texts:
+        message = json.loads(text)
+        if isinstance(message, list) and message and message[0] == "deliver_file_start":
+            keys.append(str(message[1]))
+    return keys
+
+
+def launch_chromium(playwright):  # type: ignore[no-untyped-def]
+    """Debian's chromium, headless (Playwright's own browser download is not used)."""
+    if not Path(CHROMIUM).exists():
+        missing("no chromium at /usr/bin/chromium", "apt-get install chromium")
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
