@@ -82,6 +82,7 @@ class TeamScreen(ConsoleScreen):
         super().__init__()
         self.days = 30
         self.report: Report | None = None
+        self._asked = 0
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="team-status")
@@ -110,20 +111,27 @@ class TeamScreen(ConsoleScreen):
         self.days = days[(days.index(self.days) + 1) % len(days)] if self.days in days else 30
         self.load()
 
-    @work(exclusive=True, group="team-report")
+    @work(group="team-report")  # not exclusive: a cancelled worker would fail whoever waits on all of them
     async def load(self) -> None:
         profile = self.console.profile
         if profile is None:
             return
+        self._asked += 1
+        asked = self._asked
         status = self.query_one("#team-status", Static)
         status.update(Text(f"Reading the report of the last {self.days} days…", style="italic"))
         since = self.console.now() - timedelta(days=self.days)
         try:
-            self.report = await asyncio.wrap_future(self.console.services.triage.report(profile, since))
+            made = await asyncio.wrap_future(self.console.services.triage.report(profile, since))
         except RecordError as exc:
+            if asked != self._asked:
+                return
             self.report = None
             status.update(Text(f"The record cannot be read: {clean(str(exc), 300)}", style="bold red"))
             return
+        if asked != self._asked or self.console.profile is not profile:
+            return  # a newer read (another span, another profile) is under way: its answer is the one shown
+        self.report = made
         self.render_report()
 
     def render_report(self) -> None:

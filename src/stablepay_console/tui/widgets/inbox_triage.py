@@ -63,7 +63,7 @@ class InboxTriage:
         """Read the steps of the rows shown again (a colleague's step or claim, heard live)."""
         self.want_triage(list(cast(Any, self).table.order), again=True)
 
-    @work(exclusive=True, group="inbox-triage")
+    @work(group="inbox-triage")  # not exclusive: a cancelled worker would fail whoever waits on all of them
     async def refresh_triage(self, ids: list[str]) -> None:
         screen: Any = self
         console = cast("ConsoleApp", screen.app)
@@ -73,6 +73,8 @@ class InboxTriage:
             steps, policy = await asyncio.wrap_future(console.services.triage.steps(profile, ids))
         except RecordError:
             return
+        if marks.read_for != tuple(ids):
+            return  # other rows are shown now: their own read follows
         if (steps, policy) != (marks.steps, marks.policy):
             marks.steps, marks.policy = steps, policy
             screen.render_state()
