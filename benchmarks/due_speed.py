@@ -122,7 +122,8 @@ def measure(rfis: int = 100_000, latency: float = 0.05, runs: int = 5, landed: b
     before = found.get("landed")
     where = (f"sandbox serve --rfis {rfis} --latency {latency}; median of {runs} runs each, in turns after a "
              f"warm-up each; load average {os.getloadavg()[0]:.1f} at the end on {os.cpu_count()} CPUs")
-    said = f"landed: commit {LANDED[:7]}" if before else "landed code not run (no git or no such commit)"
+    why = "not asked for" if not landed else "no git, or no such commit"
+    said = f"landed: commit {LANDED[:7]}" if before else f"landed code not run ({why})"
     return [
         Row("rfis due vs landed, wall", secs(this.wall), secs(before.wall) if before else "-",
             f"{this.wall / before.wall:.2f}x" if before else "-", f"<= {GOAL_S:.0f} s", this.wall <= GOAL_S,
