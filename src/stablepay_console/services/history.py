@@ -14,6 +14,7 @@ thread writes whatever has gathered in one transaction.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 from collections.abc import Sequence
@@ -24,6 +25,8 @@ from stablepay_console.api.sanitize import clean, json_safe
 from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_types import RfiSighting, RoundSighting, SeenPage, stamp
 from stablepay_console.storage.record_worker import RecordWorker
+
+log = logging.getLogger(__name__)
 
 
 def _safe_json(text: str) -> str:
@@ -99,7 +102,11 @@ class HistoryRecorder:
         100,000 requests that outruns the record's thread holds strings, not the models."""
         if not rfis:
             return
-        page = SeenPage(profile, environment, at, tuple(sighting(r) for r in rfis))
+        try:
+            page = SeenPage(profile, environment, at, tuple(sighting(r) for r in rfis))
+        except Exception as exc:  # the caller is fetching from the API: recording must never fail it
+            log.warning("Not recorded: the requests received. %s", type(exc).__name__)
+            return
         with self._lock:
             now = time.monotonic()
             if not self._pending:
