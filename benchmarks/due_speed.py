@@ -1,7 +1,7 @@
 """`rfis due` on a 100,000-request account at 50 ms a request: this tree, the landed code and the network floor.
 
 One `sandbox serve --rfis 100000 --latency 0.05` serves three programs, run in turns (floor, landed, this
-tree, then again), each a whole process timed from start to exit, with its peak RSS:
+tree, then the other way round), each a whole process timed from start to exit, with its peak RSS:
 
 - **this tree**: `stablepay-console rfis due --within 24h`;
 - **landed**: the same command from the code of `LANDED` (read with `git archive`; skipped when git or the
@@ -110,8 +110,9 @@ def measure(rfis: int = 100_000, latency: float = 0.05, runs: int = 5, landed: b
             contenders["landed"] = (old.argv("rfis", "due", "--within", "24h"), old.env)
         contenders["this tree"] = (new.argv("rfis", "due", "--within", "24h"), new.env)
         found = {name: Figures([], []) for name in contenders}
-        for n in range(runs + 1):  # in turns, so a busy moment of the machine falls on all of them alike
-            for name, (argv, env) in contenders.items():
+        for n in range(runs + 1):  # in turns, so a busy moment of the machine falls on all of them alike;
+            order = list(contenders.items())  # every other round backwards, so none always goes first
+            for name, (argv, env) in order if n % 2 else reversed(order):
                 code, wall, peak = timed(argv, env)
                 if n:  # the first run of each is its warm-up
                     found[name].walls.append(wall)
