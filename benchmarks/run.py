@@ -19,15 +19,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Row, render
 
-FIGURES = ("cli", "startup", "page", "served", "parse", "export", "memory", "hangup", "scale")
+FIGURES = ("cli", "startup", "page", "served", "parse", "export", "memory", "hangup", "scale", "due")
 """`cli`: --version and --help; `startup`: the console's first frame and first rows; `page`: page switch and
 responsiveness on the embedded sandbox; `served`: page switch against `sandbox serve --latency 0.2`; `hangup`: how
 long the console takes to end when its terminal is closed (benchmarks/hangup.py); `scale`: requests per poll and
-`rfis due` on a 100,000-request account through a counting proxy, next to a baseline commit (benchmarks/scale.py)."""
+`rfis due` on a 100,000-request account through a counting proxy, next to a baseline commit (benchmarks/scale.py);
+`due`: `rfis due` at 100,000 requests and 50 ms next to the landed code and a bare httpx paging floor
+(benchmarks/due_speed.py)."""
 
 
 def plan(quick: bool) -> dict[str, Callable[[], list[Row]]]:
     import cold_start
+    import due_speed
     import export_speed
     import hangup
     import in_process
@@ -48,6 +51,7 @@ def plan(quick: bool) -> dict[str, Callable[[], list[Row]]]:
         "memory": lambda: memory.measure(rfis),
         "hangup": lambda: hangup.measure(trials=3 if quick else 40),
         "scale": lambda: scale.measure(rfis=3000 if quick else 100_000, runs=1 if quick else 3, baseline=not quick),
+        "due": lambda: due_speed.measure(rfis=600 if quick else 100_000, runs=1 if quick else 5, landed=not quick),
     }
 
 

@@ -42,10 +42,10 @@ DUE_GOAL_S = 3.0
 DUE_GOAL_MB = 120.0
 
 
-def baseline_src(into: Path) -> Path | None:
-    """The baseline commit's `src` folder, or None when git or the commit is not there."""
+def baseline_src(into: Path, commit: str = BASELINE) -> Path | None:
+    """`commit`'s `src` folder, or None when git or the commit is not there."""
     try:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", BASELINE, "src"], capture_output=True,
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src"], capture_output=True,
                                  check=True, timeout=60).stdout
         subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True, timeout=60)
     except (OSError, subprocess.SubprocessError):

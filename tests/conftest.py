@@ -112,6 +112,22 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return max(2, min(2 * cpus, 16))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Before the workers start: Hypothesis's table of the characters `st.text()` draws from, made once.
+
+    In a fresh clone each worker would build it on its first text strategy (a loop over every code point,
+    seconds of CPU), all four at once; once written under `.hypothesis/` every worker reads it instead."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller has made it
+        return
+    try:
+        from hypothesis.internal.charmap import charmap, intervals_from_codec
+
+        charmap()
+        intervals_from_codec("utf-8")
+    except Exception:  # a Hypothesis without these internals builds its tables as it needs them
+        pass
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """A whole-suite or CI run that collected nothing is a failure, not exit 5 ("no tests ran")."""
     if exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED:

@@ -29,6 +29,9 @@ FIGURES = (
     "rfis due --within 24h, wall",
     "rfis due --within 24h, peak RSS",
     "needs action, first rows",
+    "rfis due vs landed, wall",
+    "rfis due vs landed, peak RSS",
+    "rfis due floor: bare httpx paging",
 )
 MEASURED_BASELINE = {
     "stablepay-console --version": "python -c pass",

@@ -245,6 +245,22 @@ def test_profile_status_reports_every_profile_and_exits_by_the_worst(server: Ser
     assert "due: rotate before" in aging and "FAILED: no usable key" in aging
 
 
+def test_profile_status_fails_a_key_the_server_rejects(server: Server) -> None:
+    """A 401 to the ping is a failed ping, in the table and in --json, and exit 4: never a good key."""
+    add_profile("rejected", "sandbox", server.base_url, key_since=datetime.now(timezone.utc) - timedelta(days=30))
+    wrong = "sk_sandbox_" + "0" * 32  # well formed, but not a key the server issued
+    table = run("profile", "status", "--profile", "rejected", profile="rejected", key=wrong)
+    assert table.code == 4, table
+    (row,) = [line for line in table.out.splitlines() if "rejected" in line]
+    assert "FAILED: " in row and "ok: " not in row, row
+    as_json = run("profile", "status", "--json", "--profile", "rejected", profile="rejected", key=wrong)
+    assert as_json.code == 4, as_json
+    (entry,) = json.loads(as_json.out)
+    assert entry["ping"] == "failed", entry
+    assert "authori" in entry["pingMessage"].lower(), entry["pingMessage"]
+    assert wrong not in table.out + table.err + as_json.out + as_json.err
+
+
 def test_profile_status_exits_3_for_a_key_due_for_rotation(server: Server, capsys: pytest.CaptureFixture[str]) -> None:
     # In this process, where the test keyring holds the key (a child process has no keyring to read it from).
     from stablepay_console.api import ApiKey

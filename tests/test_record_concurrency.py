@@ -16,6 +16,8 @@ from stablepay_console.storage.record_types import AuditDraft
 from tests.conftest import FIXED_NOW
 
 RFI = "11111111-1111-4111-8111-111111111111"
+JOIN_SECONDS = 60.0
+"""How long the writer threads may take; a writer still running then fails the test (it never hangs)."""
 
 WRITER = """
 import sys
@@ -76,7 +78,8 @@ def test_two_threads_with_their_own_connections_lose_no_entry(tmp_path: Path) ->
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(JOIN_SECONDS)
+    assert not any(t.is_alive() for t in threads), f"a writer still runs after {JOIN_SECONDS:.0f} s"
     assert errors == []
     assert sorted(outcomes(path)) == sorted(f"{who} {n}" for who in ("alice", "bob") for n in range(150))
     record = open_record(path)
@@ -95,7 +98,8 @@ def test_threads_sharing_one_store_are_serialised(tmp_path: Path) -> None:
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(JOIN_SECONDS)
+    assert not any(t.is_alive() for t in threads), f"a writer still runs after {JOIN_SECONDS:.0f} s"
     assert verify(record).ok and verify(record).checked == 240
     record.close()
 

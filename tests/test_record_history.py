@@ -261,3 +261,19 @@ def test_a_bulk_fetch_is_written_as_it_goes(sandbox: Sandbox) -> None:
     recorder.saw("embedded", "sandbox", rfis[40:60], FIXED_NOW)  # 60 waiting: more than 50
     assert wait_until(lambda: written(rfis[59].id) and written(rfis[0].id))
     worker.close()
+
+
+def test_a_page_the_record_cannot_keep_never_fails_the_fetch(sandbox: Sandbox) -> None:
+    from stablepay_console.services.history import HistoryRecorder
+    from stablepay_console.storage.record_worker import RecordWorker
+
+    worker = RecordWorker()
+    recorder = HistoryRecorder(worker, quiet=600, max_hold=600)
+    good = sandbox.data.rfis[0]
+    assert good.round is not None
+    naive = good.round.model_copy(update={"issued_at": good.round.issued_at.replace(tzinfo=None)})
+    unkeepable = good.model_copy(update={"round": naive})  # the record keeps timezone-aware times only
+    recorder.saw("embedded", "sandbox", [unkeepable], FIXED_NOW)  # the caller is fetching: no exception
+    recorder.saw("embedded", "sandbox", [good], FIXED_NOW)
+    assert worker.call(lambda record: record.history("embedded", good.id)).seen, "later pages are still kept"
+    worker.close()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import httpx
 
@@ -13,6 +14,27 @@ from stablepay_console.api.gate import PER_SERVER, ServerGate, gate_for
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 
 URL = "http://localhost"
+DEADLINE = 5.0
+"""Seconds a test waits for what a working gate does at once; past it the test fails (it never hangs)."""
+
+T = TypeVar("T")
+
+
+async def until(done: Callable[[], bool], what: str) -> None:
+    """Poll `done` until it holds; fail with `what` once DEADLINE has passed."""
+    give_up = time.monotonic() + DEADLINE
+    while not done():
+        assert time.monotonic() < give_up, f"{what} (waited {DEADLINE:.0f} s)"
+        await asyncio.sleep(0.005)
+
+
+async def within_deadline(call: Awaitable[T], what: str) -> T:
+    """`call`'s answer; a call still running after DEADLINE fails the test instead of waiting on."""
+    try:
+        async with asyncio.timeout(DEADLINE):
+            return await call
+    except TimeoutError:
+        raise AssertionError(f"{what} (no answer within {DEADLINE:.0f} s)") from None
 
 
 class Arrivals:
@@ -58,8 +80,8 @@ async def test_a_429_slows_every_caller(sandbox: Sandbox) -> None:
     sandbox.faults.force, sandbox.faults.force_count = "429", 1  # the first request is told to wait 1 s
     async with client(front) as radar, client(front) as inbox:
         first = asyncio.create_task(radar.list_rfis(status="issued"))
-        while not gate_for(URL).held_for():  # the radar's request has been answered 429
-            await asyncio.sleep(0.005)
+        await until(lambda: gate_for(URL).held_for() > 0,
+                    "the radar's 429 never held the gate: its Retry-After was not learnt")
         second = await inbox.list_rfis()  # another caller of the same server, after the 429
         assert (await first).data and second.data
     assert front.not_before is not None
@@ -75,11 +97,11 @@ async def test_a_long_retry_after_answers_every_caller_at_once_without_sending(s
     sandbox.faults.force, sandbox.faults.force_count = "429", 1
     async with client(front) as radar, client(front) as export:
         try:
-            await radar.list_rfis()
+            await within_deadline(radar.list_rfis(), "the radar waited out a 600 s Retry-After instead of failing")
         except StatusError as exc:
             assert exc.status == 429
         try:
-            await export.list_rfis(status="expired")
+            await within_deadline(export.list_rfis(status="expired"), "the export queued behind a 600 s pause")
         except StatusError as exc:
             assert exc.status == 429 and exc.response is not None
             assert 500 < int(exc.response.headers["Retry-After"]) <= 600

@@ -91,6 +91,17 @@ async def test_a_new_request_is_reported_on_the_next_poll(world: Sandbox, clock:
     assert [(e["event"], e["rfi"]["id"]) for e in events] == [("new_request", raised.id)]
 
 
+async def test_more_than_a_page_of_new_requests_are_all_reported_by_the_next_poll(world: Sandbox, clock: Clock) -> None:
+    await once(world, clock)
+    raised = [add_request(world.data, world.state.rng, timedelta(days=5)).id for _ in range(250)]
+    clock.now += 10 * MIN  # before the sweep interval: only the newest pages can find them
+    code, events, sent = await once(world, clock)
+    reported = [e["rfi"]["id"] for e in events if e["event"] == "new_request"]
+    assert code == OK
+    assert sorted(reported) == sorted(raised), f"{len(reported)} of the {len(raised)} new requests reported"
+    assert sent == 3, "the newest pages until a known request: 100 + 100 new, then 50 new and 50 known"
+
+
 async def test_a_status_change_and_a_new_round_are_reported_by_the_next_sweep(world: Sandbox, clock: Clock) -> None:
     await once(world, clock)
     answered = issued_deep(world, (100, 1000))

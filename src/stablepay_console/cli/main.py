@@ -191,9 +191,9 @@ HEADLESS: dict[tuple[str, str], tuple[str, str]] = {
     ("quote", "refresh"): ("lookups", "run_quote"),
     ("metrics", "run"): ("lookups", "run_metric"),
     ("ping", ""): ("lookups", "run_ping"),
-    **{key: ("record_commands", "run") for key in (("rfis", "history"), ("rfis", "note"), ("rfis", "claim"),
-                                                  ("rfis", "release"), ("rfis", "evidence"), ("audit", "verify"),
-                                                  ("audit", "log"), *TEAM_KEYS)},
+    **{key: ("record_runs", "run") for key in (("rfis", "history"), ("rfis", "note"), ("rfis", "claim"),
+                                              ("rfis", "release"), ("rfis", "evidence"), ("audit", "verify"),
+                                              ("audit", "log"), *TEAM_KEYS)},
     **{key: ("triage_commands", "run") for key in (*STEP_KEYS, ("record", "record.policy"))},
 }
 """(command, sub-command) -> (module of stablepay_console.cli, function): imported only when run."""

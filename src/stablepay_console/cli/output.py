@@ -96,12 +96,14 @@ class Output:
     def _plain(self, header: Sequence[str], cells: list[list[str]], right: Sequence[str]) -> None:
         rows = [[h.upper() for h in header], *cells]
         widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+        lines = []
         for row in rows:
             parts = [
                 cell.rjust(w) if header[i] in right else cell.ljust(w)
                 for i, (cell, w) in enumerate(zip(row, widths, strict=True))
             ]
-            self.write("  ".join(parts).rstrip() + "\n")
+            lines.append("  ".join(parts).rstrip() + "\n")
+        self.write("".join(lines))  # one write: a flush per line cost a system call per request listed
 
     def _rich(self, header: Sequence[str], cells: list[list[str]], title: str, right: Sequence[str],
               grid: bool = False) -> None:

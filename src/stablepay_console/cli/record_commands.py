@@ -1,4 +1,5 @@
-"""The local record from the shell: `rfis history|note|claim|release|evidence` and `audit verify|log`.
+"""The local record's commands as the shell types them: `rfis history|note|claim|release|evidence` and
+`audit verify|log` (their arguments, help and exit codes; `record_runs` runs them).
 
 None of these talk to the API: they read and write the record in the data folder. Exit codes:
 0 done; 1 failed (nothing recorded about the request, a claim held by someone else, a broken audit
@@ -9,16 +10,11 @@ from __future__ import annotations
 
 import argparse
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stablepay_console.cli import arguments as a
 from stablepay_console.cli.record_team import TEAM_COMMANDS, add_team_commands
 
-if TYPE_CHECKING:
-    from stablepay_console.profiles.model import Profile
-    from stablepay_console.wiring import Services
-
-OK, FAILED, USAGE = 0, 1, 2
 EXIT_CODES = "exit codes: 0 done; 1 failed (the message says why); 2 bad usage or input, nothing written."
 TEAM_KEYS = tuple(("record", f"record.{name}") for name in TEAM_COMMANDS)
 """The `record` group's (command, sub-command) keys, as `main.headless` looks them up."""
@@ -105,44 +101,3 @@ def add_audit_commands(sub: argparse._SubParsersAction[Any]) -> None:
     _json_flag(log)
     log.set_defaults(record_command="log")
     add_team_commands(sub)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the record command `args.record_command`."""
-    from stablepay_console.cli.output import fail
-    from stablepay_console.cli.record_runs import RUNS
-    from stablepay_console.cli.record_team import RUNS as TEAM_RUNS
-    from stablepay_console.storage.record import RecordError
-
-    try:
-        return {**RUNS, **TEAM_RUNS}[args.record_command](args)
-    except RecordError as exc:
-        fail(str(exc))
-        return FAILED
-    except TimeoutError:
-        fail("the record did not answer in time (another program may hold it locked).")
-        return FAILED
-
-
-def profile_for(args: argparse.Namespace) -> tuple[Profile, Services] | None:
-    """The profile named by --profile, else the one the console starts on (no key needed: nothing is sent)."""
-    from stablepay_console.cli.output import fail
-    from stablepay_console.cli.session import pick_profile
-    from stablepay_console.profiles.store import ProfileStoreError
-
-    services = record_services(args)
-    try:
-        return pick_profile(services, getattr(args, "profile", None)), services
-    except (ProfileStoreError, LookupError, ValueError) as exc:
-        fail(str(exc))
-        return None
-
-
-def record_services(args: argparse.Namespace) -> Services:
-    """The wiring, with the record's notices (a damaged file set aside) said on standard error."""
-    from stablepay_console.cli.output import note
-    from stablepay_console.cli.session import services_for
-
-    services = services_for(args)
-    services.record.on_notice = lambda text, refused: None if refused else note(text)  # a refusal ends the run
-    return services

@@ -1,19 +1,25 @@
-"""What each record command does (see `record_commands` for the arguments and exit codes)."""
+"""What each record command does, and `run`, which picks it (`record_commands` has the arguments and exit codes)."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from stablepay_console import __version__
 from stablepay_console.api.sanitize import has_control
 from stablepay_console.cli.output import Output, fail, note
-from stablepay_console.cli.record_commands import FAILED, OK, USAGE, profile_for, record_services
+from stablepay_console.cli.record_team import RUNS as TEAM_RUNS
 from stablepay_console.cli.record_team import refused_team, until_text, where_text
+from stablepay_console.cli.session import FAILED, OK, USAGE, pick_profile, services_for
 from stablepay_console.services.audit import verify
 from stablepay_console.services.export import evidence as packs
 from stablepay_console.services.history_view import history_json, history_text
+
+if TYPE_CHECKING:
+    from stablepay_console.profiles.model import Profile
+    from stablepay_console.wiring import Services
 
 AUDIT_COLUMNS = ("seq", "time", "actor", "profile", "environment", "action", "target", "outcome")
 
@@ -167,3 +173,36 @@ RUNS: dict[str, Callable[[argparse.Namespace], int]] = {
     "verify": run_verify,
     "log": run_log,
 }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the record command `args.record_command`."""
+    from stablepay_console.storage.record import RecordError
+
+    try:
+        return {**RUNS, **TEAM_RUNS}[args.record_command](args)
+    except RecordError as exc:
+        fail(str(exc))
+        return FAILED
+    except TimeoutError:
+        fail("the record did not answer in time (another program may hold it locked).")
+        return FAILED
+
+
+def profile_for(args: argparse.Namespace) -> tuple[Profile, Services] | None:
+    """The profile named by --profile, else the one the console starts on (no key needed: nothing is sent)."""
+    from stablepay_console.profiles.store import ProfileStoreError
+
+    services = record_services(args)
+    try:
+        return pick_profile(services, getattr(args, "profile", None)), services
+    except (ProfileStoreError, LookupError, ValueError) as exc:
+        fail(str(exc))
+        return None
+
+
+def record_services(args: argparse.Namespace) -> Services:
+    """The wiring, with the record's notices (a damaged file set aside) said on standard error."""
+    services = services_for(args)
+    services.record.on_notice = lambda text, refused: None if refused else note(text)  # a refusal ends the run
+    return services

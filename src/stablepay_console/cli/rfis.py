@@ -27,23 +27,27 @@ def filters_of(args: argparse.Namespace) -> RfiFilters:
 
 
 def cells(rfi: Rfi, now: datetime, columns: tuple[str, ...]) -> list[str]:
+    """The row of `columns`, each worked out only when asked for (`rfis due` prints thousands of rows)."""
+    return [_cell(rfi, now, column) for column in columns]
+
+
+def _cell(rfi: Rfi, now: datetime, column: str) -> str:
     from stablepay_console.services.watch.events import deadline_words, stamp
 
-    deadline = rfi.deadline
-    left = ""
-    if deadline is not None and rfi.status == "issued":
-        left = deadline_words(deadline, now).removeprefix("deadline ")
-    values = {
-        "id": rfi.id,
-        "status": rfi.status,
-        "kind": rfi.kind,
-        "user": rfi.user_id or "",
-        "round": str(rfi.round.round) if rfi.round is not None else "",
-        "deadline": stamp(deadline) if deadline is not None else "",
-        "left": left,
-        "created": stamp(rfi.created_at),
-    }
-    return [values[c] for c in columns]
+    if column in ("deadline", "left"):
+        deadline = rfi.deadline
+        if deadline is None:
+            return ""
+        if column == "deadline":
+            return stamp(deadline)
+        return deadline_words(deadline, now).removeprefix("deadline ") if rfi.status == "issued" else ""
+    if column == "round":
+        return str(rfi.round.round) if rfi.round is not None else ""
+    if column == "user":
+        return rfi.user_id or ""
+    if column == "created":
+        return stamp(rfi.created_at)
+    return str(getattr(rfi, column))  # id, status, kind
 
 
 def print_rfis(out: Output, rfis: Iterable[Rfi], now: datetime, columns: tuple[str, ...] = LIST_COLUMNS) -> None:

@@ -8,8 +8,8 @@ from typing import Any
 
 from stablepay_console.cli.durations import format_duration
 from stablepay_console.cli.output import Output, fail, note
-from stablepay_console.cli.record_commands import profile_for, record_services
-from stablepay_console.cli.triage_commands import FAILED, OK, USAGE
+from stablepay_console.cli.record_runs import profile_for, record_services
+from stablepay_console.cli.session import FAILED, OK, USAGE
 from stablepay_console.services.triage.report import ANALYST_FIELDS, SPANS, WEEK_FIELDS, Report
 from stablepay_console.storage.record_triage_types import TriagePolicy
 

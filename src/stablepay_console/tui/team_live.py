@@ -10,7 +10,7 @@ were not heard).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from stablepay_console.storage.team.listen import Change, TeamListener
 
@@ -18,14 +18,6 @@ if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
 
 DOWN_BADGE = "TEAM RECORD UNREACHABLE"
-
-
-def record_problem(app: Any, exc: BaseException) -> str:
-    """Why the record cannot be used, for a detail or a notification: the team's message says which database."""
-    services = getattr(app, "services", None)
-    if getattr(services, "team", None) is not None:
-        return str(exc)
-    return f"The local record cannot be used: {exc}"
 
 
 def start_team_live(app: ConsoleApp) -> TeamListener | None:

@@ -20,8 +20,8 @@ from stablepay_console import __version__
 from stablepay_console.api.sanitize import clean
 from stablepay_console.services.export import evidence
 from stablepay_console.storage.record import RecordError
+from stablepay_console.tui.formatters.record_problem import record_problem
 from stablepay_console.tui.formatters.text import toast_path
-from stablepay_console.tui.team_live import record_problem
 from stablepay_console.tui.widgets.rfi_history import RfiHistoryView
 from stablepay_console.tui.widgets.rfi_notes import RfiNotesView
 
