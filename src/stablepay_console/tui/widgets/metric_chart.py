@@ -165,7 +165,12 @@ class MetricChart(PlotextPlot):
             return
         step = ticks[1] - ticks[0]
         sub.ylim(ticks[0], ticks[-1])
-        sub.yticks(ticks, [tick_label(t, step) for t in ticks])
+        shown = self._labelled(ticks)
+        sub.yticks(shown, [tick_label(t, step) for t in shown])
+
+    def _labelled(self, ticks: list[float]) -> list[float]:
+        """The ticks that get a label (every one here)."""
+        return ticks
 
     def _lines(self, sub: Any, series: list[Series], shades: list[RGB]) -> None:
         for one, color in zip(series, shades, strict=True):

@@ -6,27 +6,14 @@ plotext drops colliding y labels in an order that depends on Python's hash seed;
 
 from __future__ import annotations
 
-from typing import Any
-
-from stablepay_console.services.metrics.series import Series
-from stablepay_console.tui.formatters.metrics import nice_ticks, tick_label
-from stablepay_console.tui.widgets.metric_chart import MetricChart, is_count, y_range
+from stablepay_console.tui.widgets.metric_chart import MetricChart
 
 FRAME_ROWS = 5
 """Rows of the widget that are not plot: the title, the two borders, the x ticks and the x label."""
 
 
 class TeamChart(MetricChart):
-    def _y_axis(self, sub: Any, series: list[Series], size: int) -> None:
-        span = y_range(series, self.chart_style, size)
-        if span is None:
-            return
-        ticks = nice_ticks(*span, whole=is_count(series))
-        if len(ticks) < 2:
-            return
-        step = ticks[1] - ticks[0]
-        sub.ylim(ticks[0], ticks[-1])
+    def _labelled(self, ticks: list[float]) -> list[float]:
         room = max(2, (self.size.height - FRAME_ROWS) // 2)
         every = -(-len(ticks) // room)
-        shown = ticks[::every]
-        sub.yticks(shown, [tick_label(t, step) for t in shown])
+        return ticks[::every]
