@@ -22,6 +22,7 @@ from stablepay_console.storage.record_types import AuditDraft, AuditEntry, Audit
 
 if TYPE_CHECKING:
     import psycopg
+    from psycopg import sql
 
 COLUMNS = ("seq", "at", "actor", "profile", "environment", "action", "target", "outcome", "detail", "prev_hash",
            "hash", "imported_from", "imported_by")
@@ -30,6 +31,12 @@ COLUMNS = ("seq", "at", "actor", "profile", "environment", "action", "target", "
 def detail_text(detail: dict[str, Any]) -> str:
     """The details as the local record writes them (sorted keys, ASCII)."""
     return json.dumps(detail, sort_keys=True, ensure_ascii=True, default=str)
+
+
+def _columns() -> sql.Composed:
+    from psycopg import sql
+
+    return sql.SQL(", ").join(sql.Identifier(c) for c in COLUMNS)
 
 
 def _entry(row: tuple[Any, ...]) -> AuditEntry:
@@ -49,9 +56,11 @@ def _entry(row: tuple[Any, ...]) -> AuditEntry:
 def append(conn: psycopg.Connection, draft: AuditDraft, server: str) -> AuditEntry:
     """Append `draft`'s content; the entry comes back as the database numbered, stamped and chained it."""
     detail = {**draft.detail, "server": server} if server else dict(draft.detail)
+    from psycopg import sql
+
     row = conn.execute(
-        "INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, server) "
-        f"VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING {', '.join(COLUMNS)}",
+        sql.SQL("INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, server) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING {}").format(_columns()),
         (draft.profile, draft.environment, draft.action, draft.target, draft.outcome, detail_text(detail), server),
     ).fetchone()
     assert row is not None
@@ -70,7 +79,7 @@ def read(
         if value is not None:
             where.append(sql.SQL(clause))
             params.append(value)
-    query: sql.Composable = sql.SQL("SELECT " + ", ".join(COLUMNS) + " FROM stablepay.audit")
+    query: sql.Composable = sql.SQL("SELECT {} FROM stablepay.audit").format(_columns())
     if where:
         query = sql.SQL("{} WHERE {}").format(query, sql.SQL(" AND ").join(where))
     if limit is not None:
