@@ -187,6 +187,17 @@ def team_db(pg_server: PgServer) -> Iterator[TeamDb]:
 
 
 @pytest.fixture
+def as_role(monkeypatch: pytest.MonkeyPatch, team_db: TeamDb):  # type: ignore[no-untyped-def]
+    """Run the next commands as a database role: `as_role("bob")` (alice to begin with)."""
+
+    def use(role: str) -> None:
+        monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url(role))
+
+    use("alice")
+    return use
+
+
+@pytest.fixture
 def bare_db(pg_server: PgServer) -> Iterator[TeamDb]:
     """An empty database owned by the admin role, for `record init` and the migrations themselves."""
     from psycopg import sql

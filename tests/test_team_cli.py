@@ -33,17 +33,6 @@ def cli(*argv: str) -> int:
     return main(list(argv))
 
 
-@pytest.fixture
-def as_role(monkeypatch: pytest.MonkeyPatch, team_db: TeamDb):  # type: ignore[no-untyped-def]
-    """Run the next commands as a database role: `as_role("bob")`."""
-
-    def use(role: str) -> None:
-        monkeypatch.setenv(URL, team_db.url(role))
-
-    use("alice")
-    return use
-
-
 def local_file() -> Path:
     return locations.data_dir() / "record.sqlite3"
 

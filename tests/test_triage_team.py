@@ -31,15 +31,6 @@ def cli(*argv: str) -> int:
     return main(list(argv))
 
 
-@pytest.fixture
-def as_role(monkeypatch: pytest.MonkeyPatch, team_db: TeamDb):  # type: ignore[no-untyped-def]
-    def use(role: str) -> None:
-        monkeypatch.setenv(URL, team_db.url(role))
-
-    use("alice")
-    return use
-
-
 def triage_rows(db: TeamDb) -> list[tuple[str, str]]:
     with db.connect() as conn:
         return [(str(s), str(a)) for s, a in conn.execute("SELECT step, actor FROM stablepay.triage ORDER BY id")]

@@ -177,10 +177,15 @@ RUNS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def run(args: argparse.Namespace) -> int:
     """Run the record command `args.record_command`."""
+    return guarded(lambda: {**RUNS, **TEAM_RUNS}[args.record_command](args))
+
+
+def guarded(work: Callable[[], int]) -> int:
+    """`work`'s exit code; a record that cannot be used, or does not answer in time, is exit 1 with its message."""
     from stablepay_console.storage.record import RecordError
 
     try:
-        return {**RUNS, **TEAM_RUNS}[args.record_command](args)
+        return work()
     except RecordError as exc:
         fail(str(exc))
         return FAILED

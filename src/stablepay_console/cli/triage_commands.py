@@ -71,19 +71,11 @@ def add_policy_command(record_sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stablepay_console.cli.output import fail
+    from stablepay_console.cli.record_runs import guarded
     from stablepay_console.cli.triage_runs import run_policy, run_report, run_step
-    from stablepay_console.storage.record import RecordError
 
-    try:
-        if getattr(args, "record_command", "") == "record.policy":
-            return run_policy(args)
-        if args.rfis_command == "report":
-            return run_report(args)
-        return run_step(args)
-    except RecordError as exc:
-        fail(str(exc))
-        return FAILED
-    except TimeoutError:
-        fail("the record did not answer in time (another program may hold it locked).")
-        return FAILED
+    if getattr(args, "record_command", "") == "record.policy":
+        return guarded(lambda: run_policy(args))
+    if args.rfis_command == "report":
+        return guarded(lambda: run_report(args))
+    return guarded(lambda: run_step(args))
