@@ -173,8 +173,8 @@ def watched(db: TeamDb) -> PgRecord:
     from stablepay_console.storage.record_types import RfiSighting, RoundSighting
 
     walt = record(db, "walt")
-    round_ = RoundSighting(1, "r1", "2026-11-20T09:00:00.000+00:00", "2026-11-27T09:00:00.000+00:00", None,
-                           "https://x.example/l", '{"id": "r1"}', "rf1")
+    round_ = RoundSighting(1, '{"id":"r1","round":1,"issuedAt":"2026-11-20T09:00:00Z","expiresAt":'
+                              '"2026-11-27T09:00:00Z","submittedAt":null,"link":"https://x.example/l"}', "rf1")
     seen = RfiSighting(RFI, "issued", "f1", '{"id": "x"}', round_)
     walt.observe([SeenPage("prod", "production", FIXED_NOW, (seen,))])
     assert walt.mark_sweep("prod", 60, '{"issued": []}')

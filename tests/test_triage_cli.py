@@ -103,3 +103,30 @@ def test_rfis_due_lists_the_breached_service_levels(capsys: pytest.CaptureFixtur
     assert late, said.out
     assert cli("rfis", "due", "--within", "1d", "--json") in (3, 4)
     assert isinstance(json.loads(capsys.readouterr().out), list)  # the API's requests, as before
+
+
+def breach_rows(out: str) -> dict[str, tuple[str, str, str]]:
+    """The breach table of `rfis due`: id -> (step, level, late by)."""
+    table = out[out.index("LATE BY"):].splitlines()[1:]
+    return {cells[0]: (cells[2], cells[3], cells[4]) for cells in (line.split() for line in table) if len(cells) == 5}
+
+
+def test_rfis_due_counts_each_request_at_its_own_step(capsys: pytest.CaptureFixture[str]) -> None:
+    from stablepay_console.cli.durations import parse_duration
+
+    assert cli("rfis", "due", "--within", "1d") in (3, 4)
+    before = breach_rows(capsys.readouterr().out)
+    # Late to be claimed by more than a day: the answer is late to be made ready as well.
+    rfi = next(i for i, (step, level, late) in before.items() if step == "unclaimed" and parse_duration(late).days)
+    assert before[rfi][1] == "claim"
+    assert cli("rfis", "claim", rfi) == 0
+    assert cli("rfis", "wait", rfi, "--note", "asked for a bank statement") == 0
+    capsys.readouterr()
+    assert cli("rfis", "due", "--within", "1d") in (3, 4)
+    waiting = breach_rows(capsys.readouterr().out)
+    assert rfi not in waiting, "a request waiting on the user breaches nothing"
+    assert len(waiting) == len(before) - 1
+    assert cli("rfis", "resume", rfi) == 0
+    capsys.readouterr()
+    assert cli("rfis", "due", "--within", "1d") in (3, 4)
+    assert breach_rows(capsys.readouterr().out)[rfi][:2] == ("claimed", "ready")

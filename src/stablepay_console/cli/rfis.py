@@ -123,30 +123,40 @@ def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
 
 def run_due(args: argparse.Namespace) -> int:
     """Exit 0 when nothing is due, 3 when something is due within the window, 4 when something is overdue."""
+    from stablepay_console.cli.triage_runs import print_breaches, recorded_breaches
     from stablepay_console.services.team.due import due_from_team
+    from stablepay_console.services.triage.due import BreachTally, held_triage
     from stablepay_console.services.watch.radar import due_now
 
     session = open_session(args)
     if session is None:
         return USAGE
     out = Output(args.format)
+    services, profile = session.services, session.profile
+    now = services.clock()
 
     window = format_duration(args.within)
-    team = None if args.live else due_from_team(session.services, session.profile, session.services.clock(),
-                                                 args.within)
+    team = None if args.live else due_from_team(services, profile, now, args.within)
     if team is not None:  # the team watcher's fresh sweep: the API is not asked
         report = team.report
         checked = f"{team.said}; {session.where}"
-    else:  # page by page: only what is due is kept, however many requests the account holds
-        asked = session.ask(lambda client: due_now(client, session.services.clock(), args.within))
+        breaches = recorded_breaches(services, profile, report.at) if out.is_text else None
+    else:  # page by page: only what is due or breached is kept, however many requests the account holds
+        # The record's claims, steps and policy are read on its thread while the first page is on its way.
+        tally = None
+        if out.is_text:  # the `--json` list stays the API's requests
+            held = services.record.submit(lambda record: held_triage(record, profile.name))
+            tally = BreachTally(lambda: held.result(60), now)
+        asked = session.ask(lambda client: due_now(client, now, args.within, tally.add if tally else None))
         if isinstance(asked, int):
             return asked
         report = asked
         checked = f"{report.checked} issued requests checked; {session.where}"
+        breaches = tally.found() if tally else None
+        if tally and tally.problem:
+            note(f"Service levels not checked: {tally.problem}")
     print_rfis(out, report.nearest(), report.at, DUE_COLUMNS)
-    from stablepay_console.cli.triage_runs import print_breaches
-
-    print_breaches(out, session.services, session.profile, report.at, bool(report.overdue or report.due))
+    print_breaches(out, breaches or (), bool(report.overdue or report.due))
     if not (report.overdue or report.due):
         note(f"Nothing due within {window}: {checked}.")
         return OK

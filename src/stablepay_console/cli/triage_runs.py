@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stablepay_console.cli.durations import format_duration
 from stablepay_console.cli.output import Output, fail, note
@@ -12,6 +13,9 @@ from stablepay_console.cli.record_runs import profile_for, record_services
 from stablepay_console.cli.session import FAILED, OK, USAGE
 from stablepay_console.services.triage.report import ANALYST_FIELDS, SPANS, WEEK_FIELDS, Report
 from stablepay_console.storage.record_triage_types import TriagePolicy
+
+if TYPE_CHECKING:
+    from stablepay_console.services.triage.due import Breach
 
 LOCAL_APPROVE = ("four eyes need the team record: on the local record one person makes an answer ready and "
                  "nobody else can approve it. Set STABLEPAY_RECORD_URL or run `record use URL`.")
@@ -114,24 +118,29 @@ def late_words(seconds: float) -> str:
     return format_duration(timedelta(minutes=max(1, int(seconds // 60))))
 
 
-def print_breaches(out: Output, services: Any, profile: Any, now: datetime, after_rows: bool = True) -> int:
-    """`rfis due`, after the deadlines: the open requests whose next service level is breached (text only:
-    the `--json` list stays the API's requests). Returns how many; a record that cannot be read is said."""
+def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[Breach] | None:
+    """The breaches as the record knows them (`rfis due` from the team watcher's sweep); None, said, when
+    the record cannot be read."""
     from stablepay_console.services.triage.due import open_breaches
     from stablepay_console.storage.record import RecordError
 
-    if not out.is_text:
-        return 0
     try:
-        found = services.record.call(lambda record: open_breaches(record.triage_facts(profile.name, now), now))
+        found: list[Breach] = services.record.call(
+            lambda record: open_breaches(record.triage_facts(profile.name, now), now))
     except (RecordError, TimeoutError) as exc:
         note(f"Service levels not checked: {exc}")
-        return 0
-    if found:
-        if after_rows:
-            out.blank()
-        out.table(("id", "round", "step", "level", "late by"),
-                  [(b.rfi_id, str(b.round_no), b.step, b.level, late_words(b.late_seconds)) for b in found],
-                  title="Service levels breached")
-        note(f"{len(found)} service level{'s' if len(found) != 1 else ''} breached (team policy: `record policy`).")
-    return len(found)
+        return None
+    return found
+
+
+def print_breaches(out: Output, found: Sequence[Breach], after_rows: bool = True) -> None:
+    """`rfis due`, after the deadlines: the open requests whose next service level is breached (text only:
+    the `--json` list stays the API's requests)."""
+    if not found or not out.is_text:
+        return
+    if after_rows:
+        out.blank()
+    out.table(("id", "round", "step", "level", "late by"),
+              [(b.rfi_id, str(b.round_no), b.step, b.level, late_words(b.late_seconds)) for b in found],
+              title="Service levels breached")
+    note(f"{len(found)} service level{'s' if len(found) != 1 else ''} breached (team policy: `record policy`).")

@@ -23,7 +23,7 @@ from datetime import datetime
 from stablepay_console.api.models import Rfi, RfiRound
 from stablepay_console.api.sanitize import clean, json_safe
 from stablepay_console.storage.record import Record
-from stablepay_console.storage.record_types import RfiSighting, RoundSighting, SeenPage, stamp
+from stablepay_console.storage.record_types import RfiSighting, RoundSighting, SeenPage
 from stablepay_console.storage.record_worker import RecordWorker
 
 log = logging.getLogger(__name__)
@@ -45,18 +45,11 @@ def _digest(text: str) -> str:
 
 
 def _round_sighting(r: RfiRound) -> RoundSighting:
+    if any(moment is not None and moment.tzinfo is None for moment in (r.issued_at, r.expires_at, r.submitted_at)):
+        raise ValueError("The record keeps timezone-aware times only.")  # here, so the page alone is not kept
     # pydantic writes the JSON (fast, in one pass); json_safe escapes what a terminal could act on.
     wire = _safe_json(r.model_dump_json(by_alias=True))
-    return RoundSighting(
-        round_no=r.round,
-        round_id=_safe(r.id, 80),
-        issued_at=stamp(r.issued_at),
-        expires_at=stamp(r.expires_at) if r.expires_at else None,
-        submitted_at=stamp(r.submitted_at) if r.submitted_at else None,
-        link=_safe(r.link, 2000) if r.link else None,
-        wire_json=wire,
-        fingerprint=_digest(wire),
-    )
+    return RoundSighting(r.round, wire, _digest(wire))
 
 
 def sighting(rfi: Rfi) -> RfiSighting:

@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from typing import Any
+
+from stablepay_console.api.sanitize import clean
 
 
 def stamp(moment: datetime) -> str:
@@ -30,16 +33,53 @@ def parse_stamp(text: str) -> datetime:
 
 @dataclass(frozen=True)
 class RoundSighting:
+    """One round as fetched: its JSON text and its fingerprint.
+
+    The columns a round entry keeps beside its text (id, times, link) are read from that text, and only
+    when a new entry is written: most sightings are of a round already kept and need the fingerprint alone.
+    """
+
     round_no: int
-    round_id: str
-    issued_at: str
-    expires_at: str | None
-    submitted_at: str | None
-    link: str | None
     wire_json: str
     """The round as the server sent it, as JSON text (already safe: unsafe characters as `\\uXXXX`)."""
     fingerprint: str
     """Changes whenever anything about the round changes: a different fingerprint is a new round entry."""
+
+    @cached_property
+    def _sent(self) -> dict[str, Any]:
+        sent = json.loads(self.wire_json)
+        return sent if isinstance(sent, dict) else {}
+
+    def _text(self, name: str, max_len: int) -> str | None:
+        value = self._sent.get(name)
+        return None if value is None else clean(value, max_len)
+
+    def _stamp(self, name: str) -> str | None:
+        value = self._sent.get(name)
+        return None if value is None else stamp(datetime.fromisoformat(str(value)))
+
+    @property
+    def round_id(self) -> str:
+        return self._text("id", 80) or ""
+
+    @property
+    def issued_at(self) -> str:
+        issued = self._stamp("issuedAt")
+        if issued is None:
+            raise ValueError("A round is kept with its issuedAt.")
+        return issued
+
+    @property
+    def expires_at(self) -> str | None:
+        return self._stamp("expiresAt")
+
+    @property
+    def submitted_at(self) -> str | None:
+        return self._stamp("submittedAt")
+
+    @property
+    def link(self) -> str | None:
+        return self._text("link", 2000) or None
 
 
 @dataclass(frozen=True)

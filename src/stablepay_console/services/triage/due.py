@@ -1,20 +1,23 @@
 """A request's step and its time left to the next service level, for a row shown now; and the breaches.
 
-The inbox and the banner work from the request as the API just sent it (its round's `issuedAt` and
-`expiresAt`, its status), the claim and the steps of its current round from the record, and the
-team's policy. `rfis due` works from the record alone (every round last seen open).
+The inbox, the banner and `rfis due` work from the request as the API just sent it (its round's
+`issuedAt` and `expiresAt`, its status), the claim and the steps of its current round from the
+record, and the team's policy: `BreachTally` keeps only what is breached as the issued requests
+stream past. `rfis due` from the team watcher's sweep works from the record alone (`open_breaches`:
+every round last seen open).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from stablepay_console.services.triage.cases import cases
-from stablepay_console.services.triage.levels import RoundClock, TimeLeft, time_left
-from stablepay_console.services.triage.state import CLOSED, step_of
+from stablepay_console.services.triage.levels import ZERO, RoundClock, TimeLeft, time_left
+from stablepay_console.services.triage.state import CLOSED, UNCLAIMED, step_of
+from stablepay_console.storage.record import Record, RecordError
 from stablepay_console.storage.record_triage_types import TriageFacts, TriagePolicy, TriageStep
 from stablepay_console.storage.record_types import Claim
 
@@ -75,3 +78,63 @@ def open_breaches(facts: TriageFacts, now: datetime) -> list[Breach]:
         if left is not None and left.breached and left.left is not None:
             found.append(Breach(rfi_id, case.round_no, step, left.level, -left.left.total_seconds()))
     return sorted(found, key=lambda b: -b.late_seconds)
+
+
+@dataclass(frozen=True)
+class HeldTriage:
+    """What the record holds of the team's triage that the API does not: claims, steps, the policy."""
+
+    claims: Mapping[str, Claim]
+    steps: Mapping[str, Sequence[TriageStep]]
+    """Every step of each request, all rounds, oldest first."""
+    policy: TriagePolicy
+
+
+def held_triage(record: Record, profile: str) -> HeldTriage:
+    """One read of the record (a few rows: only requests someone acted on have claims or steps)."""
+    return HeldTriage(record.claims(profile), record.every_triage_step(profile), record.triage_policy())
+
+
+class BreachTally:
+    """The breaches among requests streaming past (`rfis due` from the API): only the breaches are kept.
+
+    `held` is called once, at the first request: the record is read while the first page is on its way.
+    A record that cannot be read leaves `problem` saying why, and the tally empty."""
+
+    def __init__(self, held: Callable[[], HeldTriage], now: datetime) -> None:
+        self._held_of: Callable[[], HeldTriage] | None = held
+        self._held: HeldTriage | None = None
+        self.now = now
+        self.problem: str | None = None
+        self.breaches: list[Breach] = []
+
+    def _read(self) -> HeldTriage | None:
+        if self._held_of is not None:
+            held_of, self._held_of = self._held_of, None
+            try:
+                self._held = held_of()
+            except (RecordError, TimeoutError) as exc:
+                self.problem = str(exc) or type(exc).__name__
+        return self._held
+
+    def add(self, rfi: Rfi) -> None:
+        held = self._read()
+        if held is None or rfi.round is None or rfi.status in CLOSED:
+            return
+        round_no = rfi.round.round
+        claim = held.claims.get(rfi.id)
+        steps = [s for s in held.steps.get(rfi.id, ()) if s.round_no == round_no]
+        if claim is None and not steps:  # most requests: unclaimed, no step taken, nothing paused
+            late = self.now - (rfi.round.issued_at + held.policy.claim_within)
+            if late > ZERO:
+                self.breaches.append(Breach(rfi.id, round_no, UNCLAIMED, "claim", late.total_seconds()))
+            return
+        shown = row_triage(rfi, claim, steps, held.policy, self.now)
+        left = shown.left
+        if left is not None and left.breached and left.left is not None:
+            self.breaches.append(Breach(rfi.id, round_no, shown.step, left.level, -left.left.total_seconds()))
+
+    def found(self) -> list[Breach]:
+        """The breaches, the latest first (as `open_breaches`)."""
+        self._read()
+        return sorted(self.breaches, key=lambda b: -b.late_seconds)

@@ -9,7 +9,7 @@ issued request once per sweep interval, deadlines by the clock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -95,14 +95,18 @@ def due_report(rfis: Iterable[Rfi], now: datetime, within: timedelta) -> DueRepo
     return tally.report()
 
 
-async def due_now(client: StablePayClient, now: datetime, within: timedelta) -> DueReport:
-    """Every issued request read page by page (concurrent, bounded per server); only what is due is kept."""
+async def due_now(client: StablePayClient, now: datetime, within: timedelta,
+                  also: Callable[[Rfi], object] | None = None) -> DueReport:
+    """Every issued request read page by page (concurrent, bounded per server); only what is due is kept.
+    `also` sees every request as it passes (the service levels' breaches, counted in the same walk)."""
     tally = DueTally(now, within)
     rfis = client.iter_rfis(ISSUED)
     with gc_paused():
         async with aclosing(rfis):  # pages still in flight are cancelled on an error
             async for rfi in rfis:
                 tally.add(rfi)
+                if also is not None:
+                    also(rfi)
     return tally.report()
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Sequence
+from typing import TypeVar
 
 from stablepay_console.storage.record_types import RfiSighting, RoundSighting
 
 LOOKUP = 500
-"""IDs asked for in one query (SQLite allows 999 parameters in old builds)."""
+"""IDs asked for or touched in one statement (SQLite allows 999 parameters in old builds)."""
+T = TypeVar("T")
 
 
 def _new_status(conn: sqlite3.Connection, profile: str, rfi_id: str, status: str, seen: str) -> int:
@@ -95,17 +97,16 @@ def observe_page(conn: sqlite3.Connection, profile: str, environment: str, sight
     """Record a page of sightings; how many were new or changed.
 
     Most of a page is usually unchanged (a sweep, `rfis due` from cron): those are found in one query and
-    touched in three statements; the new or changed ones (and an ID the page repeats) one at a time."""
+    touched in three statements a chunk; the new or changed ones (and an ID the page repeats) one at a time."""
     ids = [s.rfi_id for s in sightings]
     known: dict[str, tuple[str, int | None, int | None]] = {}
-    for start in range(0, len(ids), LOOKUP):
-        chunk = ids[start : start + LOOKUP]
-        marks = ",".join("?" * len(chunk))
-        rows = conn.execute(
-            f"SELECT rfi_id, fingerprint, status_row, round_row FROM rfis WHERE profile = ? AND rfi_id IN ({marks})",
+    for chunk in _chunks(ids):
+        cursor = conn.execute(
+            f"SELECT rfi_id, fingerprint, status_row, round_row FROM rfis WHERE profile = ? AND rfi_id IN "
+            f"({_marks(chunk)})",
             (profile, *chunk),
         )
-        known.update({row[0]: (row[1], row[2], row[3]) for row in rows})
+        known.update({row[0]: (row[1], row[2], row[3]) for row in cursor})
     repeated = {rfi_id for rfi_id, n in Counter(ids).items() if n > 1}
     same: list[RfiSighting] = []
     changed = 0
@@ -115,9 +116,26 @@ def observe_page(conn: sqlite3.Connection, profile: str, environment: str, sight
             same.append(s)
         else:
             changed += observe_one(conn, profile, environment, s, seen)
-    conn.executemany("UPDATE rfis SET last_seen = max(last_seen, ?) WHERE profile = ? AND rfi_id = ?",
-                     [(seen, profile, s.rfi_id) for s in same])
-    for table, column in (("statuses", 1), ("rounds", 2)):
-        touched = [(seen, known[s.rfi_id][column]) for s in same if known[s.rfi_id][column] is not None]
-        conn.executemany(f"UPDATE {table} SET last_seen = max(last_seen, ?) WHERE id = ?", touched)
+    # One statement a chunk, not one a request: each statement gives up and takes back the interpreter's
+    # lock, and a thread that does that 100,000 times waits behind the event loop's paging every time.
+    unchanged = [s.rfi_id for s in same]
+    for ids_chunk in _chunks(unchanged):
+        conn.execute(
+            f"UPDATE rfis SET last_seen = max(last_seen, ?) WHERE profile = ? AND rfi_id IN ({_marks(ids_chunk)})",
+            (seen, profile, *ids_chunk),
+        )
+    status_rows = [known[rfi_id][1] for rfi_id in unchanged]
+    round_rows = [known[rfi_id][2] for rfi_id in unchanged]
+    for table, rows in (("statuses", status_rows), ("rounds", round_rows)):
+        for rows_chunk in _chunks([row for row in rows if row is not None]):
+            conn.execute(f"UPDATE {table} SET last_seen = max(last_seen, ?) WHERE id IN ({_marks(rows_chunk)})",
+                         (seen, *rows_chunk))
     return changed
+
+
+def _chunks(values: list[T]) -> list[list[T]]:
+    return [values[start : start + LOOKUP] for start in range(0, len(values), LOOKUP)]
+
+
+def _marks(chunk: Sequence[object]) -> str:
+    return ",".join("?" * len(chunk))

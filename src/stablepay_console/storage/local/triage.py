@@ -97,6 +97,15 @@ def steps_of(conn: sqlite3.Connection, profile: str, rfi_ids: Sequence[str]) -> 
     return found
 
 
+def every_step(conn: sqlite3.Connection, profile: str) -> dict[str, list[TriageStep]]:
+    found: dict[str, list[TriageStep]] = {}
+    for step in _steps(conn.execute(
+        "SELECT rfi_id, step, actor, at, note, round_no FROM triage WHERE profile = ? ORDER BY id", (profile,)
+    ).fetchall()):
+        found.setdefault(step.rfi_id, []).append(step)
+    return found
+
+
 def policy(conn: sqlite3.Connection) -> TriagePolicy:
     row = conn.execute(
         "SELECT claim_within, ready_within, approve_before, changed_by, changed_at FROM triage_policy WHERE only = 1"
@@ -162,6 +171,10 @@ class SqliteTriage:
     def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
         with self._lock:
             return steps_of(self._conn, profile, rfi_ids)
+
+    def every_triage_step(self, profile: str) -> dict[str, list[TriageStep]]:
+        with self._lock:
+            return every_step(self._conn, profile)
 
     def triage_policy(self) -> TriagePolicy:
         with self._lock:

@@ -46,6 +46,15 @@ def steps_of(conn: psycopg.Connection, server: str, rfi_ids: Sequence[str]) -> d
     return found
 
 
+def every_step(conn: psycopg.Connection, server: str) -> dict[str, list[TriageStep]]:
+    found: dict[str, list[TriageStep]] = {}
+    for step in _steps(conn.execute(
+        "SELECT rfi_id, step, actor, at, note, round_no FROM stablepay.triage WHERE server = %s ORDER BY id", (server,)
+    ).fetchall()):
+        found.setdefault(step.rfi_id, []).append(step)
+    return found
+
+
 def case(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) -> TriageCase:
     seen = conn.execute(
         "SELECT r.status, ro.round_no FROM stablepay.rfis r LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
@@ -139,6 +148,10 @@ class PgTriage:
     def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
         with self._tx("read the triage steps") as conn:
             return steps_of(conn, self.scope_of(profile), rfi_ids)
+
+    def every_triage_step(self, profile: str) -> dict[str, list[TriageStep]]:
+        with self._tx("read the triage steps") as conn:
+            return every_step(conn, self.scope_of(profile))
 
     def triage_policy(self) -> TriagePolicy:
         with self._tx("read the service levels") as conn:

@@ -1,0 +1,83 @@
+"""`rfis due`'s breaches, counted as the issued requests stream past, against the service-level clock itself."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stablepay_console.api.models import Rfi, RfiRound
+from stablepay_console.services.triage.due import BreachTally, HeldTriage, row_triage
+from stablepay_console.storage.record import RecordTooNew
+from stablepay_console.storage.record_triage_types import STEPS, TriagePolicy, TriageStep
+from stablepay_console.storage.record_types import Claim
+
+NOW = datetime(2026, 11, 26, 12, 0, tzinfo=timezone.utc)
+HOUR = timedelta(hours=1)
+
+
+def rfi(rfi_id: str, issued_hours_ago: float, expires_in_hours: float | None, round_no: int = 2,
+        status: str = "issued") -> Rfi:
+    expires = NOW + expires_in_hours * HOUR if expires_in_hours is not None else None
+    return Rfi(id=rfi_id, kind="onboarding", status=status, subject_type="individual", created_at=NOW - 400 * HOUR,
+               current_round=round_no,
+               round=RfiRound(id="r", round=round_no, issued_at=NOW - issued_hours_ago * HOUR, expires_at=expires))
+
+
+hours = st.floats(min_value=0, max_value=200, allow_nan=False)
+a_step = st.tuples(st.sampled_from(STEPS), hours, st.sampled_from([1, 2]))
+a_request = st.tuples(hours, st.none() | st.floats(min_value=-50, max_value=200, allow_nan=False),
+                      st.none() | hours, st.lists(a_step, max_size=5), st.sampled_from(["issued", "submitted"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(requests=st.lists(a_request, min_size=1, max_size=8),
+       spans=st.tuples(st.integers(1, 48), st.integers(1, 72), st.integers(0, 48)))
+def test_the_tally_finds_exactly_what_the_service_level_clock_calls_breached(
+        requests: list[tuple[float, float | None, float | None, list[tuple[str, float, int]], str]],
+        spans: tuple[int, int, int]) -> None:
+    policy = TriagePolicy(spans[0] * HOUR, spans[1] * HOUR, spans[2] * HOUR)
+    rows, claims, steps = [], {}, {}
+    for n, (issued, expires, claimed, taken, status) in enumerate(requests):
+        row = rfi(f"R{n}", issued, expires, status=status)
+        rows.append(row)
+        if claimed is not None:
+            claims[row.id] = Claim("p", row.id, "ana", NOW - claimed * HOUR)
+        steps[row.id] = [TriageStep(row.id, name, "ana", NOW - ago * HOUR, "", round_no)
+                         for name, ago, round_no in sorted(taken, key=lambda s: -s[1])]
+    tally = BreachTally(lambda: HeldTriage(claims, steps, policy), NOW)
+    for row in rows:
+        tally.add(row)
+
+    expected = {}
+    for row in rows:  # the inbox's own reckoning, with the steps of the round the API shows
+        current = [s for s in steps[row.id] if s.round_no == 2]
+        shown = row_triage(row, claims.get(row.id), current, policy, NOW)
+        if shown.left is not None and shown.left.breached:
+            expected[row.id] = (shown.step, shown.left.level)
+    found = tally.found()
+    assert {b.rfi_id: (b.step, b.level) for b in found} == expected
+    assert [b.late_seconds for b in found] == sorted((b.late_seconds for b in found), reverse=True)
+
+
+def test_steps_of_an_earlier_round_do_not_pause_the_current_one() -> None:
+    row = rfi("R", issued_hours_ago=30, expires_in_hours=100)
+    earlier_wait = TriageStep("R", "wait", "ana", NOW - 40 * HOUR, "", 1)
+    tally = BreachTally(lambda: HeldTriage({}, {"R": [earlier_wait]}, TriagePolicy()), NOW)
+    tally.add(row)
+    assert [(b.step, b.level, b.late_seconds) for b in tally.found()] == [("unclaimed", "claim", 26 * 3600)]
+
+
+def test_a_record_that_cannot_be_read_says_why_and_finds_nothing() -> None:
+    calls = []
+
+    def unreadable() -> HeldTriage:
+        calls.append(1)
+        raise RecordTooNew("the record file belongs to a newer console")
+
+    tally = BreachTally(unreadable, NOW)
+    for n in range(3):
+        tally.add(rfi(f"R{n}", issued_hours_ago=30, expires_in_hours=1))
+    assert tally.found() == [] and tally.problem == "the record file belongs to a newer console"
+    assert calls == [1], "the record is asked once, not once a request"
