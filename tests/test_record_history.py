@@ -277,3 +277,26 @@ def test_a_page_the_record_cannot_keep_never_fails_the_fetch(sandbox: Sandbox) -
     recorder.saw("embedded", "sandbox", [good], FIXED_NOW)
     assert worker.call(lambda record: record.history("embedded", good.id)).seen, "later pages are still kept"
     worker.close()
+
+
+def test_a_page_is_matched_to_what_the_record_holds_whatever_the_ids_hold(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The record reads a page's known requests back as one row of text; an ID holding its separators (a
+    record not written by this console) is still matched, and an unchanged request stays unchanged."""
+    from dataclasses import replace
+
+    from stablepay_console.storage.local import open_record
+    from stablepay_console.storage.record_types import RfiSighting, SeenPage
+
+    record = open_record(tmp_path / "record.sqlite3")
+    try:
+        page = SeenPage("p", "sandbox", FIXED_NOW, (RfiSighting("odd\x1fid\x1e", "issued", "f1", "{}", None),
+                                                    RfiSighting("plain", "issued", "f2", "{}", None)))
+        assert record.observe([page]) == 2
+        later = replace(page, at=FIXED_NOW + timedelta(hours=1))
+        assert record.observe([later]) == 0, "both found unchanged: only their last sighting moves"
+        for rfi_id in ("plain", "odd\x1fid\x1e"):
+            kept = record.history("p", rfi_id)
+            assert kept.record is not None and kept.record.last_seen == FIXED_NOW + timedelta(hours=1)
+            assert [(s.first_seen, s.last_seen) for s in kept.statuses] == [(FIXED_NOW, FIXED_NOW + timedelta(hours=1))]
+    finally:
+        record.close()

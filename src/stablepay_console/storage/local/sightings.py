@@ -101,12 +101,7 @@ def observe_page(conn: sqlite3.Connection, profile: str, environment: str, sight
     ids = [s.rfi_id for s in sightings]
     known: dict[str, tuple[str, int | None, int | None]] = {}
     for chunk in _chunks(ids):
-        cursor = conn.execute(
-            f"SELECT rfi_id, fingerprint, status_row, round_row FROM rfis WHERE profile = ? AND rfi_id IN "
-            f"({_marks(chunk)})",
-            (profile, *chunk),
-        )
-        known.update({row[0]: (row[1], row[2], row[3]) for row in cursor})
+        known.update(_known(conn, profile, chunk))
     repeated = {rfi_id for rfi_id, n in Counter(ids).items() if n > 1}
     same: list[RfiSighting] = []
     changed = 0
@@ -131,6 +126,26 @@ def observe_page(conn: sqlite3.Connection, profile: str, environment: str, sight
             conn.execute(f"UPDATE {table} SET last_seen = max(last_seen, ?) WHERE id IN ({_marks(rows_chunk)})",
                          (seen, *rows_chunk))
     return changed
+
+
+def _known(conn: sqlite3.Connection, profile: str, ids: Sequence[str]) -> dict[str, tuple[str, int | None, int | None]]:
+    """(fingerprint, status row, round row) of each ID the record holds.
+
+    As one row of text: SQLite gives up the interpreter's lock for every row it steps to, and a thread
+    that takes it back 100,000 times waits behind the event loop's paging each time. A kept ID is printable
+    (`RfiSighting`), so the separators (ASCII unit and record separators) never occur in one."""
+    (joined,) = conn.execute(
+        "SELECT group_concat(rfi_id || char(31) || fingerprint || char(31) || ifnull(status_row, '') || char(31) "
+        f"|| ifnull(round_row, ''), char(30)) FROM rfis WHERE profile = ? AND rfi_id IN ({_marks(ids)})",
+        (profile, *ids),
+    ).fetchone()
+    rows = [row.split("\x1f") for row in joined.split("\x1e")] if joined else []
+    if any(len(row) != 4 for row in rows):  # not written by this console: read it row by row
+        return {r[0]: (r[1], r[2], r[3]) for r in conn.execute(
+            f"SELECT rfi_id, fingerprint, status_row, round_row FROM rfis WHERE profile = ? AND rfi_id IN "
+            f"({_marks(ids)})", (profile, *ids))}
+    return {rfi_id: (fingerprint, int(status) if status else None, int(round_) if round_ else None)
+            for rfi_id, fingerprint, status, round_ in rows}
 
 
 def _chunks(values: list[T]) -> list[list[T]]:
