@@ -36,11 +36,8 @@ def format_duration(duration: timedelta) -> str:
     seconds = int(duration.total_seconds())
     if seconds <= 0:
         return "0s"
-    parts = []
-    units = UNITS if seconds % UNITS["d"] == 0 and seconds >= 2 * UNITS["d"] else {**UNITS, "d": seconds + 1}
-    for unit, size in sorted(units.items(), key=lambda item: -item[1]):
-        count, seconds = divmod(seconds, size)
-        if count:
-            parts.append(f"{count}{unit}")
-    return "".join(parts)
-
+    if seconds % UNITS["d"] == 0 and seconds >= 2 * UNITS["d"]:
+        return f"{seconds // UNITS['d']}d"
+    hours, rest = divmod(seconds, UNITS["h"])
+    minutes, secs = divmod(rest, UNITS["m"])
+    return (f"{hours}h" if hours else "") + (f"{minutes}m" if minutes else "") + (f"{secs}s" if secs else "")

@@ -68,18 +68,27 @@ class DueTally:
         self.checked = 0
 
     def add(self, rfi: Rfi) -> None:
-        if rfi.status != ISSUED or rfi.deadline is None:
-            self.checked += 1
+        self.checked += 1
+        deadline = rfi.deadline
+        if rfi.status != ISSUED or deadline is None:
             return
-        self.add_kept(rfi.deadline, keep(rfi))
+        into = self._list_for(deadline)
+        if into is not None:  # only what is due is turned into text: most requests are not
+            into.append((deadline, keep(rfi)))
 
     def add_kept(self, deadline: datetime, kept: str) -> None:
         """An issued request already kept as text (`services.kept`), with its deadline."""
         self.checked += 1
+        into = self._list_for(deadline)
+        if into is not None:
+            into.append((deadline, kept))
+
+    def _list_for(self, deadline: datetime) -> list[tuple[datetime, str]] | None:
         if deadline <= self.now:
-            self.overdue.append((deadline, kept))
-        elif deadline - self.now <= self.within:
-            self.due.append((deadline, kept))
+            return self.overdue
+        if deadline - self.now <= self.within:
+            return self.due
+        return None
 
     def report(self) -> DueReport:
         def nearest(kept: list[tuple[datetime, str]]) -> Kept:
