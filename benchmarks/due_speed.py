@@ -12,7 +12,9 @@ tree, then the other way round), each a whole process timed from start to exit, 
 Each program's first run is a warm-up (not counted): it fills its record with the 35,000 issued requests, as
 the first run from cron does; the counted runs are the hourly ones, where most requests are unchanged.
 
-    .venv/bin/python benchmarks/due_speed.py [RFIS] [RUNS]
+    .venv/bin/python benchmarks/due_speed.py [RFIS] [RUNS] [COMMIT]
+
+COMMIT (default `LANDED`) is the baseline's code: the landed main to compare with.
 """
 
 from __future__ import annotations
@@ -97,11 +99,12 @@ def due(tree: Tree) -> tuple[int, float, float]:
     return timed(tree.argv("rfis", "due", "--within", "24h"), tree.env)
 
 
-def measure(rfis: int = 100_000, latency: float = 0.05, runs: int = 5, landed: bool = True) -> list[Row]:
-    """`landed`: also run the landed commit's code (skipped, and said, when it cannot be read)."""
+def measure(rfis: int = 100_000, latency: float = 0.05, runs: int = 5, landed: bool = True,
+            commit: str = LANDED) -> list[Row]:
+    """`landed`: also run `commit`'s code (skipped, and said, when it cannot be read)."""
     with served_sandbox(rfis, latency) as (base_url, key), \
             tempfile.TemporaryDirectory(prefix="stablepay-bench-") as tmp:
-        old_src = baseline_src(Path(tmp), LANDED) if landed else None
+        old_src = baseline_src(Path(tmp), commit) if landed else None
         new = Tree("this tree", Path(tmp) / "new", _Url(base_url), key)  # type: ignore[arg-type]
         old = Tree("landed", Path(tmp) / "old", _Url(base_url), key, old_src) if old_src else None  # type: ignore[arg-type]
         floor_argv = [sys.executable, "-c", FLOOR, base_url, key, str(PLACES)]
@@ -124,7 +127,7 @@ def measure(rfis: int = 100_000, latency: float = 0.05, runs: int = 5, landed: b
     where = (f"sandbox serve --rfis {rfis} --latency {latency}; median of {runs} runs each, in turns after a "
              f"warm-up each; load average {os.getloadavg()[0]:.1f} at the end on {os.cpu_count()} CPUs")
     why = "not asked for" if not landed else "no git, or no such commit"
-    said = f"landed: commit {LANDED[:7]}" if before else f"landed code not run ({why})"
+    said = f"landed: commit {commit[:7]}" if before else f"landed code not run ({why})"
     return [
         Row("rfis due vs landed, wall", secs(this.wall), secs(before.wall) if before else "-",
             f"{this.wall / before.wall:.2f}x" if before else "-", f"<= {GOAL_S:.0f} s", this.wall <= GOAL_S,
@@ -148,7 +151,8 @@ def main(argv: Sequence[str]) -> None:
 
     rfis = int(argv[0]) if argv else 100_000
     runs = int(argv[1]) if len(argv) > 1 else 5
-    print(render(measure(rfis, runs=runs)))
+    commit = argv[2] if len(argv) > 2 else LANDED
+    print(render(measure(rfis, runs=runs, commit=commit)))
 
 
 if __name__ == "__main__":
