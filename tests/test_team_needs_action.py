@@ -162,3 +162,35 @@ def test_the_first_rows_come_first_in_needs_action_order(sandbox: Sandbox, team_
     ahead = [r.id for r in needs_action_order(issued, FIXED_NOW)[0] if r.deadline and r.deadline > FIXED_NOW]
     assert [parsed(w, rw).id for w, rw, _ in rows] == ahead[:5]  # type: ignore[union-attr]
     assert total == len(issued) + 1  # and the row that does not parse, which the view leaves out
+
+
+def test_rfis_due_from_the_team_watcher_lists_each_breach_of_its_issued_rows(  # type: ignore[no-untyped-def]
+    sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The breaches of the requests the watcher saw issued, as the inbox reckons each row; the row that does not
+    parse and another server's request are not among them."""
+    from datetime import datetime, timezone
+
+    from stablepay_console.cli.main import main
+    from stablepay_console.services.triage.due import row_triage
+    from stablepay_console.storage.record_triage_types import TriagePolicy
+    from tests.test_triage_cli import breach_rows
+
+    def breached(now: datetime) -> set[tuple[str, str, str]]:
+        found = set()
+        for rfi in sandbox.data.rfis:
+            shown = row_triage(rfi, None, (), TriagePolicy(), now) if rfi.status == "issued" else None
+            if shown is not None and shown.left is not None and shown.left.breached:
+                found.add((rfi.id, shown.step, shown.left.level))
+        return found
+
+    swept_by_alice(sandbox, team_db)
+    monkeypatch.setenv(URL, team_db.url("bob"))
+    before = breached(datetime.now(timezone.utc))
+    assert main(["rfis", "due", "--within", "24h"]) == 4
+    after = breached(datetime.now(timezone.utc))
+    said = capsys.readouterr()
+    assert "from the team watcher (walt), swept " in said.err
+    listed = {(rfi_id, step, level) for rfi_id, (step, level, _) in breach_rows(said.out).items()}
+    assert before & after <= listed <= before | after and listed
+    assert not {"broken", "elsewhere"} & {rfi_id for rfi_id, _, _ in listed}

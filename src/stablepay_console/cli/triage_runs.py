@@ -119,18 +119,23 @@ def late_words(seconds: float) -> str:
 
 
 def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[Breach] | None:
-    """The breaches as the record knows them (`rfis due` from the team watcher's sweep); None, said, when
-    the record cannot be read."""
-    from stablepay_console.services.triage.due import open_breaches
+    """The breaches among the requests the team watcher last saw as issued (`rfis due` from its sweep); None,
+    said, when the record cannot be read."""
+    from stablepay_console.services.triage.due import BreachTally, held_triage
     from stablepay_console.storage.record import RecordError
+    from stablepay_console.storage.record_types import parse_stamp
 
     try:
-        found: list[Breach] = services.record.call(
-            lambda record: open_breaches(record.triage_facts(profile.name, now), now))
+        held, rounds = services.record.call(
+            lambda record: (held_triage(record, profile.name), record.open_rounds(profile.name)))
     except (RecordError, TimeoutError) as exc:
         note(f"Service levels not checked: {exc}")
         return None
-    return found
+    tally = BreachTally(lambda: held, now)
+    for rfi_id, round_no, issued_at, expires_at in rounds or ():
+        tally.add_round(rfi_id, "issued", round_no, parse_stamp(issued_at),
+                        parse_stamp(expires_at) if expires_at else None)
+    return tally.found()
 
 
 def print_breaches(out: Output, found: Sequence[Breach], after_rows: bool = True) -> None:

@@ -24,6 +24,7 @@ from stablepay_console.storage.record_types import (
     ClaimOutcome,
     Issued,
     Note,
+    OpenRound,
     RfiHistory,
     SeenPage,
     Sweep,
@@ -116,6 +117,11 @@ class Record(Protocol):
     def issued(self, profile: str, before: datetime | None = None) -> list[Issued] | None:
         """The wire JSON (request, current round) of each request the team watcher last saw as issued (with
         `before`: only those due by then, nearest first); None on a local record."""
+        ...
+
+    def open_rounds(self, profile: str) -> list[OpenRound] | None:
+        """The current round of each request the team watcher last saw as issued (the breaches of `rfis due` from
+        its sweep); None on a local record."""
         ...
 
     # --- triage: the team's steps on a request, its service levels, the report's facts ---------

@@ -206,6 +206,10 @@ Issued = tuple[str, str | None, str | None]
 """An issued request as the team record keeps it: its wire JSON (without its round), its current round's wire JSON,
 and that round's deadline as a stamp."""
 
+OpenRound = tuple[str, int, str, str | None]
+"""An issued request's current round as the team record keeps it: the request's ID, the round's number, its
+`issuedAt` and its `expiresAt` (stamps)."""
+
 
 def kept_text(wire: str, round_wire: str | None) -> str:
     """The request as one JSON text, its round put back in place (the round is the request's last field), as

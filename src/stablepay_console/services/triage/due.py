@@ -96,7 +96,8 @@ def held_triage(record: Record, profile: str) -> HeldTriage:
 
 
 class BreachTally:
-    """The breaches among requests streaming past (`rfis due` from the API): only the breaches are kept.
+    """The breaches among requests streaming past: only the breaches are kept. From the API (`add`: `rfis due`
+    reads every issued request) or from the team watcher's rows (`add_round`).
 
     `held` is called once, at the first request: the record is read while the first page is on its way.
     A record that cannot be read leaves `problem` saying why, and the tally empty."""
@@ -118,21 +119,28 @@ class BreachTally:
         return self._held
 
     def add(self, rfi: Rfi) -> None:
+        """A request as the API sent it."""
+        if rfi.round is not None:
+            self.add_round(rfi.id, rfi.status, rfi.round.round, rfi.round.issued_at, rfi.round.expires_at)
+
+    def add_round(self, rfi_id: str, status: str, round_no: int, issued_at: datetime,
+                  expires_at: datetime | None) -> None:
+        """A request's current round: the provider's status, the round's number and times."""
         held = self._read()
-        if held is None or rfi.round is None or rfi.status in CLOSED:
+        if held is None or status in CLOSED:
             return
-        round_no = rfi.round.round
-        claim = held.claims.get(rfi.id)
-        steps = [s for s in held.steps.get(rfi.id, ()) if s.round_no == round_no]
+        claim = held.claims.get(rfi_id)
+        steps = [s for s in held.steps.get(rfi_id, ()) if s.round_no == round_no]
         if claim is None and not steps:  # most requests: unclaimed, no step taken, nothing paused
-            late = self.now - (rfi.round.issued_at + held.policy.claim_within)
+            late = self.now - (issued_at + held.policy.claim_within)
             if late > ZERO:
-                self.breaches.append(Breach(rfi.id, round_no, UNCLAIMED, "claim", late.total_seconds()))
+                self.breaches.append(Breach(rfi_id, round_no, UNCLAIMED, "claim", late.total_seconds()))
             return
-        shown = row_triage(rfi, claim, steps, held.policy, self.now)
-        left = shown.left
+        step = step_of(status, claim, steps)
+        clock = RoundClock(issued_at, expires_at, claim.at if claim else None, steps)
+        left = time_left(step, clock, held.policy, self.now)
         if left is not None and left.breached and left.left is not None:
-            self.breaches.append(Breach(rfi.id, round_no, shown.step, left.level, -left.left.total_seconds()))
+            self.breaches.append(Breach(rfi_id, round_no, step, left.level, -left.left.total_seconds()))
 
     def found(self) -> list[Breach]:
         """The breaches, the latest first (as `open_breaches`)."""

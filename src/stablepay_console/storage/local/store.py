@@ -30,6 +30,7 @@ from stablepay_console.storage.record_types import (
     ClaimOutcome,
     Issued,
     Note,
+    OpenRound,
     RfiHistory,
     RfiRecord,
     RoundSeen,
@@ -337,6 +338,9 @@ class SqliteRecord(SqliteTriage):
         return None
 
     def issued(self, profile: str, before: datetime | None = None) -> list[Issued] | None:
+        return None
+
+    def open_rounds(self, profile: str) -> list[OpenRound] | None:
         return None
 
     def audit_head(self) -> AuditHead | None:

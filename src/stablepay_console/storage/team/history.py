@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from stablepay_console.storage.record_types import (
     Issued,
+    OpenRound,
     RfiHistory,
     RfiRecord,
     RfiSighting,
@@ -185,6 +186,18 @@ def issued(conn: psycopg.Connection, server: str, before: str | None = None) -> 
         (server, *((before,) if before is not None else ())),
     ).fetchall()
     return [(str(w), None if rw is None else str(rw), d) for w, rw, d in rows]
+
+
+def open_rounds(conn: psycopg.Connection, server: str) -> list[OpenRound]:
+    """(ID, round, issuedAt, expiresAt) of the current round of every request of `server` the team watcher last
+    saw as issued."""
+    rows = conn.execute(
+        "SELECT r.rfi_id, ro.round_no, ro.issued_at, ro.expires_at FROM stablepay.rfis r "
+        "JOIN stablepay.rounds ro ON ro.id = r.round_row "
+        "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL",
+        (server,),
+    ).fetchall()
+    return [(str(i), int(n), str(a), None if e is None else str(e)) for i, n, a, e in rows]
 
 
 def issued_first(conn: psycopg.Connection, server: str, after: str, limit: int) -> tuple[list[Issued], int]:

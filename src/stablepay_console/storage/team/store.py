@@ -35,6 +35,7 @@ from stablepay_console.storage.record_types import (
     Imported,
     Issued,
     Note,
+    OpenRound,
     RfiHistory,
     SeenPage,
     stamp,
@@ -376,6 +377,10 @@ class PgRecord(PgTriage):
         saw as issued; with `before`, only those due by then, nearest first."""
         with self._tx("read the issued requests") as conn:
             return seen.issued(conn, self.scope_of(profile), stamp(before) if before is not None else None)
+
+    def open_rounds(self, profile: str) -> list[OpenRound]:
+        with self._tx("read the issued requests") as conn:
+            return seen.open_rounds(conn, self.scope_of(profile))
 
     def run(self, doing: str, work: Callable[[psycopg.Connection], Any], seconds: float | None = None) -> Any:
         """Anything else in one transaction (the import, `record status`)."""
