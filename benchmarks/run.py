@@ -39,7 +39,7 @@ def plan(quick: bool) -> dict[str, Callable[[], list[Row]]]:
     import scale
     import served_paging
 
-    rfis = 600 if quick else 50000
+    rfis = 300 if quick else 50000
     presses = 3 if quick else 60
     return {
         "cli": lambda: cli_rows(runs=1 if quick else 15),
@@ -50,8 +50,8 @@ def plan(quick: bool) -> dict[str, Callable[[], list[Row]]]:
         "export": lambda: export_speed.measure(rfis),
         "memory": lambda: memory.measure(rfis),
         "hangup": lambda: hangup.measure(trials=3 if quick else 40),
-        "scale": lambda: scale.measure(rfis=3000 if quick else 100_000, runs=1 if quick else 3, baseline=not quick),
-        "due": lambda: due_speed.measure(rfis=600 if quick else 100_000, runs=1 if quick else 5, landed=not quick),
+        "scale": lambda: scale.measure(rfis=600 if quick else 100_000, runs=1 if quick else 3, baseline=not quick),
+        "due": lambda: due_speed.measure(rfis=300 if quick else 100_000, runs=1 if quick else 5, landed=not quick),
     }
 
 
