@@ -7,6 +7,7 @@ in the team record, the author and the console's clock in the local file.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -25,6 +26,14 @@ class TriageStep:
     note: str = ""
     round_no: int | None = None
     """The request's round when the step was taken (the record's last sighting); None if never seen."""
+
+
+def by_request(steps: Iterable[TriageStep]) -> dict[str, list[TriageStep]]:
+    """Steps grouped by request, each group in the order given."""
+    found: dict[str, list[TriageStep]] = {}
+    for step in steps:
+        found.setdefault(step.rfi_id, []).append(step)
+    return found
 
 
 @dataclass(frozen=True)

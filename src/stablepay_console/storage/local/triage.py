@@ -20,6 +20,7 @@ from stablepay_console.storage.record_triage_types import (
     TriageFacts,
     TriagePolicy,
     TriageStep,
+    by_request,
 )
 from stablepay_console.storage.record_types import Claim, parse_stamp, stamp
 
@@ -98,12 +99,9 @@ def steps_of(conn: sqlite3.Connection, profile: str, rfi_ids: Sequence[str]) -> 
 
 
 def every_step(conn: sqlite3.Connection, profile: str) -> dict[str, list[TriageStep]]:
-    found: dict[str, list[TriageStep]] = {}
-    for step in _steps(conn.execute(
+    return by_request(_steps(conn.execute(
         "SELECT rfi_id, step, actor, at, note, round_no FROM triage WHERE profile = ? ORDER BY id", (profile,)
-    ).fetchall()):
-        found.setdefault(step.rfi_id, []).append(step)
-    return found
+    ).fetchall()))
 
 
 def policy(conn: sqlite3.Connection) -> TriagePolicy:

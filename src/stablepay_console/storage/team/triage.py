@@ -21,6 +21,7 @@ from stablepay_console.storage.record_triage_types import (
     TriageFacts,
     TriagePolicy,
     TriageStep,
+    by_request,
 )
 from stablepay_console.storage.record_types import Claim, parse_stamp
 
@@ -40,19 +41,14 @@ def _steps(rows: Sequence[Sequence[Any]]) -> list[TriageStep]:
 
 
 def steps_of(conn: psycopg.Connection, server: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
-    found: dict[str, list[TriageStep]] = {}
-    for step in _steps(conn.execute(f"SELECT {STEP_COLUMNS} {CURRENT_ROUND}", (server, list(rfi_ids))).fetchall()):
-        found.setdefault(step.rfi_id, []).append(step)
-    return found
+    rows = conn.execute(f"SELECT {STEP_COLUMNS} {CURRENT_ROUND}", (server, list(rfi_ids))).fetchall()
+    return by_request(_steps(rows))
 
 
 def every_step(conn: psycopg.Connection, server: str) -> dict[str, list[TriageStep]]:
-    found: dict[str, list[TriageStep]] = {}
-    for step in _steps(conn.execute(
+    return by_request(_steps(conn.execute(
         "SELECT rfi_id, step, actor, at, note, round_no FROM stablepay.triage WHERE server = %s ORDER BY id", (server,)
-    ).fetchall()):
-        found.setdefault(step.rfi_id, []).append(step)
-    return found
+    ).fetchall()))
 
 
 def case(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) -> TriageCase:
