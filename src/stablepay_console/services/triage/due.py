@@ -1,10 +1,10 @@
 """A request's step and its time left to the next service level, for a row shown now; and the breaches.
 
-The inbox, the banner and `rfis due` work from the request as the API just sent it (its round's
-`issuedAt` and `expiresAt`, its status), the claim and the steps of its current round from the
-record, and the team's policy: `BreachTally` keeps only what is breached as the issued requests
-stream past. `rfis due` from the team watcher's sweep works from the record alone (`open_breaches`:
-every round last seen open).
+The inbox and `rfis due` work from the request as the API just sent it (its round's `issuedAt` and
+`expiresAt`, its status), the claim and the steps of its current round from the record, and the
+team's policy: `BreachTally` keeps only what is breached as the issued requests stream past (or, from
+the team watcher's sweep, as its issued rows are read). The banner's count works from the record alone
+(`open_breaches`: every round last seen open).
 """
 
 from __future__ import annotations
