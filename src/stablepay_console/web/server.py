@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from aiohttp import WSMsgType, web
+from textual_serve import download_manager
 from textual_serve.server import Server, to_int
 
 from stablepay_console.storage.team.url import TeamUrl
@@ -30,6 +31,11 @@ SHUTDOWN_SECONDS = 4.0
 """SIGTERM: every console asked to leave, then ended; the server is gone within 5 s."""
 MAX_MESSAGE = 1 << 20
 SERVER_KEY: web.AppKey[ConsoleServer] = web.AppKey("stablepay.server")
+
+download_manager.DOWNLOAD_TIMEOUT = 30
+"""Seconds a download waits for each chunk from its console. textual-serve's 4 s is missed by a console on a busy
+machine, and its timeout path then raises (`task_done()` called too many times): the browser got a 200 whose body
+broke off with nothing in it (tests/test_web_downloads.py, under load, 4.0 s after the request)."""
 
 
 class ConsoleServer(Server):
