@@ -267,14 +267,21 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
 @pytest.fixture
 def make_app(sandbox: Sandbox):  # type: ignore[no-untyped-def]
-    """Build a ConsoleApp on the embedded profile, backed by the test's sandbox, at FIXED_NOW."""
+    """Build a ConsoleApp on the embedded profile, backed by the test's sandbox, at FIXED_NOW.
+
+    `opens_on="batch"` (any top-level screen): the console starts there instead of on the inbox
+    (tests/opened_on.py), for a test about that screen."""
     from stablepay_console.profiles.model import EMBEDDED_PROFILE
     from stablepay_console.tui.app import ConsoleApp
     from stablepay_console.wiring import Services
+    from tests.opened_on import OpenedOn
 
-    def build(**kwargs: object) -> ConsoleApp:
+    def build(opens_on: str | None = None, **kwargs: object) -> ConsoleApp:
         kwargs.setdefault("clock", lambda: FIXED_NOW)
         kwargs.setdefault("inbox_page_size", 20)  # tests count rows: a fixed page, not the table's height
-        return ConsoleApp(EMBEDDED_PROFILE, Services(sandbox=sandbox), **kwargs)  # type: ignore[arg-type]
+        services = Services(sandbox=sandbox)
+        if opens_on is not None:
+            return OpenedOn(opens_on, EMBEDDED_PROFILE, services, **kwargs)  # type: ignore[arg-type]
+        return ConsoleApp(EMBEDDED_PROFILE, services, **kwargs)  # type: ignore[arg-type]
 
     return build
