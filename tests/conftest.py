@@ -6,6 +6,7 @@ import functools
 import gc
 import os
 import pickle
+import threading
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -114,12 +115,21 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Before the workers start: Hypothesis's table of the characters `st.text()` draws from, made once.
+    """As the workers start: Hypothesis's table of the characters `st.text()` draws from, made once.
 
     In a fresh clone each worker would build it on its first text strategy (a loop over every code point,
-    seconds of CPU), all four at once; once written under `.hypothesis/` every worker reads it instead."""
-    if hasattr(config, "workerinput"):  # an xdist worker: the controller has made it
+    seconds of CPU), all four at once; once written under `.hypothesis/` every worker reads it instead.
+    The controller builds it beside the workers' start (about 2.5 s of CPU, while they import and collect
+    for longer than that), not before it; without workers, before the tests."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller makes it
         return
+    if getattr(config.option, "numprocesses", None):
+        threading.Thread(target=_hypothesis_tables, name="hypothesis-unicode-tables", daemon=True).start()
+    else:
+        _hypothesis_tables()
+
+
+def _hypothesis_tables() -> None:
     try:
         from hypothesis.internal.charmap import charmap, intervals_from_codec
 
@@ -257,14 +267,21 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
 @pytest.fixture
 def make_app(sandbox: Sandbox):  # type: ignore[no-untyped-def]
-    """Build a ConsoleApp on the embedded profile, backed by the test's sandbox, at FIXED_NOW."""
+    """Build a ConsoleApp on the embedded profile, backed by the test's sandbox, at FIXED_NOW.
+
+    `opens_on="batch"` (any top-level screen): the console starts there instead of on the inbox
+    (tests/opened_on.py), for a test about that screen."""
     from stablepay_console.profiles.model import EMBEDDED_PROFILE
     from stablepay_console.tui.app import ConsoleApp
     from stablepay_console.wiring import Services
+    from tests.opened_on import OpenedOn
 
-    def build(**kwargs: object) -> ConsoleApp:
+    def build(opens_on: str | None = None, **kwargs: object) -> ConsoleApp:
         kwargs.setdefault("clock", lambda: FIXED_NOW)
         kwargs.setdefault("inbox_page_size", 20)  # tests count rows: a fixed page, not the table's height
-        return ConsoleApp(EMBEDDED_PROFILE, Services(sandbox=sandbox), **kwargs)  # type: ignore[arg-type]
+        services = Services(sandbox=sandbox)
+        if opens_on is not None:
+            return OpenedOn(opens_on, EMBEDDED_PROFILE, services, **kwargs)  # type: ignore[arg-type]
+        return ConsoleApp(EMBEDDED_PROFILE, services, **kwargs)  # type: ignore[arg-type]
 
     return build

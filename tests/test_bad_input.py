@@ -175,7 +175,7 @@ async def test_inbox_export_path(make_app, sandbox: Sandbox, value: str, tmp_pat
 async def test_id_fields(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox, mode: str, selector: str, message_at: str, what: str, value: str
 ) -> None:
-    app = make_app()
+    app = make_app(opens_on=mode)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
         await app.switch_mode(mode)
@@ -206,7 +206,7 @@ BOOKMARK_VALUES = {**FREE_TEXT, "empty": "", "whitespace": "   \t   "}
 
 @pytest.mark.parametrize("value", list(BOOKMARK_VALUES.values()), ids=ids(BOOKMARK_VALUES))
 async def test_bookmark_name(make_app, sandbox: Sandbox, value: str) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
         await open_metric_prompt(pilot, "b")
@@ -222,7 +222,7 @@ async def test_bookmark_name(make_app, sandbox: Sandbox, value: str) -> None:  #
 @pytest.mark.parametrize("value", list(FREE_TEXT.values()), ids=ids(FREE_TEXT))
 async def test_metric_export_path(make_app, sandbox: Sandbox, value: str, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     work = in_empty_folder(tmp_path, monkeypatch)
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
         await open_metric_prompt(pilot, "e")
@@ -262,7 +262,7 @@ PROFILE_IDS = [f"{field[6:]}-{name}" for field, values, _ in PROFILE_FIELDS for 
 async def test_profile_form(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox, memory_keyring, field: str, value: str, says: tuple[str, ...]
 ) -> None:
-    app = make_app()
+    app = make_app(opens_on="profiles")
     async with app.run_test(size=SIZE) as pilot:
         await open_form(pilot)
         before = sandbox.api_calls()
@@ -283,7 +283,7 @@ async def test_rotation_key_paste(sandbox: Sandbox, memory_keyring, value: str) 
     from tests.test_profiles_screen import add_team_profile, build_app, start_wizard
 
     add_team_profile()
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=SIZE) as pilot:
         await start_wizard(pilot, "team")
         await pilot.click("#generated")

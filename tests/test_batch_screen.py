@@ -91,7 +91,7 @@ def test_explorer_urls_for_known_chains_and_none_for_others() -> None:
 
 
 async def test_valid_lookup_shows_transfer_receipt_and_recipients(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         screen = await look_up(pilot, BATCH_SMALL_ID)
@@ -120,7 +120,7 @@ async def test_valid_lookup_shows_transfer_receipt_and_recipients(make_app, sand
 
 
 async def test_fifty_recipients_count_and_exact_total(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         screen = await look_up(pilot, BATCH_50_ID)
@@ -133,7 +133,7 @@ async def test_fifty_recipients_count_and_exact_total(make_app, sandbox: Sandbox
 
 
 async def test_pasted_id_with_surrounding_spaces_is_accepted(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         screen = await look_up(pilot, f"  {BATCH_SMALL_ID.upper()} ")
@@ -153,7 +153,7 @@ async def test_pasted_id_with_surrounding_spaces_is_accepted(make_app, sandbox: 
 async def test_bad_id_is_explained_inline_and_nothing_is_sent(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox, typed: str, says: str
 ) -> None:
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         before = list(sandbox.api_calls())
@@ -165,7 +165,7 @@ async def test_bad_id_is_explained_inline_and_nothing_is_sent(  # type: ignore[n
 
 
 async def test_typing_clears_the_inline_error(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_batch(pilot)
         await look_up(pilot, "nope")
@@ -179,7 +179,7 @@ async def test_typing_clears_the_inline_error(make_app) -> None:  # type: ignore
 async def test_not_found_shows_server_message_and_keeps_previous_result(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox
 ) -> None:
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         screen = await look_up(pilot, BATCH_SMALL_ID)
@@ -213,7 +213,7 @@ async def test_not_found_shows_server_message_and_keeps_previous_result(  # type
 async def test_unauthorized_and_server_errors_show_the_server_message(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox, fault: str, says: str
 ) -> None:
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         sandbox.faults.force = fault
@@ -229,7 +229,7 @@ async def test_unauthorized_and_server_errors_show_the_server_message(  # type: 
 async def test_copy_keys_put_hashes_addresses_and_ids_on_the_clipboard(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox
 ) -> None:
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         screen = await look_up(pilot, BATCH_SMALL_ID)
@@ -259,7 +259,7 @@ async def test_copy_keys_put_hashes_addresses_and_ids_on_the_clipboard(  # type:
 async def test_open_in_explorer_opens_polygonscan(make_app, sandbox: Sandbox, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     opened: list[str] = []
     monkeypatch.setattr(webbrowser, "open", recorder(opened))
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         await look_up(pilot, BATCH_SMALL_ID)
@@ -274,7 +274,7 @@ async def test_unknown_chain_says_no_explorer_and_opens_nothing(  # type: ignore
 ) -> None:
     opened: list[str] = []
     monkeypatch.setattr(webbrowser, "open", recorder(opened))
-    app = make_app()
+    app = make_app(opens_on="batch")
     notes: list[str] = []
     original = app.notify
 
@@ -295,7 +295,7 @@ async def test_unknown_chain_says_no_explorer_and_opens_nothing(  # type: ignore
 
 
 async def test_copy_and_explorer_keys_are_disabled_before_a_lookup(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_batch(pilot)
         assert screen.check_action("open_explorer", ()) is None
@@ -310,7 +310,7 @@ async def test_copy_and_explorer_keys_are_disabled_before_a_lookup(make_app) -> 
 async def test_recent_lookups_are_kept_per_profile_and_can_be_picked(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox
 ) -> None:
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         await look_up(pilot, BATCH_SMALL_ID)
@@ -318,7 +318,7 @@ async def test_recent_lookups_are_kept_per_profile_and_can_be_picked(  # type: i
     assert Prefs("embedded").recent("recent_batches") == [BATCH_50_ID, BATCH_SMALL_ID]
     assert Prefs("other").recent("recent_batches") == []
 
-    again = make_app()
+    again = make_app(opens_on="batch")
     async with again.run_test(size=SIZE) as pilot:
         screen = await open_batch(pilot)
         select: Select[str] = screen.query_one("#id-recent", Select)
@@ -338,7 +338,7 @@ async def test_switching_profile_clears_the_result_but_keeps_the_typed_id(  # ty
 ) -> None:
     from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE
 
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         screen = await look_up(pilot, BATCH_SMALL_ID)
@@ -356,7 +356,7 @@ async def test_switching_profile_clears_the_result_but_keeps_the_typed_id(  # ty
 
 async def test_hand_edited_recent_list_offers_only_uuids(make_app) -> None:  # type: ignore[no-untyped-def]
     Prefs("embedded").set("recent_batches", [BATCH_SMALL_ID, "[bold]not an id", 42])
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_batch(pilot)
         select: Select[str] = screen.query_one("#id-recent", Select)
@@ -365,7 +365,7 @@ async def test_hand_edited_recent_list_offers_only_uuids(make_app) -> None:  # t
 
 
 async def test_typed_id_survives_switching_screens(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_batch(pilot)
         screen.entry.input.focus()
@@ -380,7 +380,7 @@ async def test_typed_id_survives_switching_screens(make_app, sandbox: Sandbox) -
 
 
 async def test_reload_fetches_the_shown_transfer_again(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_batch(pilot)
         screen = await look_up(pilot, BATCH_SMALL_ID)
@@ -399,7 +399,7 @@ def test_snapshot_fifty_recipients(make_app, snap_compare) -> None:  # type: ign
         await open_batch(pilot)
         await look_up(pilot, BATCH_50_ID)
 
-    assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(opens_on="batch"), terminal_size=SIZE, run_before=run_before)
 
 
 def test_snapshot_bad_id(make_app, snap_compare) -> None:  # type: ignore[no-untyped-def]
@@ -407,7 +407,7 @@ def test_snapshot_bad_id(make_app, snap_compare) -> None:  # type: ignore[no-unt
         await open_batch(pilot)
         await look_up(pilot, "6f1c2a10-5b7e-4c1d 9a33-000000000050")
 
-    assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(opens_on="batch"), terminal_size=SIZE, run_before=run_before)
 
 
 def test_snapshot_unknown_chain_then_not_found(make_app, snap_compare) -> None:  # type: ignore[no-untyped-def]
@@ -416,4 +416,4 @@ def test_snapshot_unknown_chain_then_not_found(make_app, snap_compare) -> None: 
         await look_up(pilot, BATCH_UNKNOWN_CHAIN_ID)
         await look_up(pilot, MISSING_ID)
 
-    assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(opens_on="batch"), terminal_size=SIZE, run_before=run_before)

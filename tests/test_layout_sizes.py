@@ -32,18 +32,22 @@ from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
 from stablepay_console.tui.widgets.tabs import ScreenTabs
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, open_mode, submit_id, wait_for_workers
+from tests.opened_on import OpenedOn
 
 SIZES = [(80, 24), (120, 40), (200, 50)]
 SMALL = (80, 24)
 OLD_PRODUCTION_KEY = "sk_production_demo_old_0000000000000001"
 
 
-def build_app(**kwargs: Any) -> ConsoleApp:
-    """Both built-in profiles (the production one with a fixed demo key), a fixed clock, no ping."""
+def build_app(opens_on: str | None = None, **kwargs: Any) -> ConsoleApp:
+    """Both built-in profiles (the production one with a fixed demo key), a fixed clock, no ping.
+    `opens_on`: started on that screen instead of the inbox (tests/opened_on.py)."""
     production = Sandbox(now=FIXED_NOW, environment="production", keys={OLD_PRODUCTION_KEY: "demo"})
     services = Services(sandbox=Sandbox(now=FIXED_NOW), production_sandbox=production, clock=lambda: FIXED_NOW)
     services.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(OLD_PRODUCTION_KEY))
     kwargs.setdefault("ping_on_start", False)
+    if opens_on is not None:
+        return OpenedOn(opens_on, EMBEDDED_PROFILE, services, clock=lambda: FIXED_NOW, **kwargs)
     return ConsoleApp(EMBEDDED_PROFILE, services, clock=lambda: FIXED_NOW, **kwargs)
 
 
@@ -178,7 +182,7 @@ async def test_every_screen_keeps_banner_help_quit_and_its_widgets_on_screen(siz
 
 
 async def test_help_and_quit_show_the_key_that_works_and_it_works() -> None:
-    app = build_app()
+    app = build_app(opens_on="batch")
     async with app.run_test(size=SMALL) as pilot:
         await open_mode(pilot, "batch")
         assert isinstance(app.focused, Input)  # the ID field: `?` and `q` would be typed there
@@ -342,7 +346,7 @@ async def test_detail_at_80x24_keeps_the_banner_and_shows_the_reply_first(profil
 
 
 async def test_batch_at_80x24_shows_count_total_and_first_recipients_after_the_lookup() -> None:
-    app = build_app()
+    app = build_app(opens_on="batch")
     async with app.run_test(size=SMALL) as pilot:
         await open_mode(pilot, "batch")
         screen: Any = await submit_id(pilot, data.BATCH_50_ID)
@@ -372,7 +376,7 @@ async def test_batch_at_80x24_shows_count_total_and_first_recipients_after_the_l
 
 
 async def test_metrics_at_80x24_the_side_collapses_and_the_chart_keeps_its_height() -> None:
-    app = build_app()
+    app = build_app(opens_on="metrics")
     async with app.run_test(size=SMALL) as pilot:
         await open_mode(pilot, "metrics")
         screen = await submit_id(pilot, data.METRIC_DAILY_VOLUME_ID)
@@ -387,7 +391,7 @@ async def test_metrics_at_80x24_the_side_collapses_and_the_chart_keeps_its_heigh
 
 
 async def test_rotation_wizard_at_80x24_every_button_on_screen() -> None:
-    app = build_app()
+    app = build_app(opens_on="profiles")
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         await app.use_profile(EMBEDDED_PRODUCTION_PROFILE)
@@ -499,6 +503,10 @@ SNAPSHOTS = {
 }
 
 
+OPENS_ON = {"batch": "batch", "quote": "quote", "metrics": "metrics", "profiles": "profiles", "audit": "quote"}
+"""The screen each snapshot's console starts on, when not the inbox: the first screen its steps go to."""
+
+
 def test_snapshots_cover_every_top_level_screen() -> None:
     assert {e.mode for e in TOP_LEVEL} <= set(SNAPSHOTS)
 
@@ -506,4 +514,5 @@ def test_snapshots_cover_every_top_level_screen() -> None:
 @pytest.mark.parametrize("name", list(SNAPSHOTS))
 def test_snapshot_80x24(snap_compare, monkeypatch: pytest.MonkeyPatch, name: str) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("LOGNAME", "analyst")  # the local record's author, whoever runs the tests
-    assert snap_compare(build_app(), terminal_size=SMALL, run_before=SNAPSHOTS[name])
+    app = build_app(opens_on=OPENS_ON.get(name))
+    assert snap_compare(app, terminal_size=SMALL, run_before=SNAPSHOTS[name])

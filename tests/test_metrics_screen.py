@@ -66,7 +66,8 @@ def body_of(rows: list[dict[str, Any]], template: str = "GROSS_VOLUME", breakdow
 
 async def open_metrics(pilot: Pilot[Any]) -> MetricsScreen:
     await wait_for_workers(pilot)
-    await pilot.press("4")
+    if pilot.app.current_mode != "metrics":  # a console opened on the metrics screen is there (4 would be typed)
+        await pilot.press("4")
     await wait_for_workers(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, MetricsScreen)
@@ -108,7 +109,7 @@ def info(screen: MetricsScreen) -> str:
 
 
 async def test_bookmarked_daily_volume_charts_sorted_with_gaps(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         bookmarks = screen.query_one(BookmarkList)
@@ -157,7 +158,7 @@ async def test_bookmarked_daily_volume_charts_sorted_with_gaps(make_app, sandbox
 
 async def test_export_writes_the_exact_dataset(make_app, sandbox: Sandbox, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, METRIC_TX_COUNT_ID)
@@ -193,7 +194,7 @@ async def test_export_writes_the_exact_dataset(make_app, sandbox: Sandbox, tmp_p
 
 
 async def test_monthly_and_date_time_buckets(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, METRIC_MONTHLY_VOLUME_ID)
@@ -212,7 +213,7 @@ async def test_monthly_and_date_time_buckets(make_app) -> None:  # type: ignore[
 
 
 async def test_breakdown_series_and_legend(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, METRIC_TX_COUNT_ID)
@@ -233,7 +234,7 @@ async def test_more_than_ten_combinations_show_other(make_app, sandbox: Sandbox)
         for n in range(13)
     ]
     mid = serve(sandbox, body_of(rows, template="TRANSACTION_COUNT", breakdowns=["userId"]))
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, mid)
@@ -245,7 +246,7 @@ async def test_more_than_ten_combinations_show_other(make_app, sandbox: Sandbox)
 
 
 async def test_empty_result_renders_a_message(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, METRIC_EMPTY_ID)
@@ -264,7 +265,7 @@ async def test_unknown_template_and_fields_render_as_sent(make_app, sandbox: San
         {"periodStart": "2026-01-01", "zorbIndex": 0, "weird[bold]": 1},
     ]
     mid = serve(sandbox, body_of(rows, template="[red]MYSTERY_TEMPLATE"))
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, mid)
@@ -282,7 +283,7 @@ async def test_unknown_template_and_fields_render_as_sent(make_app, sandbox: San
 
 
 async def test_filters_show_subset_all_values_and_shortened_lists(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, METRIC_DAILY_VOLUME_ID)
@@ -299,7 +300,7 @@ async def test_filters_show_subset_all_values_and_shortened_lists(make_app) -> N
 
 
 async def test_invalid_id_is_refused_inline_without_a_request(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, "9a0e7c55-1d2b-4e3f-8a6b-0000000000d")
@@ -312,7 +313,7 @@ async def test_invalid_id_is_refused_inline_without_a_request(make_app, sandbox:
 
 
 async def test_error_keeps_the_previous_result(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, METRIC_MONTHLY_VOLUME_ID)
@@ -333,7 +334,7 @@ async def test_error_keeps_the_previous_result(make_app, sandbox: Sandbox) -> No
 
 
 async def test_switching_screens_keeps_the_id_and_result(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, METRIC_TX_COUNT_ID)
@@ -354,7 +355,7 @@ async def test_switching_screens_keeps_the_id_and_result(make_app) -> None:  # t
 
 
 async def test_add_rename_remove_bookmarks_persist_per_profile(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         await run_id(pilot, METRIC_MONTHLY_VOLUME_ID)
@@ -407,7 +408,7 @@ async def test_add_rename_remove_bookmarks_persist_per_profile(make_app, sandbox
 
 async def test_emptied_sandbox_bookmarks_stay_empty(make_app) -> None:  # type: ignore[no-untyped-def]
     Prefs(EMBEDDED_PROFILE.name).set("metric_bookmarks", [])
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_metrics(pilot)
         assert screen.query_one(BookmarkList).option_count == 0
@@ -428,25 +429,25 @@ def snapshot_run(metric_id: str, *keys: str):  # type: ignore[no-untyped-def]
 
 
 def test_snapshot_daily_line_chart(make_app, snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(ping_on_start=False), terminal_size=SIZE, run_before=snapshot_run(
+    assert snap_compare(make_app(opens_on="metrics", ping_on_start=False), terminal_size=SIZE, run_before=snapshot_run(
         METRIC_DAILY_VOLUME_ID
     ))
 
 
 def test_snapshot_breakdown_bar_chart(make_app, snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(ping_on_start=False), terminal_size=SIZE, run_before=snapshot_run(
+    assert snap_compare(make_app(opens_on="metrics", ping_on_start=False), terminal_size=SIZE, run_before=snapshot_run(
         METRIC_TX_COUNT_ID  # a breakdown of more than three series starts as stacked bars
     ))
 
 
 def test_snapshot_table(make_app, snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(ping_on_start=False), terminal_size=SIZE, run_before=snapshot_run(
+    assert snap_compare(make_app(opens_on="metrics", ping_on_start=False), terminal_size=SIZE, run_before=snapshot_run(
         METRIC_DAILY_VOLUME_ID, "t"
     ))
 
 
 def test_snapshot_empty_result(make_app, snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(ping_on_start=False), terminal_size=SIZE, run_before=snapshot_run(
+    assert snap_compare(make_app(opens_on="metrics", ping_on_start=False), terminal_size=SIZE, run_before=snapshot_run(
         METRIC_EMPTY_ID
     ))
 

@@ -24,6 +24,7 @@ from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.wiring import Services
 from tests.conftest import CANARY_KEY, FIXED_NOW, wait_for_workers
+from tests.opened_on import OpenedOn
 
 
 async def settle(pilot: Pilot[Any]) -> None:
@@ -34,8 +35,9 @@ TEAM_URL = "https://api.sandbox.stablepay.test"
 OLD_PROD_KEY = "sk_production_demo_old_key_0000000000000a1b2"
 
 
-def build_app(sandbox: Sandbox, production: Sandbox | None = None) -> ConsoleApp:
-    """The console with both built-in profiles (fixed keys) and configured profiles answered by `sandbox`."""
+def build_app(sandbox: Sandbox, production: Sandbox | None = None, opens_on: str | None = None) -> ConsoleApp:
+    """The console with both built-in profiles (fixed keys) and configured profiles answered by `sandbox`;
+    `opens_on`: started on that screen instead of the inbox (tests/opened_on.py)."""
     production = production or Sandbox(now=FIXED_NOW, environment="production", keys={OLD_PROD_KEY: "demo"})
     connector = Services(
         sandbox=sandbox,
@@ -44,6 +46,8 @@ def build_app(sandbox: Sandbox, production: Sandbox | None = None) -> ConsoleApp
         transport_for=lambda p: httpx.ASGITransport(app=sandbox.app),
     )
     connector.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(OLD_PROD_KEY))
+    if opens_on is not None:
+        return OpenedOn(opens_on, EMBEDDED_PROFILE, connector, clock=lambda: FIXED_NOW)
     return ConsoleApp(EMBEDDED_PROFILE, connector, clock=lambda: FIXED_NOW)
 
 
@@ -58,7 +62,8 @@ def table_text(app: ConsoleApp) -> str:
 
 async def open_profiles(pilot: Pilot[Any]) -> None:
     await settle(pilot)
-    await pilot.press("5")
+    if pilot.app.current_mode != "profiles":  # a console opened on the profiles screen is there
+        await pilot.press("5")
     await settle(pilot)
 
 
@@ -88,7 +93,7 @@ def no_blink(app: ConsoleApp) -> None:
 
 async def test_profiles_are_listed_with_masked_keys_and_age(sandbox: Sandbox) -> None:
     add_team_profile(since_months=11)
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)
         text = table_text(app)
@@ -102,14 +107,14 @@ async def test_profiles_are_listed_with_masked_keys_and_age(sandbox: Sandbox) ->
 
 async def test_overdue_key_is_marked(sandbox: Sandbox) -> None:
     add_team_profile(since_months=12)
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)
         assert "OVERDUE: 12 months" in table_text(app)
 
 
 async def test_add_a_profile_from_the_form(sandbox: Sandbox, memory_keyring) -> None:  # type: ignore[no-untyped-def]
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)
         await pilot.press("a")
@@ -137,7 +142,7 @@ async def test_add_a_profile_from_the_form(sandbox: Sandbox, memory_keyring) -> 
 
 
 async def test_form_offers_to_save_unchecked_when_the_server_cannot_be_reached(sandbox: Sandbox) -> None:
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)
         await pilot.press("a")
@@ -156,7 +161,7 @@ async def test_form_offers_to_save_unchecked_when_the_server_cannot_be_reached(s
 
 
 async def test_form_refuses_plain_http_inline(sandbox: Sandbox) -> None:
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)
         await pilot.press("a")
@@ -175,7 +180,7 @@ async def test_without_a_keyring_the_form_says_so_and_keeps_no_key(
     from keyring.backends import fail
 
     monkeypatch.setattr(ProfileBook, "__init__", _with_keys(KeyStore(fail.Keyring())))
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)
         assert "STABLEPAY_API_KEY" in str(app.screen.query_one("#profiles-keyring").render())
@@ -207,7 +212,7 @@ def _with_keys(keys: KeyStore) -> Callable[..., None]:
 async def test_edit_default_and_remove(sandbox: Sandbox, memory_keyring) -> None:  # type: ignore[no-untyped-def]
     add_team_profile()
     ProfileBook().add(Profile("other", "sandbox", "https://other.stablepay.test"), None)
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)
         await goto_row(pilot, "other")
@@ -271,7 +276,7 @@ async def test_switch_shows_the_servers_not_authorized(sandbox: Sandbox) -> None
 
 async def test_profile_without_a_key_is_not_switched_to(sandbox: Sandbox) -> None:
     ProfileBook().add(Profile("bare", "sandbox", TEAM_URL), None)
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)
         await goto_row(pilot, "bare")
@@ -323,7 +328,7 @@ def wizard_error(app: ConsoleApp) -> str:
 async def test_wizard_on_built_in_production_with_the_simulated_dashboard() -> None:
     sandbox = Sandbox(now=FIXED_NOW)
     production = Sandbox(now=FIXED_NOW, environment="production", keys={OLD_PROD_KEY: "demo"})
-    app = build_app(sandbox, production)
+    app = build_app(sandbox, production, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await app.use_profile(EMBEDDED_PRODUCTION_PROFILE)
@@ -357,7 +362,7 @@ async def test_wizard_on_built_in_production_with_the_simulated_dashboard() -> N
 
 async def test_wizard_refuses_a_mistyped_key_and_switches_nothing(sandbox: Sandbox, memory_keyring) -> None:  # type: ignore[no-untyped-def]
     add_team_profile()
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await start_wizard(pilot, "team")
         await pilot.click("#generated")
@@ -377,7 +382,7 @@ async def test_wizard_refuses_a_mistyped_key_and_switches_nothing(sandbox: Sandb
 async def test_wizard_resumes_after_the_console_was_closed(sandbox: Sandbox, memory_keyring) -> None:  # type: ignore[no-untyped-def]
     add_team_profile()
     sandbox.add_key(CANARY_KEY, "new")
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await start_wizard(pilot, "team")
         await pilot.click("#generated")
@@ -387,7 +392,7 @@ async def test_wizard_resumes_after_the_console_was_closed(sandbox: Sandbox, mem
         await settle(pilot)
         assert step_of(app) is Step.SWITCH
     # A new console, as after quitting half-way.
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)
         assert "step 4/6" in table_text(app)
@@ -406,7 +411,7 @@ async def test_wizard_resumes_after_the_console_was_closed(sandbox: Sandbox, mem
 
 async def test_wizard_can_be_abandoned_before_the_switch(sandbox: Sandbox, memory_keyring) -> None:  # type: ignore[no-untyped-def]
     add_team_profile()
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await start_wizard(pilot, "team")
         await pilot.click("#abandon")
@@ -434,7 +439,7 @@ def _snap(sandbox: Sandbox, drive: Callable[[Pilot[Any]], Awaitable[None]]):  # 
         no_blink(pilot.app)  # type: ignore[arg-type]
         await table_fitted(pilot)
 
-    return build_app(sandbox), run_before
+    return build_app(sandbox, opens_on="profiles"), run_before
 
 
 def test_snapshot_profiles_screen(snap_compare, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
@@ -485,7 +490,7 @@ WIZARD_PATHS: dict[str, list[str]] = {
 @pytest.mark.parametrize("state", list(WIZARD_PATHS))
 def test_snapshot_wizard_steps(snap_compare, sandbox: Sandbox, state: str) -> None:  # type: ignore[no-untyped-def]
     production = Sandbox(now=FIXED_NOW, environment="production", keys={OLD_PROD_KEY: "demo", CANARY_KEY: "new"})
-    app = build_app(sandbox, production)
+    app = build_app(sandbox, production, opens_on="profiles")
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)

@@ -21,6 +21,7 @@ from stablepay_console.tui.modals.confirm import ConfirmScreen
 from stablepay_console.tui.screens.quote import QuoteScreen
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, open_mode, submit_id, wait_for_workers
+from tests.opened_on import OpenedOn
 
 SIZE = (120, 40)
 MISSING_ID = "0e0e0e0e-1111-4222-8333-444455556666"
@@ -65,21 +66,21 @@ async def refresh(pilot: Pilot[Any], value: str) -> QuoteScreen:
 
 
 def production_app(sandbox: Sandbox) -> ConsoleApp:
-    """A production profile whose client talks to the in-process sandbox."""
+    """A production profile whose client talks to the in-process sandbox, started on the quote screen."""
 
     services = Services(
         sandbox=sandbox, transport_for=lambda p: httpx.ASGITransport(app=sandbox.app), clock=lambda: FIXED_NOW
     )
     profile = Profile("prod", "production", "http://localhost")
     services.book.add(profile, ApiKey(SANDBOX_KEY))
-    return ConsoleApp(profile, services, clock=lambda: FIXED_NOW, ping_on_start=False)
+    return OpenedOn("quote", profile, services, clock=lambda: FIXED_NOW, ping_on_start=False)
 
 
 # --- one refresh ---------------------------------------------------------------------------
 
 
 async def test_refresh_shows_quote_parties_status_and_expiry(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         screen = await refresh(pilot, ONRAMP_OPEN_ID)
@@ -111,7 +112,7 @@ async def test_refresh_shows_quote_parties_status_and_expiry(make_app, sandbox: 
 
 
 async def test_no_expiry_quote_says_so(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         screen = await refresh(pilot, ONRAMP_OPEN_NO_EXPIRY_ID)
@@ -119,7 +120,7 @@ async def test_no_expiry_quote_says_so(make_app) -> None:  # type: ignore[no-unt
 
 
 async def test_countdown_follows_the_app_clock(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         screen = await refresh(pilot, ONRAMP_OPEN_ID)
@@ -136,7 +137,7 @@ async def test_countdown_follows_the_app_clock(make_app) -> None:  # type: ignor
 
 
 async def test_second_refresh_shows_what_changed(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         await refresh(pilot, ONRAMP_OPEN_ID)
@@ -174,7 +175,7 @@ async def test_second_refresh_shows_what_changed(make_app, sandbox: Sandbox) -> 
 
 
 async def test_another_onramp_starts_without_comparison(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         await refresh(pilot, ONRAMP_OPEN_ID)
@@ -197,7 +198,7 @@ async def test_another_onramp_starts_without_comparison(make_app) -> None:  # ty
 async def test_bad_id_is_refused_inline_and_nothing_is_posted(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox, typed: str, says: str
 ) -> None:
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         screen = await refresh(pilot, typed)
@@ -209,7 +210,7 @@ async def test_bad_id_is_refused_inline_and_nothing_is_posted(  # type: ignore[n
 async def test_not_open_quote_explains_and_keeps_last_good_quote(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox
 ) -> None:
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         await refresh(pilot, ONRAMP_OPEN_ID)
@@ -227,7 +228,7 @@ async def test_not_open_quote_explains_and_keeps_last_good_quote(  # type: ignor
 
 
 async def test_not_found_shows_server_message_without_the_status_hint(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         screen = await refresh(pilot, MISSING_ID)
@@ -239,7 +240,7 @@ async def test_not_found_shows_server_message_without_the_status_hint(make_app) 
 async def test_failed_refresh_is_not_retried_and_keeps_the_quote(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox
 ) -> None:
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         await refresh(pilot, ONRAMP_OPEN_ID)
@@ -259,7 +260,7 @@ async def test_failed_refresh_is_not_retried_and_keeps_the_quote(  # type: ignor
 
 
 async def test_unauthorized_shows_server_message(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         sandbox.faults.force = "401"
@@ -305,7 +306,7 @@ async def test_production_refresh_asks_first(sandbox: Sandbox) -> None:
 
 
 async def test_sandbox_refresh_does_not_ask(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         await refresh(pilot, ONRAMP_OPEN_ID)
@@ -317,7 +318,7 @@ async def test_sandbox_refresh_does_not_ask(make_app, sandbox: Sandbox) -> None:
 
 
 async def test_recent_onramps_and_typed_id_are_kept(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_quote(pilot)
         await refresh(pilot, ONRAMP_OPEN_ID)
@@ -332,7 +333,7 @@ async def test_recent_onramps_and_typed_id_are_kept(make_app) -> None:  # type: 
 
 
 async def test_copy_takes_the_selected_value(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         screen = await refresh(pilot, ONRAMP_OPEN_ID)
@@ -358,7 +359,7 @@ def test_snapshot_after_two_refreshes(make_app, snap_compare) -> None:  # type: 
         await pilot.press("r")
         await wait_for_workers(pilot)
 
-    assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(opens_on="quote"), terminal_size=SIZE, run_before=run_before)
 
 
 def test_snapshot_not_refreshable(make_app, snap_compare) -> None:  # type: ignore[no-untyped-def]
@@ -367,7 +368,7 @@ def test_snapshot_not_refreshable(make_app, snap_compare) -> None:  # type: igno
         await refresh(pilot, ONRAMP_OPEN_NO_EXPIRY_ID)
         await refresh(pilot, ONRAMP_COMPLETED_ID)
 
-    assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(opens_on="quote"), terminal_size=SIZE, run_before=run_before)
 
 
 def test_snapshot_production_confirmation(sandbox: Sandbox, snap_compare) -> None:  # type: ignore[no-untyped-def]
