@@ -44,7 +44,7 @@ async def test_the_start_up_ping_and_a_profile_switch_are_audited(make_app) -> N
 
 
 async def test_quote_refreshes_are_audited_with_old_and_new_rate(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_mode(pilot, "quote")
         await submit_id(pilot, ONRAMP_OPEN_ID)
@@ -111,7 +111,7 @@ async def test_a_metric_export_is_audited(make_app, tmp_path: Path, monkeypatch)
     from stablepay_console.sandbox.data import METRIC_DAILY_VOLUME_ID
 
     monkeypatch.chdir(tmp_path)
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         await open_mode(pilot, "metrics")
         await submit_id(pilot, METRIC_DAILY_VOLUME_ID)
@@ -129,7 +129,7 @@ async def test_a_metric_export_is_audited(make_app, tmp_path: Path, monkeypatch)
 async def test_starting_a_rotation_from_the_profiles_screen_is_audited(make_app) -> None:  # type: ignore[no-untyped-def]
     from textual.widgets import DataTable
 
-    app = make_app()
+    app = make_app(opens_on="profiles")
     async with app.run_test(size=SIZE) as pilot:
         screen: Any = await open_mode(pilot, "profiles")
         table = screen.query_one(DataTable)
@@ -148,7 +148,7 @@ async def test_opening_an_explorer_link_is_audited(make_app, monkeypatch) -> Non
     from stablepay_console.sandbox.data import BATCH_50_ID
 
     monkeypatch.setattr(webbrowser, "open", lambda url: True)
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_mode(pilot, "batch")
         await submit_id(pilot, BATCH_50_ID)

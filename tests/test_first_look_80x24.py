@@ -53,7 +53,7 @@ def assert_footer_whole(app: Any, where: str) -> list[str]:
 
 
 async def test_batch_lookup_shows_at_least_five_recipients() -> None:
-    app = build_app()
+    app = build_app(opens_on="batch")
     async with app.run_test(size=SMALL) as pilot:
         await open_mode(pilot, "batch")
         screen: Any = await submit_id(pilot, data.BATCH_50_ID)

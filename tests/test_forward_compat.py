@@ -169,7 +169,7 @@ async def test_batch_with_unknown_values_extra_and_absent_fields(make_app, sandb
     wire["transferType"] = "WALLET.TRANSFER.BATCH.V3"
     wire["traceId"] = "abc"
     sandbox.data.batches[BATCH_SMALL_ID] = BatchTransfer.model_validate(wire)
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await look_up(pilot, "batch", "#id-input", BATCH_SMALL_ID)
         values = fields(app, "#batch-fields")
@@ -187,7 +187,7 @@ async def test_batch_server_text_is_never_markup(make_app, sandbox: Sandbox) -> 
     wire["transferDetails"].update(status=HOSTILE, chain=MARKUP, currency="[b]x[/b]")
     wire["transferDetails"]["source"]["walletAddress"] = HOSTILE
     sandbox.data.batches[BATCH_SMALL_ID] = BatchTransfer.model_validate(wire)
-    app = make_app()
+    app = make_app(opens_on="batch")
     async with app.run_test(size=SIZE) as pilot:
         await look_up(pilot, "batch", "#id-input", BATCH_SMALL_ID)
         values = fields(app, "#batch-fields")
@@ -211,7 +211,7 @@ async def test_quote_with_unknown_values_extra_and_absent_fields(make_app, sandb
         details.pop(key, None)
     details["complianceHold"] = {"reason": HOSTILE}
     sandbox.data.onramps[ONRAMP_OPEN_ID] = OnrampTransfer.model_validate(wire)
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await look_up(pilot, "quote", "#id-input", ONRAMP_OPEN_ID)
         assert "Quote refreshed once" in static_text(app, "#quote-message")
@@ -228,7 +228,7 @@ async def test_quote_server_text_is_never_markup(make_app, sandbox: Sandbox) -> 
     details["source"]["user"] = {"firstName": MARKUP, "lastName": ESCAPES, "email": HOSTILE, "businessName": None}
     details["destination"]["walletAddress"] = HOSTILE
     sandbox.data.onramps[ONRAMP_OPEN_ID] = OnrampTransfer.model_validate(wire)
-    app = make_app()
+    app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await look_up(pilot, "quote", "#id-input", ONRAMP_OPEN_ID)
         source, destination = fields(app, "#quote-source"), fields(app, "#quote-destination")
@@ -267,7 +267,7 @@ def future_metric() -> dict[str, Any]:
 
 async def test_metric_with_unknown_values_extra_and_absent_fields(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
     sandbox.data.metrics[METRIC_ID] = future_metric()
-    app = make_app()
+    app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         await look_up(pilot, "metrics", "#metric-id", METRIC_ID)
         status = static_text(app, "#metric-status")

@@ -258,7 +258,7 @@ async def test_duplicate_ids_are_shown_once_and_counted(make_app) -> None:  # ty
 
 
 async def test_100000_recipients_show_at_once_and_keys_answer(make_app) -> None:  # type: ignore[no-untyped-def]
-    app = await on_hostile_server(make_app(ping_on_start=False), "big-batch")
+    app = await on_hostile_server(make_app(opens_on="batch", ping_on_start=False), "big-batch")
     async with app.run_test(size=SIZE) as pilot:
         await open_mode(pilot, "batch")
         await submit_id(pilot, BATCH_ID)

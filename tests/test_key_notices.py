@@ -166,7 +166,7 @@ async def test_the_wizard_warns_when_another_profile_uses_the_old_key(sandbox: S
     other_key = SANDBOX_KEY if shared else "sk_sandbox_some_other_key_00000000"
     team_eu = Profile("team-eu", "sandbox", "https://eu.stablepay.test")
     ProfileBook(clock=lambda: FIXED_NOW).add(team_eu, ApiKey(other_key))
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(120, 40)) as pilot:
         await open_profiles(pilot)
         await goto_row(pilot, "team")

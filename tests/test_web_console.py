@@ -51,7 +51,7 @@ async def test_no_name_in_a_terminal(sandbox: Sandbox) -> None:
 
 
 async def test_profiles_and_keys_are_read_only_in_a_browser(sandbox: Sandbox, in_browser: str) -> None:
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_mode(pilot, "profiles")
         said = str(screen.query_one("#profiles-read-only").render())
@@ -66,7 +66,7 @@ async def test_profiles_and_keys_are_read_only_in_a_browser(sandbox: Sandbox, in
 
 
 async def test_profiles_stay_editable_in_a_terminal(sandbox: Sandbox) -> None:
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="profiles")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_mode(pilot, "profiles")
         assert not screen.query("#profiles-read-only")
@@ -110,7 +110,7 @@ async def test_the_metric_export_is_a_download(sandbox: Sandbox, in_browser: str
     monkeypatch.chdir(tmp_path)
     delivered: list[tuple[bytes, str]] = []
     monkeypatch.setattr(metrics, "deliver_bytes", lambda app, data, name: delivered.append((data, name)))
-    app = build_app(sandbox)
+    app = build_app(sandbox, opens_on="metrics")
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_mode(pilot, "metrics")
         await _run_first_bookmark(pilot)
