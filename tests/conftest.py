@@ -115,18 +115,44 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """As the workers start: Hypothesis's table of the characters `st.text()` draws from, made once.
+    """As the workers start, what every test process would otherwise make for itself, made once:
 
-    In a fresh clone each worker would build it on its first text strategy (a loop over every code point,
-    seconds of CPU), all four at once; once written under `.hypothesis/` every worker reads it instead.
-    The controller builds it beside the workers' start (about 2.5 s of CPU, while they import and collect
+    - Hypothesis's table of the characters `st.text()` draws from. In a fresh clone each worker would build
+      it on its first text strategy (a loop over every code point, seconds of CPU), all four at once; once
+      written under `.hypothesis/` every worker reads it instead.
+    - The console's own bytecode (`_package_bytecode`).
+
+    The controller makes them beside the workers' start (a few seconds of CPU, while they import and collect
     for longer than that), not before it; without workers, before the tests."""
     if hasattr(config, "workerinput"):  # an xdist worker: the controller makes it
         return
     if getattr(config.option, "numprocesses", None):
-        threading.Thread(target=_hypothesis_tables, name="hypothesis-unicode-tables", daemon=True).start()
+        threading.Thread(target=_made_once, name="made-once", daemon=True).start()
     else:
-        _hypothesis_tables()
+        _made_once()
+
+
+def _made_once() -> None:
+    _package_bytecode()
+    _hypothesis_tables()
+
+
+def _package_bytecode() -> None:
+    """The installed console's modules compiled to `__pycache__` once, for every process the tests start.
+
+    The package is installed editable, so its bytecode is written only by an import that may write it; with
+    PYTHONDONTWRITEBYTECODE set (as on the CI box) none may, and each of the hundreds of consoles the suite
+    starts (the commands, tmux, the web mode's sessions) compiled the whole package again: about 0.1 s of
+    CPU each. `compileall` writes the files whatever that setting says, each atomically, and skips those
+    already current; a process that imports a module before its file is written compiles it as before."""
+    import compileall
+
+    import stablepay_console
+
+    try:
+        compileall.compile_dir(Path(stablepay_console.__file__).parent, quiet=2)
+    except OSError:  # a read-only checkout: every process compiles for itself, as it always could
+        pass
 
 
 def _hypothesis_tables() -> None:
