@@ -7,8 +7,14 @@ the exit code, what stderr says, and that nothing reaches stdout on an error.
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
 import json
+import os
+import select
+import subprocess
+import termios
+import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
@@ -24,7 +30,7 @@ from stablepay_console.sandbox.data import (
     ONRAMP_OPEN_ID,
 )
 from stablepay_console.services.export.requests import CSV_COLUMNS
-from tests.cli_e2e import Result, Server, add_profile, run, serve
+from tests.cli_e2e import Result, Server, add_profile, console, run, serve
 
 RFI_FIELDS = {"id", "kind", "status", "subjectType", "userId", "transferId", "flowType", "createdAt", "currentRound",
               "round"}
@@ -86,6 +92,45 @@ def test_list_json_is_the_api_envelope_with_the_spec_names(server: Server) -> No
         check_rfi(rfi)
     assert f"Requests 6-10 of {body['pagination']['total']}" in result.err
     assert "profile local" in result.err
+
+
+def test_a_non_blocking_stdout_still_gets_every_row_and_is_given_back_non_blocking(server: Server) -> None:
+    """A parent may hand over a non-blocking pipe; a reader busy when the rows come must still get every one."""
+    add_profile("local", "sandbox", server.base_url)
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    ours = os.dup(write_end)  # the parent's own handle on the same end: its flag is what the parent sees
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring", "STABLEPAY_PROFILE": "local",
+           "STABLEPAY_API_KEY": server.key}
+    proc = subprocess.Popen([*console(), "rfis", "list", "--all", "--csv"], stdout=write_end,
+                            stderr=subprocess.PIPE, env=env)
+    os.close(write_end)
+    try:
+        deadline = time.monotonic() + 60
+        while queued(read_end) < 65536 and proc.poll() is None:  # the pipe is full: the reader is "busy"
+            assert time.monotonic() < deadline, "the command wrote nothing in 60 s"
+            time.sleep(0.05)
+        out = bytearray()
+        while proc.poll() is None:
+            if select.select([read_end], [], [], 0.1)[0]:
+                out += os.read(read_end, 65536)
+            assert time.monotonic() < deadline, "the command did not end in 60 s"
+        assert not os.get_blocking(ours), "the pipe was not given back as the parent handed it over"
+    finally:
+        os.close(ours)
+        if proc.poll() is None:
+            proc.kill()
+    while chunk := os.read(read_end, 65536):
+        out += chunk
+    os.close(read_end)
+    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+    rows = list(csv.reader(io.StringIO(out.decode())))
+    assert len(rows) == 241 and tuple(rows[0]) == CSV_COLUMNS
+
+
+def queued(fd: int) -> int:
+    """Bytes waiting in a pipe."""
+    return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), "little")
 
 
 def test_list_text_is_plain_columns_when_piped(server: Server) -> None:

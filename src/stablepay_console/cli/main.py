@@ -210,6 +210,9 @@ def headless(args: argparse.Namespace) -> Callable[[argparse.Namespace], int] | 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from stablepay_console.cli.blocking_output import block_while_running
+
+    block_while_running()
     parser = build_parser()
     args = parser.parse_args(argv)
     parsers.check_combinations(parser, args)
