@@ -98,10 +98,15 @@ def steps_of(conn: sqlite3.Connection, profile: str, rfi_ids: Sequence[str]) -> 
     return found
 
 
-def every_step(conn: sqlite3.Connection, profile: str) -> dict[str, list[TriageStep]]:
-    return by_request(_steps(conn.execute(
+def all_steps(conn: sqlite3.Connection, profile: str) -> list[TriageStep]:
+    """Every step taken on the profile's requests, each with its round, oldest first."""
+    return _steps(conn.execute(
         "SELECT rfi_id, step, actor, at, note, round_no FROM triage WHERE profile = ? ORDER BY id", (profile,)
-    ).fetchall()))
+    ).fetchall())
+
+
+def every_step(conn: sqlite3.Connection, profile: str) -> dict[str, list[TriageStep]]:
+    return by_request(all_steps(conn, profile))
 
 
 def policy(conn: sqlite3.Connection) -> TriagePolicy:
@@ -141,9 +146,7 @@ def facts(conn: sqlite3.Connection, profile: str, now: datetime) -> TriageFacts:
     taken = [ClaimFact(str(t), str(a), parse_stamp(at)) for t, a, at in conn.execute(
         "SELECT target, actor, at FROM audit WHERE profile = ? AND action = 'claim' AND outcome = 'claimed' "
         "ORDER BY seq", (profile,))]
-    steps = _steps(conn.execute(
-        "SELECT rfi_id, step, actor, at, note, round_no FROM triage WHERE profile = ? ORDER BY id", (profile,)
-    ).fetchall())
+    steps = all_steps(conn, profile)
     held = {str(r): Claim(profile, str(r), str(c), parse_stamp(a)) for r, c, a in conn.execute(
         "SELECT rfi_id, claimant, at FROM claims WHERE profile = ?", (profile,))}
     return TriageFacts(list(rounds.values()), statuses, taken, steps, held, policy(conn), now)

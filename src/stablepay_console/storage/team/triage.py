@@ -45,10 +45,15 @@ def steps_of(conn: psycopg.Connection, server: str, rfi_ids: Sequence[str]) -> d
     return by_request(_steps(rows))
 
 
-def every_step(conn: psycopg.Connection, server: str) -> dict[str, list[TriageStep]]:
-    return by_request(_steps(conn.execute(
+def all_steps(conn: psycopg.Connection, server: str) -> list[TriageStep]:
+    """Every step taken on the server's requests, each with its round, oldest first."""
+    return _steps(conn.execute(
         "SELECT rfi_id, step, actor, at, note, round_no FROM stablepay.triage WHERE server = %s ORDER BY id", (server,)
-    ).fetchall()))
+    ).fetchall())
+
+
+def every_step(conn: psycopg.Connection, server: str) -> dict[str, list[TriageStep]]:
+    return by_request(all_steps(conn, server))
 
 
 def case(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) -> TriageCase:
@@ -113,9 +118,7 @@ def facts(conn: psycopg.Connection, server: str, profile: str) -> TriageFacts:
     taken = [ClaimFact(str(t), str(a), parse_stamp(at)) for t, a, at in conn.execute(
         "SELECT target, actor, at FROM stablepay.audit WHERE server = %s AND action = 'claim' AND outcome = 'claimed' "
         "ORDER BY seq", (server,)).fetchall()]
-    steps = _steps(conn.execute(
-        "SELECT rfi_id, step, actor, at, note, round_no FROM stablepay.triage t WHERE server = %s ORDER BY id",
-        (server,)).fetchall())
+    steps = all_steps(conn, server)
     held = {str(r): Claim(profile, str(r), str(c), a, u) for r, c, a, u in conn.execute(
         "SELECT rfi_id, claimant, at, until FROM stablepay.claims "
         "WHERE server = %s AND (until IS NULL OR until > now())",
