@@ -121,9 +121,8 @@ def late_words(seconds: float) -> str:
 def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[Breach] | None:
     """The breaches among the requests the team watcher last saw as issued (`rfis due` from its sweep); None,
     said, when the record cannot be read."""
-    from stablepay_console.services.triage.due import BreachTally, held_triage
+    from stablepay_console.services.triage.due import held_triage, open_round_breaches
     from stablepay_console.storage.record import RecordError
-    from stablepay_console.storage.record_types import parse_stamp
 
     try:
         held, rounds = services.record.call(
@@ -131,11 +130,7 @@ def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[Breach
     except (RecordError, TimeoutError) as exc:
         note(f"Service levels not checked: {exc}")
         return None
-    tally = BreachTally(lambda: held, now)
-    for rfi_id, round_no, issued_at, expires_at in rounds or ():
-        tally.add_round(rfi_id, "issued", round_no, parse_stamp(issued_at),
-                        parse_stamp(expires_at) if expires_at else None)
-    return tally.found()
+    return open_round_breaches(held, rounds or (), now)
 
 
 def print_breaches(out: Output, found: Sequence[Breach], after_rows: bool = True) -> None:

@@ -19,7 +19,7 @@ from stablepay_console.services.triage.levels import ZERO, RoundClock, TimeLeft,
 from stablepay_console.services.triage.state import CLOSED, UNCLAIMED, step_of
 from stablepay_console.storage.record import Record, RecordError
 from stablepay_console.storage.record_triage_types import TriageFacts, TriagePolicy, TriageStep
-from stablepay_console.storage.record_types import Claim
+from stablepay_console.storage.record_types import Claim, OpenRound, parse_stamp
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
@@ -146,3 +146,12 @@ class BreachTally:
         """The breaches, the latest first (as `open_breaches`)."""
         self._read()
         return sorted(self.breaches, key=lambda b: -b.late_seconds)
+
+
+def open_round_breaches(held: HeldTriage, rounds: Iterable[OpenRound], now: datetime) -> list[Breach]:
+    """The breaches among the rounds the team watcher last saw issued (`Record.open_rounds`), the latest first."""
+    tally = BreachTally(lambda: held, now)
+    for rfi_id, round_no, issued_at, expires_at in rounds:
+        tally.add_round(rfi_id, "issued", round_no, parse_stamp(issued_at),
+                        parse_stamp(expires_at) if expires_at else None)
+    return tally.found()
