@@ -88,9 +88,10 @@ class Result:
     err: str
 
 
-def run(*args: str, profile: str | None = None, key: str | None = None, stdin: str = "",
-        env: dict[str, str] | None = None) -> Result:
-    """One command as its own process; `profile` and `key` go in STABLEPAY_PROFILE and STABLEPAY_API_KEY."""
+def command_env(profile: str | None = None, key: str | None = None,
+                env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of one command: this test's, no keyring, `profile` and `key` in STABLEPAY_PROFILE and
+    STABLEPAY_API_KEY."""
     environment = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
     environment.pop("NO_COLOR", None)
     environment.update(env or {})
@@ -98,6 +99,12 @@ def run(*args: str, profile: str | None = None, key: str | None = None, stdin: s
         environment["STABLEPAY_PROFILE"] = profile
     if key is not None:
         environment["STABLEPAY_API_KEY"] = key
+    return environment
+
+
+def run(*args: str, profile: str | None = None, key: str | None = None, stdin: str = "",
+        env: dict[str, str] | None = None) -> Result:
+    """One command as its own process; `profile` and `key` go in STABLEPAY_PROFILE and STABLEPAY_API_KEY."""
     done = subprocess.run([*console(), *args], input=stdin, capture_output=True, text=True, timeout=120,
-                          env=environment)
+                          env=command_env(profile, key, env))
     return Result(done.returncode, done.stdout, done.stderr)

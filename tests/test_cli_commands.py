@@ -30,7 +30,7 @@ from stablepay_console.sandbox.data import (
     ONRAMP_OPEN_ID,
 )
 from stablepay_console.services.export.requests import CSV_COLUMNS
-from tests.cli_e2e import Result, Server, add_profile, console, run, serve
+from tests.cli_e2e import Result, Server, add_profile, command_env, console, run, serve
 
 RFI_FIELDS = {"id", "kind", "status", "subjectType", "userId", "transferId", "flowType", "createdAt", "currentRound",
               "round"}
@@ -100,10 +100,8 @@ def test_a_non_blocking_stdout_still_gets_every_row_and_is_given_back_non_blocki
     read_end, write_end = os.pipe()
     os.set_blocking(write_end, False)
     ours = os.dup(write_end)  # the parent's own handle on the same end: its flag is what the parent sees
-    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring", "STABLEPAY_PROFILE": "local",
-           "STABLEPAY_API_KEY": server.key}
     proc = subprocess.Popen([*console(), "rfis", "list", "--all", "--csv"], stdout=write_end,
-                            stderr=subprocess.PIPE, env=env)
+                            stderr=subprocess.PIPE, env=command_env("local", server.key))
     os.close(write_end)
     try:
         deadline = time.monotonic() + 60
