@@ -255,3 +255,37 @@ async def test_a_narrow_banner_puts_the_overdue_count_first(sandbox) -> None:  #
         text = banner_text(app)
         urgent = compact(app.radar_label).split(" · ")[0]
         assert f" · {urgent}" in text[:78], "on 80 columns the most urgent shows whole, after a separator"
+
+
+
+async def test_a_screen_does_its_showing_work_each_time_it_is_shown(make_app) -> None:  # type: ignore[no-untyped-def]
+    """The inbox reads the claims from the record each time it is shown: the first time, after another screen and
+    after the detail. (A screen lets the second of two resumes queued back to back go, as Textual queues two for a
+    mode's first screen; a screen that kept ignoring resumes would show claims made elsewhere only on restart.)"""
+    from stablepay_console.tui.screens.inbox import InboxScreen
+    from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
+
+    app = make_app(ping_on_start=False)
+    notes = app.services.notes
+    reads: list[str] = []
+    claims = notes.claims
+
+    def counted(profile: str):  # type: ignore[no-untyped-def]
+        reads.append(profile)
+        return claims(profile)
+
+    notes.claims = counted
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        assert isinstance(app.screen, InboxScreen) and len(reads) == 1, "shown for the first time: read once"
+        await app.switch_mode("batch")
+        await wait_for_workers(pilot)
+        await app.switch_mode("inbox")
+        await wait_for_workers(pilot)
+        assert len(reads) == 2, "shown again after another screen: read once more"
+        await pilot.press("enter")  # the highlighted request's detail
+        await wait_for_workers(pilot)
+        assert isinstance(app.screen, RfiDetailScreen)
+        await pilot.press("escape")
+        await wait_for_workers(pilot)
+        assert isinstance(app.screen, InboxScreen) and len(reads) == 3, "back from the detail: read once more"

@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from textual import events, on
+from textual._context import active_app
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -42,6 +44,27 @@ class ConsoleScreen(Screen[None]):
         )
     ]
 
+    def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name, id, classes)
+        self._fit_breakpoints_now()
+        self._resume_queued: events.ScreenResume | None = None
+
+    def _fit_breakpoints_now(self) -> None:
+        """The width and height classes for the terminal's size now, before any of the screen is styled.
+
+        Textual gives them on the screen's first resize, after every widget was mounted and styled without
+        them: styling the whole screen again. Given here, that resize finds them set and changes nothing (a
+        later resize still changes them)."""
+        try:
+            width, height = active_app.get().size
+        except LookupError:  # a screen made outside a running console: the resize gives them
+            return
+        self.add_class(
+            *self._get_breakpoint_classes(width, self.HORIZONTAL_BREAKPOINTS),
+            *self._get_breakpoint_classes(height, self.VERTICAL_BREAKPOINTS),
+            update=False,
+        )
+
     @property
     def console(self) -> ConsoleApp:
         return cast("ConsoleApp", self.app)
@@ -60,8 +83,27 @@ class ConsoleScreen(Screen[None]):
     def _profile_switched(self) -> None:
         self.on_profile_changed()
 
+    def post_message(self, message: Message) -> bool:
+        """One resume for a screen made current, not two.
+
+        Textual's `switch_mode` to a mode not shown before queues two resumes one after the other (one as it
+        makes the mode's screen, one as it switches), and each restyles the whole screen and runs the screen's
+        own resume work again (the inbox reads its claims twice). A resume queued while one is still waiting,
+        with no suspend between them, is that second one: the waiting resume does everything it would."""
+        if isinstance(message, events.ScreenResume):
+            queued = self._resume_queued
+            if queued is not None:
+                queued.refresh_styles = queued.refresh_styles or message.refresh_styles
+                return True
+            self._resume_queued = message
+        elif isinstance(message, events.ScreenSuspend):
+            self._resume_queued = None
+        return super().post_message(message)
+
     @on(events.ScreenResume)
-    def _show_tabs(self) -> None:
+    def _show_tabs(self, event: events.ScreenResume) -> None:
+        if self._resume_queued is event:
+            self._resume_queued = None
         self.query_one(ScreenTabs).refresh()
 
     def compose(self) -> ComposeResult:

@@ -94,8 +94,9 @@ class InboxClaims:
             claims = {}
         marks = self.claim_marks
         me = console.services.audit.actor_for(profile)
-        if (claims, me) != (marks.claims, marks.me):
-            marks.claims, marks.me = claims, me
+        shown_differs = claims != marks.claims or (me != marks.me and bool(claims))  # who "me" is shows only on claims
+        marks.claims, marks.me = claims, me
+        if shown_differs:
             screen.render_state()
 
     def action_cycle_claims(self) -> None:
