@@ -85,13 +85,23 @@ class ConsoleFooter(Footer):
     """What the footer showed when it was last built (its keys and how they are drawn)."""
 
     def showing(self) -> tuple[object, ...]:
-        """Everything the keys are built from: the active bindings, enabled or not, and the footer's options."""
+        """Everything the keys are built from: the bindings shown (enabled or not), help and quit as they work
+        now, the command palette's key, and the footer's options.
+
+        Bindings the footer never shows (a table's cursor keys, say) are left out: focus moving to a widget
+        with only such keys changes nothing on the footer, and rebuilt nothing."""
         if not self._bindings_ready:
             return (False,)
-        bindings = tuple(
-            (key, bound.binding, bound.enabled, bound.tooltip) for key, bound in self.screen.active_bindings.items()
-        )
-        return (self._bindings_ready, self.compact, self.show_command_palette, bindings)
+        active = self.screen.active_bindings
+
+        def drawn(key: str, bound: ActiveBinding) -> tuple[object, ...]:
+            return (key, bound.binding, bound.enabled, bound.tooltip)
+
+        shown = tuple(drawn(key, bound) for key, bound in active.items() if bound.binding.show)
+        pinned = tuple(drawn(key, bound) for key, bound in pinned_keys(active))
+        palette_key = self.app.COMMAND_PALETTE_BINDING
+        palette = drawn(palette_key, active[palette_key]) if palette_key in active else None
+        return (self.compact, self.show_command_palette, shown, pinned, palette)
 
     async def recompose(self) -> None:
         """Rebuild only when the keys shown would change.
