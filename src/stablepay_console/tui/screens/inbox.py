@@ -29,7 +29,9 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
     CSS_PATH = "../styles/inbox.tcss"
     HELP = HELP + CLAIMS_HELP + TRIAGE_HELP
     AUTO_FOCUS = "#inbox-table"
-    """The rows have the keys when the inbox opens (focused as the screen is built, not the filter bar first)."""
+    """The rows have the keys when the inbox opens: focused as the screen is built, not the filter bar first
+    (Textual focuses only while the app has the focus; `on_mount` gives it otherwise, as in a browser tab
+    that has not yet said it has the focus)."""
     BINDINGS = [
         Binding("n", "page('next')", "Next", id="inbox.next", tooltip="Next page"),
         Binding("p", "page('prev')", "Prev", id="inbox.prev", tooltip="Previous page"),
@@ -73,6 +75,7 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
         name, environment = (profile.name, profile.environment) if profile is not None else ("", "")
         self.pager = InboxPager(name, environment, self.console.now)
         self._tick_timer = self.set_interval(1.0, self.tick)
+        self.query_one(InboxTable).focus()
         self.query_one(InboxTable).triage_of = self.row_triage_of
         fixed = self.console.inbox_page_size
         self.query_one(InboxFilterBar).show_limit(fixed)
