@@ -128,7 +128,9 @@ class ConsoleFooter(Footer):
             widget = placement.widget
             if widget.id != "footer-pinned":
                 padded = isinstance(widget, FooterKey) and bool(widget.description) and not widget.compact
-                widget.visible = placement.region.right - padded <= edge
+                whole = placement.region.right - padded <= edge
+                if widget.visible != whole:  # setting it, even unchanged, lays the whole screen out again
+                    widget.visible = whole
 
     def compose(self) -> ComposeResult:
         self._shown = self.showing()
