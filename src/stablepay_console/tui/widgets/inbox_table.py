@@ -163,14 +163,17 @@ class InboxTable(WindowedTable):
         self._layout: tuple[object, ...] = ()
         self._made: dict[tuple[str, frozenset[str]], tuple[Text, ...]] = {}
         self._cells_at: datetime | None = None
+        self._waiting_position: int | None = None
+        """The cursor's row of rows given before the table had a size (drawn at its first size)."""
 
     def on_mount(self) -> None:
         self._fit_columns()
 
     def on_resize(self, _: events.Resize) -> None:
-        position = self.position or 0
-        if self._fit_columns():
-            self.show_rows(len(self.order), self._row, position)
+        waiting, self._waiting_position = self._waiting_position, None
+        position = self.position if waiting is None else waiting
+        if self._fit_columns() or waiting is not None:
+            self.show_rows(len(self.order), self._row, position or 0)
         self.post_message(self.Fits(max(1, self.size.height - self.header_height)))
 
     def _measure(self, full: bool) -> dict[str, int]:
@@ -216,8 +219,11 @@ class InboxTable(WindowedTable):
         position = 0
         if keep is not None and keep in self.rfis:
             position = next(i for i, rfi in enumerate(self.order) if rfi.id == keep)
-        self._fit_columns()
-        self.show_rows(len(self.order), self._row, position)
+        if not self.size.width:  # not laid out yet: its first size picks the columns and then draws the rows
+            self._waiting_position = position
+        else:
+            self._fit_columns()
+            self.show_rows(len(self.order), self._row, position)
         self._say_duplicates(rfis)
 
     def _row(self, index: int) -> TableRow:
