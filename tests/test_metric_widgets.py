@@ -114,6 +114,45 @@ async def test_chart_is_named_in_words_with_round_ticks_and_no_currency() -> Non
         assert not CURRENCY.search(text), "a currency the API never named"
 
 
+async def test_the_chart_follows_its_size_its_data_its_style_and_the_theme() -> None:
+    """Drawn once for what it shows (Plotext is slow), the chart is drawn again when any of it changes."""
+    result = MetricResult.model_validate(DATA.metrics[METRIC_DAILY_VOLUME_ID])
+    app = Widgets()
+    async with app.run_test(size=(100, 50)) as pilot:
+        chart = app.query_one(MetricChart)
+        series = build_series(result)
+        chart.show(series, "line", "Daily gross volume")
+        await pilot.pause()
+
+        def drawn() -> str:
+            return str(chart.render())
+
+        def widest() -> int:
+            return max(len(line) for line in drawn().splitlines())
+
+        first = drawn()
+        assert drawn() == first, "asked again with nothing changed: the same chart"
+        assert widest() == 100
+        await pilot.resize_terminal(70, 50)
+        await pilot.pause()
+        assert widest() == 70, "narrowed with the terminal"
+        line = drawn()
+        chart.show(series, "bar", "Daily gross volume")
+        await pilot.pause()
+        assert drawn() != line, "bars instead of lines"
+        chart.show(series, "bar", "Weekly gross volume")
+        await pilot.pause()
+        assert "Weekly gross volume" in drawn()
+        bars = drawn()
+        chart.show(build_series(result.model_copy(update={"data": result.data[:3]})), "bar", "Weekly gross volume")
+        await pilot.pause()
+        assert drawn() != bars, "three periods, not all of them"
+        before = chart.render()
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        assert chart.render().spans != before.spans, "the theme's colours"  # type: ignore[union-attr]
+
+
 def test_a_count_axis_never_gets_a_fractional_tick() -> None:
     assert nice_ticks(0, 3, whole=True) == [0, 1, 2, 3]
     assert nice_ticks(0, 7, whole=True) == [0, 2, 4, 6, 8]

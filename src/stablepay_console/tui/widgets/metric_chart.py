@@ -12,6 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Literal
 
+from rich.text import Text
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
@@ -107,6 +108,8 @@ class MetricChart(PlotextPlot):
         self.chart_style: ChartStyle = "line"
         self.title_text = ""
         """The chart's name in words ("Daily gross volume"), as the screen gives it."""
+        self._drawn: tuple[tuple[object, ...], Text] | None = None
+        """What the chart was last drawn from, and the drawing."""
 
     def show(self, data: MetricSeries, style: ChartStyle, title: str) -> None:
         self.series_data = data
@@ -115,8 +118,19 @@ class MetricChart(PlotextPlot):
         self.refresh()
 
     def render(self) -> RenderResult:
+        """The chart for the data, style, title, size and theme now: drawn again only when one of them changed.
+
+        Plotext builds a chart in tens of milliseconds, and Textual asks for the chart again on every repaint
+        (focus moving to or from it, a notification over it), not only when it changed."""
+        # The data itself (compared by identity, and kept alive so its id is never another's), not a copy of it.
+        drawn_from = (self.series_data, self.chart_style, self.title_text, self.size, self.app.theme, self.theme)
+        if self._drawn is not None and all(a is b or a == b for a, b in zip(self._drawn[0], drawn_from, strict=True)):
+            return self._drawn[1].copy()
         self._draw()
-        return super().render()
+        chart = super().render()
+        assert isinstance(chart, Text)  # textual-plotext draws into one Text
+        self._drawn = (drawn_from, chart)
+        return chart.copy()
 
     def _draw(self) -> None:
         plt = self.plt
