@@ -15,10 +15,10 @@ class OpenedOn(ConsoleApp):
     """The console, started as it always is (record notices, ping, key notices, exit signals), except that its
     first screen is `mode` instead of the inbox.
 
-    A test of the batch lookup, say, then does not load, page and draw the inbox first: on a 120x40 screen that is
-    about 0.4 s of CPU a test (0.57 s to start on the inbox and switch to batch, 0.17 s to start on batch). The
-    test's own way to its screen (`open_mode`, the screen's number key) still works: switching to the screen
-    already shown changes nothing. Tests that go back to the inbox load it then, as the console does.
+    A test of the batch lookup, say, then does not load, page and draw the inbox first (the dearest screen to
+    start: it loads a page, reads the record and draws a table). The test's own way to its screen (`open_mode`, the
+    screen's number key) still works: switching to the screen already shown changes nothing. Tests that go back to
+    the inbox load it then, as the console does.
     """
 
     CSS_PATH = str(Path(inspect.getfile(ConsoleApp)).parent / str(ConsoleApp.CSS_PATH))

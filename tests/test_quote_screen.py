@@ -377,3 +377,29 @@ def test_snapshot_production_confirmation(sandbox: Sandbox, snap_compare) -> Non
         await refresh(pilot, ONRAMP_OPEN_ID)
 
     assert snap_compare(production_app(sandbox), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_quote_table_has_its_column_widths_as_soon_as_it_shows_a_quote(sandbox: Sandbox) -> None:
+    """No frame shows the new rows in the old widths ("Recei", "▼ -0.0"): every column fits its header and its
+    cells the moment the rows are given, not after DataTable measures them when the app is next idle."""
+    from textual.app import App, ComposeResult
+
+    from stablepay_console.tui.widgets.quote_table import QuoteTable
+
+    class Holder(App[None]):
+        def compose(self) -> ComposeResult:
+            yield QuoteTable(id="quote")
+
+    first = sandbox.data.onramps[ONRAMP_OPEN_ID].quote
+    second = first.model_copy(update={"rate": first.rate - Decimal("0.0022")}) if first is not None else None
+    assert first is not None and second is not None
+    app = Holder()
+    async with app.run_test(size=(120, 20)):
+        table = app.query_one(QuoteTable)
+        for quote, previous in ((first, None), (second, first)):
+            table.show(quote, previous)  # no pause: what the next frame would draw
+            for index, column in enumerate(table.columns.values()):
+                cells = [table.get_row_at(n)[index] for n in range(table.row_count)]
+                assert not column.auto_width and column.width >= max(
+                    [column.label.cell_len, *(cell.cell_len for cell in cells)]
+                ), f"{column.key.value}: {column.width} for {[cell.plain for cell in cells]}"

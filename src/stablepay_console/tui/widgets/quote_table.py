@@ -68,17 +68,23 @@ class QuoteTable(DataTable[Text]):
         # The table ignores Text.justify: pad so the amounts line up on the right.
         width = max(len(v) for v in [*now_values, "Amount"])
         was_width = max(len(v) for v in [*was_values, "Previous"])
-        self.add_column("Quote", key="line")
-        self.add_column("Amount".rjust(width), key="amount")
-        if previous is not None:
-            self.add_column("Previous".rjust(was_width), key="previous")
-            self.add_column("Change", key="change")
-        self._raw = [raw_value(quote, name) for _, name in LINES]
+        rows = []
         for (label, name), value, was in zip(LINES, now_values, was_values, strict=True):
             cells = [Text(label, style="bold"), Text(value.rjust(width))]
             if previous is not None:
                 change = changes.get(name) if name in TRACKED else None
                 cells += [Text(was.rjust(was_width), style="dim"), change_text(change) if change else Text("")]
+            rows.append((name, cells))
+        # Every column gets its width now: measured later (as DataTable does for a column without one), a frame
+        # could show the new rows in the old widths ("Recei", "▼ -0.0").
+        headers, keys = ["Quote", "Amount".rjust(width)], ["line", "amount"]
+        if previous is not None:
+            headers, keys = [*headers, "Previous".rjust(was_width), "Change"], [*keys, "previous", "change"]
+        for index, (header, key) in enumerate(zip(headers, keys, strict=True)):
+            fits = max([len(header), *(cells[index].cell_len for _, cells in rows)])
+            self.add_column(header, key=key, width=fits)
+        self._raw = [raw_value(quote, name) for _, name in LINES]
+        for name, cells in rows:
             self.add_row(*cells, key=name)
         self.move_cursor(row=min(max(cursor, 0), len(LINES) - 1))
 
