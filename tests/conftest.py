@@ -253,15 +253,10 @@ async def client(sandbox: Sandbox) -> AsyncIterator[StablePayClient]:
 
 
 async def wait_for_workers(pilot: Pilot[object], rounds: int = 3) -> None:
-    """Let every worker finish and the screen repaint: up to `rounds` times, a pause (until the app is idle)
-    and the wait for the workers then running; done at the first pause after which none is running.
-
-    Each pause is at least 20 ms of idle waiting; waiting again once no worker is left adds only that."""
+    """Let every worker finish and the screen repaint."""
     app: App[object] = pilot.app
     for _ in range(rounds):
         await pilot.pause()
-        if all(worker.is_finished for worker in app.workers):
-            break
         await app.workers.wait_for_complete()
     await pilot.pause()
 
