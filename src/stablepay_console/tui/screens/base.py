@@ -44,10 +44,12 @@ class ConsoleScreen(Screen[None]):
         )
     ]
 
+    _resume_queued: events.ScreenResume | None = None
+    """A resume posted to the screen and not yet handled (see `post_message`)."""
+
     def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name, id, classes)
         self._fit_breakpoints_now()
-        self._resume_queued: events.ScreenResume | None = None
 
     def _fit_breakpoints_now(self) -> None:
         """The width and height classes for the terminal's size now, before any of the screen is styled.
@@ -88,8 +90,9 @@ class ConsoleScreen(Screen[None]):
 
         Textual's `switch_mode` to a mode not shown before queues two resumes one after the other (one as it
         makes the mode's screen, one as it switches), and each restyles the whole screen and runs the screen's
-        own resume work again (the inbox reads its claims twice). A resume queued while one is still waiting,
-        with no suspend between them, is that second one: the waiting resume does everything it would."""
+        own resume work again. A resume queued while one is still waiting, with no suspend between them, is that
+        second one: the waiting resume does everything it would. (The flag is cleared by `_show_tabs`, which
+        every resume reaches: no screen's handler stops a resume's default handling.)"""
         if isinstance(message, events.ScreenResume):
             queued = self._resume_queued
             if queued is not None:
