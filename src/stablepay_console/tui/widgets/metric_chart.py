@@ -122,9 +122,9 @@ class MetricChart(PlotextPlot):
 
         Plotext builds a chart in tens of milliseconds, and Textual asks for the chart again on every repaint
         (focus moving to or from it, a notification over it), not only when it changed."""
-        # The data itself (compared by identity, and kept alive so its id is never another's), not a copy of it.
+        # The data itself, kept alive here: a tuple's == takes the same object as equal without comparing it.
         drawn_from = (self.series_data, self.chart_style, self.title_text, self.size, self.app.theme, self.theme)
-        if self._drawn is not None and all(a is b or a == b for a, b in zip(self._drawn[0], drawn_from, strict=True)):
+        if self._drawn is not None and self._drawn[0] == drawn_from:
             return self._drawn[1].copy()
         self._draw()
         chart = super().render()
