@@ -87,6 +87,22 @@ def test_plain_and_table_text_are_cleaned() -> None:
         assert "\\x1b" in out.getvalue()
 
 
+def test_one_hostile_cell_among_thousands_of_plain_rows_is_cleaned() -> None:
+    rows: list[list[object]] = [[f"rfi-{n}", str(n)] for n in range(5000)]
+    rows[2500] = [EVIL, None]
+    rows[4000] = ["numbers", 7]
+    for fmt in ("plain", "table"):
+        out = io.StringIO()
+        Output(fmt, out).table(("id", "round"), rows)
+        text = out.getvalue()
+        assert "\x1b" not in text and "\u202e" not in text and "\u2028" not in text, fmt
+        assert "\\x1b]52;c;ZXZpbA==" in text and "numbers" in text and "rfi-4999" in text, fmt
+    plain = io.StringIO()
+    Output("plain", plain).table(("id", "round"), rows)
+    lines = plain.getvalue().splitlines()
+    assert len(lines) == 5001 and lines[4001].split() == ["numbers", "7"] and "None" not in lines[2501]
+
+
 def test_plain_text_aligns_amounts_right() -> None:
     out = io.StringIO()
     Output("plain", out).table(("user", "amount"), [["a", "1.00 USDC"], ["bb", "20.00 USDC"]], right=("amount",))

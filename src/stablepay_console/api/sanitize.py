@@ -31,7 +31,8 @@ def is_unsafe(ch: str) -> bool:
     return unicodedata.category(ch) in UNSAFE_CATEGORIES or ch in INVISIBLE_FILLERS
 
 
-def _is_plain(text: str) -> bool:
+def is_plain(text: str) -> bool:
+    """Whether `text` is safe as it is (`clean` would return it unchanged, length aside)."""
     # str.isprintable() is False for every Cc, Cf, Cs, Co, Zl and Zp character (and for spaces
     # other than U+0020, which are harmless): printable text needs no per-character look. The
     # invisible fillers are all outside ASCII, so ASCII text needs no look for them either.
@@ -46,7 +47,7 @@ def escape_char(ch: str) -> str:
 def clean(value: object, max_len: int | None = None) -> str:
     """Printable text: unsafe characters shown as escapes; cut to `max_len` with an ellipsis."""
     text = "" if value is None else str(value)
-    if not _is_plain(text):
+    if not is_plain(text):
         text = "".join(escape_char(ch) if is_unsafe(ch) else ch for ch in text)
     if max_len is not None and len(text) > max_len:
         text = text[: max(1, max_len - 1)] + "…"
@@ -55,7 +56,7 @@ def clean(value: object, max_len: int | None = None) -> str:
 
 def has_control(text: str, allow: str = "") -> bool:
     """Whether `text` holds an unsafe character (an escape sequence starts with one), `allow` aside."""
-    return not _is_plain(text) and any(is_unsafe(ch) for ch in text if ch not in allow)
+    return not is_plain(text) and any(is_unsafe(ch) for ch in text if ch not in allow)
 
 
 def _json_escape(ch: str) -> str:
@@ -72,6 +73,6 @@ def json_safe(json_text: str) -> str:
     Inside a string that is the same value once decoded; json.dumps writes no unsafe character
     outside strings.
     """
-    if _is_plain(json_text):
+    if is_plain(json_text):
         return json_text
     return "".join(_json_escape(ch) if is_unsafe(ch) else ch for ch in json_text)

@@ -33,7 +33,11 @@ def parse_duration(text: str) -> timedelta:
 
 def format_duration(duration: timedelta) -> str:
     """An exact form: `1h30m`, `24h`, `36h`, `3d`, `45s` (days only for whole days from two on; `0s` for nothing)."""
-    seconds = int(duration.total_seconds())
+    return format_seconds(int(duration.total_seconds()))
+
+
+def format_seconds(seconds: int) -> str:
+    """`format_duration` of whole seconds."""
     if seconds <= 0:
         return "0s"
     if seconds % UNITS["d"] == 0 and seconds >= 2 * UNITS["d"]:

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
-from stablepay_console.api.sanitize import clean
+from stablepay_console.api.sanitize import clean, is_plain
 from stablepay_console.cli.arguments import say
 
 PROG = "stablepay-console"
@@ -36,6 +36,19 @@ def fail(message: str) -> None:
 def no_color() -> bool:
     """https://no-color.org: present and not empty."""
     return bool(os.environ.get("NO_COLOR"))
+
+
+def clean_rows(rows: Iterable[Sequence[Any]]) -> list[list[str]]:
+    """Every cell as cleaned text (`None` as empty). Rows of plain text, nearly all of them, are taken as
+    they are: one look at the whole table instead of one a cell (`rfis due` prints tens of thousands)."""
+    given = rows if isinstance(rows, list) else list(rows)
+    try:
+        plain = is_plain("".join(map("".join, given)))  # a TypeError: a cell that is not text
+    except TypeError:
+        plain = False
+    if plain:
+        return [list(row) for row in given]
+    return [[clean(cell) if cell is not None else "" for cell in row] for row in given]
 
 
 class Output:
@@ -71,7 +84,7 @@ class Output:
     def table(self, header: Sequence[str], rows: Iterable[Sequence[Any]], *, title: str = "",
               right: Sequence[str] = ()) -> None:
         """Columns of cleaned text; `right` names the columns to align right (amounts)."""
-        cells = [[clean(cell) if cell is not None else "" for cell in row] for row in rows]
+        cells = clean_rows(rows)
         if self.fmt == "table":
             self._rich(header, cells, title, right)
         else:
@@ -95,15 +108,10 @@ class Output:
 
     def _plain(self, header: Sequence[str], cells: list[list[str]], right: Sequence[str]) -> None:
         rows = [[h.upper() for h in header], *cells]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-        lines = []
-        for row in rows:
-            parts = [
-                cell.rjust(w) if header[i] in right else cell.ljust(w)
-                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
-            ]
-            lines.append("  ".join(parts).rstrip() + "\n")
-        self.write("".join(lines))  # one write: a flush per line cost a system call per request listed
+        widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
+        line = "  ".join(f"{{:{'>' if name in right else '<'}{w}}}" for name, w in zip(header, widths, strict=True))
+        # One write: a flush per line cost a system call per request listed.
+        self.write("\n".join([line.format(*row).rstrip() for row in rows]) + "\n")
 
     def _rich(self, header: Sequence[str], cells: list[list[str]], title: str, right: Sequence[str],
               grid: bool = False) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import io
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from stablepay_console.cli.durations import format_duration
@@ -15,6 +15,7 @@ from stablepay_console.cli.session import DUE, OK, OVERDUE, USAGE, Session, open
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.api.models import Rfi
+    from stablepay_console.services.triage.due import Breach
 
 LIST_COLUMNS = ("id", "status", "kind", "user", "round", "deadline", "left", "created")
 DUE_COLUMNS = ("id", "kind", "user", "round", "deadline", "left")
@@ -26,28 +27,32 @@ def filters_of(args: argparse.Namespace) -> RfiFilters:
     return RfiFilters(status=args.status, kind=args.kind, user_id=args.user_id)
 
 
-def cells(rfi: Rfi, now: datetime, columns: tuple[str, ...]) -> list[str]:
-    """The row of `columns`, each worked out only when asked for (`rfis due` prints thousands of rows)."""
-    return [_cell(rfi, now, column) for column in columns]
-
-
-def _cell(rfi: Rfi, now: datetime, column: str) -> str:
+def row_of(columns: tuple[str, ...], now: datetime) -> Callable[[Rfi], list[str]]:
+    """What makes the row of `columns` for one request (`rfis due` prints thousands: each column's
+    way of reading a request is picked once, not once a cell)."""
     from stablepay_console.services.watch.events import deadline_words, stamp
 
-    if column in ("deadline", "left"):
-        deadline = rfi.deadline
-        if deadline is None:
+    def deadline(rfi: Rfi) -> str:
+        return "" if rfi.deadline is None else stamp(rfi.deadline)
+
+    def left(rfi: Rfi) -> str:
+        moment = rfi.deadline
+        if moment is None or rfi.status != "issued":
             return ""
-        if column == "deadline":
-            return stamp(deadline)
-        return deadline_words(deadline, now).removeprefix("deadline ") if rfi.status == "issued" else ""
-    if column == "round":
-        return str(rfi.round.round) if rfi.round is not None else ""
-    if column == "user":
-        return rfi.user_id or ""
-    if column == "created":
-        return stamp(rfi.created_at)
-    return str(getattr(rfi, column))  # id, status, kind
+        return deadline_words(moment, now).removeprefix("deadline ")
+
+    ways: dict[str, Callable[[Rfi], str]] = {
+        "id": lambda rfi: str(rfi.id),
+        "status": lambda rfi: str(rfi.status),
+        "kind": lambda rfi: str(rfi.kind),
+        "user": lambda rfi: rfi.user_id or "",
+        "round": lambda rfi: str(rfi.round.round) if rfi.round is not None else "",
+        "deadline": deadline,
+        "left": left,
+        "created": lambda rfi: stamp(rfi.created_at),
+    }
+    picked = [ways[column] for column in columns]
+    return lambda rfi: [way(rfi) for way in picked]
 
 
 def print_rfis(out: Output, rfis: Iterable[Rfi], now: datetime, columns: tuple[str, ...] = LIST_COLUMNS) -> None:
@@ -57,7 +62,8 @@ def print_rfis(out: Output, rfis: Iterable[Rfi], now: datetime, columns: tuple[s
     elif out.fmt == "csv":
         out.write(export_text(rfis, "csv"))
     else:
-        rows = [cells(rfi, now, columns) for rfi in rfis]  # one request at a time: only the cells are kept
+        row = row_of(columns, now)
+        rows = [row(rfi) for rfi in rfis]  # one request at a time: only the cells are kept
         if rows:
             out.table(columns, rows)
 
@@ -123,9 +129,8 @@ def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
 
 def run_due(args: argparse.Namespace) -> int:
     """Exit 0 when nothing is due, 3 when something is due within the window, 4 when something is overdue."""
-    from stablepay_console.cli.triage_runs import print_breaches, recorded_breaches
+    from stablepay_console.cli.triage_runs import recorded_breaches
     from stablepay_console.services.team.due import due_from_team
-    from stablepay_console.services.triage.due import BreachTally, held_triage
     from stablepay_console.services.watch.radar import due_now
 
     session = open_session(args)
@@ -134,31 +139,55 @@ def run_due(args: argparse.Namespace) -> int:
     out = Output(args.format)
     services, profile = session.services, session.profile
     now = services.clock()
-
     window = format_duration(args.within)
     team = None if args.live else due_from_team(services, profile, now, args.within)
     if team is not None:  # the team watcher's fresh sweep: the API is not asked
         report = team.report
         checked = f"{team.said}; {session.where}"
         breaches = recorded_breaches(services, profile, report.at) if out.is_text else None
-    else:  # page by page: only what is due or breached is kept, however many requests the account holds
-        # The record's claims, steps and policy are read on its thread while the first page is on its way.
-        tally = None
-        if out.is_text:  # the `--json` list stays the API's requests
-            held = services.record.submit(lambda record: held_triage(record, profile.name))
-            tally = BreachTally(lambda: held.result(60), now)
-        asked = session.ask(lambda client: due_now(client, now, args.within, tally.add if tally else None))
+    elif out.is_text:
+        return _due_rows_from_api(session, out, now, args.within)
+    else:  # `--json`: the API's own requests, as they came
+        asked = session.ask(lambda client: due_now(client, now, args.within))
         if isinstance(asked, int):
             return asked
-        report = asked
+        report, breaches = asked, None
         checked = f"{report.checked} issued requests checked; {session.where}"
-        breaches = tally.found() if tally else None
-        if tally and tally.problem:
-            note(f"Service levels not checked: {tally.problem}")
     print_rfis(out, report.nearest(), report.at, DUE_COLUMNS)
-    print_breaches(out, breaches or (), bool(report.overdue or report.due))
-    if not (report.overdue or report.due):
+    return _said_due(out, breaches, len(report.overdue), len(report.due), window, checked)
+
+
+def _due_rows_from_api(session: Session, out: Output, now: datetime, within: timedelta) -> int:
+    """Every issued request, page by page: only the rows due and the breaches are kept (however many
+    requests the account holds), and a row is made as its request passes (no model rebuilt to print it)."""
+    from stablepay_console.services.triage.due import BreachTally, held_triage
+    from stablepay_console.services.watch.radar import DueTally, walk_issued
+
+    profile = session.profile
+    # The record's claims, steps and policy are read on its thread while the first page is on its way.
+    held = session.services.record.submit(lambda record: held_triage(record, profile.name))
+    breaches = BreachTally(lambda: held.result(60), now)
+    rows = DueTally(now, within, row_of(DUE_COLUMNS, now))
+    walked = session.ask(lambda client: walk_issued(client, rows, breaches.add))
+    if isinstance(walked, int):
+        return walked
+    if breaches.problem:
+        note(f"Service levels not checked: {breaches.problem}")
+    overdue, due = rows.nearest()
+    if overdue or due:
+        out.table(DUE_COLUMNS, [*overdue, *due])
+    checked = f"{rows.checked} issued requests checked; {session.where}"
+    return _said_due(out, breaches.found(), len(overdue), len(due), format_duration(within), checked)
+
+
+def _said_due(out: Output, breaches: Sequence[Breach] | None, overdue: int, due: int, window: str,
+              checked: str) -> int:
+    """The breaches after the rows, then the summary and the exit code."""
+    from stablepay_console.cli.triage_runs import print_breaches
+
+    print_breaches(out, breaches or (), bool(overdue or due))
+    if not (overdue or due):
         note(f"Nothing due within {window}: {checked}.")
         return OK
-    note(f"{len(report.overdue)} overdue, {len(report.due)} due within {window} ({checked}).")
-    return OVERDUE if report.overdue else DUE
+    note(f"{overdue} overdue, {due} due within {window} ({checked}).")
+    return OVERDUE if overdue else DUE

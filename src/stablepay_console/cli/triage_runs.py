@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-from stablepay_console.cli.durations import format_duration
+from stablepay_console.cli.durations import format_duration, format_seconds
 from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.record_runs import profile_for, record_services
 from stablepay_console.cli.session import FAILED, OK, USAGE
@@ -115,7 +115,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def late_words(seconds: float) -> str:
-    return format_duration(timedelta(minutes=max(1, int(seconds // 60))))
+    return format_seconds(60 * max(1, int(seconds // 60)))
 
 
 def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[Breach] | None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from stablepay_console.services.kept import keep
 from stablepay_console.services.team.radar import ago
 from stablepay_console.services.watch.radar import DueReport, DueTally
 from stablepay_console.storage.record import RecordError
@@ -46,7 +47,7 @@ def due_from_team(services: Services, profile: Profile, now: datetime, within: t
         return None
     if rows is None:
         return None
-    tally = DueTally(now, within)
+    tally: DueTally[str] = DueTally(now, within, keep)
     for wire, round_wire, deadline in rows:  # the database filtered and sorted them: no model is built
         if deadline is not None:
             tally.add_kept(parse_stamp(deadline), kept_text(wire, round_wire))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from stablepay_console.api.errors import APIError
 from stablepay_console.api.filters import RfiFilters
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient
     from stablepay_console.api.models import Rfi
     from stablepay_console.api.paging import PagingReport
+
+K = TypeVar("K")
 
 
 # --- what is due -----------------------------------------------------------------------
@@ -58,13 +60,16 @@ class DueReport:
         yield from self.due
 
 
-class DueTally:
-    """What is due, kept as requests stream past: memory grows with what is due, not with the account."""
+class DueTally(Generic[K]):
+    """What is due, kept as requests stream past: memory grows with what is due, not with the account.
 
-    def __init__(self, now: datetime, within: timedelta) -> None:
-        self.now, self.within = now, within
-        self.due: list[tuple[datetime, str]] = []
-        self.overdue: list[tuple[datetime, str]] = []
+    `keep` turns a request into what is kept of it: its JSON text (`services.kept.keep`, rebuilt into a
+    model when read), or just the row a command prints (no model to rebuild for thousands of rows)."""
+
+    def __init__(self, now: datetime, within: timedelta, keep: Callable[[Rfi], K]) -> None:
+        self.now, self.within, self.keep = now, within, keep
+        self.due: list[tuple[datetime, K]] = []
+        self.overdue: list[tuple[datetime, K]] = []
         self.checked = 0
 
     def add(self, rfi: Rfi) -> None:
@@ -73,32 +78,38 @@ class DueTally:
         if rfi.status != ISSUED or deadline is None:
             return
         into = self._list_for(deadline)
-        if into is not None:  # only what is due is turned into text: most requests are not
-            into.append((deadline, keep(rfi)))
+        if into is not None:  # only what is due is kept: most requests are not
+            into.append((deadline, self.keep(rfi)))
 
-    def add_kept(self, deadline: datetime, kept: str) -> None:
-        """An issued request already kept as text (`services.kept`), with its deadline."""
+    def add_kept(self, deadline: datetime, kept: K) -> None:
+        """An issued request already kept, with its deadline."""
         self.checked += 1
         into = self._list_for(deadline)
         if into is not None:
             into.append((deadline, kept))
 
-    def _list_for(self, deadline: datetime) -> list[tuple[datetime, str]] | None:
+    def _list_for(self, deadline: datetime) -> list[tuple[datetime, K]] | None:
         if deadline <= self.now:
             return self.overdue
         if deadline - self.now <= self.within:
             return self.due
         return None
 
-    def report(self) -> DueReport:
-        def nearest(kept: list[tuple[datetime, str]]) -> Kept:
-            return Kept([text for _, text in sorted(kept, key=lambda pair: pair[0])])
+    def nearest(self) -> tuple[list[K], list[K]]:
+        """(overdue, due), each nearest first."""
 
-        return DueReport(nearest(self.due), nearest(self.overdue), self.checked, self.within, self.now)
+        def nearest(kept: list[tuple[datetime, K]]) -> list[K]:
+            return [item for _, item in sorted(kept, key=lambda pair: pair[0])]
+
+        return nearest(self.overdue), nearest(self.due)
+
+    def report(self: DueTally[str]) -> DueReport:
+        overdue, due = self.nearest()
+        return DueReport(Kept(due), Kept(overdue), self.checked, self.within, self.now)
 
 
 def due_report(rfis: Iterable[Rfi], now: datetime, within: timedelta) -> DueReport:
-    tally = DueTally(now, within)
+    tally = DueTally(now, within, keep)
     for rfi in rfis:
         tally.add(rfi)
     return tally.report()
@@ -108,7 +119,14 @@ async def due_now(client: StablePayClient, now: datetime, within: timedelta,
                   also: Callable[[Rfi], object] | None = None) -> DueReport:
     """Every issued request read page by page (concurrent, bounded per server); only what is due is kept.
     `also` sees every request as it passes (the service levels' breaches, counted in the same walk)."""
-    tally = DueTally(now, within)
+    tally = DueTally(now, within, keep)
+    await walk_issued(client, tally, also)
+    return tally.report()
+
+
+async def walk_issued(client: StablePayClient, tally: DueTally[Any],
+                      also: Callable[[Rfi], object] | None = None) -> None:
+    """Every issued request into `tally` (and `also`), page by page."""
     rfis = client.iter_rfis(ISSUED)
     with gc_paused():
         async with aclosing(rfis):  # pages still in flight are cancelled on an error
@@ -116,7 +134,6 @@ async def due_now(client: StablePayClient, now: datetime, within: timedelta,
                 tally.add(rfi)
                 if also is not None:
                     also(rfi)
-    return tally.report()
 
 
 async def every_rfi(
