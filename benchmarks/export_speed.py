@@ -67,7 +67,9 @@ async def run(base_url: str, key: str, concurrency: int) -> tuple[float, float, 
 def measure(rfis: int, latency: float = 0.02, concurrency: int | None = None) -> list[Row]:
     """`concurrency` defaults to the client's own default (what the console's export uses)."""
     if concurrency is None:
-        concurrency = StablePayClient("http://127.0.0.1", "x").export_concurrency
+        from stablepay_console.api.gate import BULK_PLACES
+
+        concurrency = StablePayClient("http://127.0.0.1", "x").export_concurrency or BULK_PLACES
     with served_sandbox(rfis, latency) as (base_url, key):
         slow, fast, count = asyncio.run(run(base_url, key, concurrency))
     speedup = slow / fast

@@ -391,7 +391,7 @@ def test_cli_arguments(argv: list[str], capsys: pytest.CaptureFixture[str], monk
         raise AssertionError("a request was about to be sent")
 
     monkeypatch.setattr("stablepay_console.services.export.requests.export_rfis", no_network)
-    monkeypatch.setattr("stablepay_console.api.client.StablePayClient._send", no_network)
+    monkeypatch.setattr("stablepay_console.api.client.StablePayClient._exchange", no_network)  # every request
     try:
         code = cli.main(argv)
     except SystemExit as exc:

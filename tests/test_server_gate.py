@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import httpx
 
 from stablepay_console.api import StablePayClient, StatusError
-from stablepay_console.api.gate import PER_SERVER, ServerGate, gate_for
+from stablepay_console.api.gate import PER_SERVER, ServerGate, gate_for, serving_no_person
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 
 URL = "http://localhost"
@@ -142,3 +142,42 @@ async def test_a_page_asked_for_goes_before_the_bulk_pages_waiting() -> None:
     await asyncio.gather(*bulk, asked)
     assert order == ["asked", "bulk 0", "bulk 1", "bulk 2"]
     assert gate.in_flight == 0
+
+
+async def test_a_bulk_walk_keeps_a_place_for_a_person_but_not_in_a_shell_command(sandbox: Sandbox) -> None:
+    sandbox.faults.latency = 0.02
+
+    async def walk() -> int:
+        front = Arrivals(sandbox.app)
+        async with client(front) as c:
+            assert len([r async for r in c.iter_rfis(page_size=5)]) > 20 * PER_SERVER
+        return front.most_in_flight
+
+    assert await walk() == PER_SERVER - 1, "in the console, a walk leaves one place for a page a person asks for"
+
+    async def in_a_command() -> int:
+        serving_no_person()  # as every shell command's event loop says before its first request
+        return await walk()
+
+    # A loop of its own (a thread's), as a command's: the gates of this test's loop are not touched.
+    assert await asyncio.to_thread(asyncio.run, in_a_command()) == PER_SERVER, "a command's walk has every place"
+    assert gate_for(URL).bulk_places == PER_SERVER - 1, "the console's loop still keeps its place"
+
+
+async def test_a_walk_sends_the_next_page_before_it_parses_the_last(sandbox: Sandbox) -> None:
+    events: list[str] = []
+
+    async def noting(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            events.append(f"sent {dict(httpx.QueryParams(scope['query_string'].decode())).get('offset')}")
+        await sandbox.app(scope, receive, send)
+
+    transport = httpx.ASGITransport(app=noting)
+    async with StablePayClient(URL, SANDBOX_KEY, transport=transport, export_concurrency=1,
+                               on_rfis=lambda page: events.append("parsed")) as c:
+        assert len([r async for r in c.iter_rfis(page_size=20)]) == 240
+    sent = [n for n, e in enumerate(events) if e.startswith("sent")]
+    # Page 0 first; after it, one place: each later page is on its way before the one before it is parsed.
+    assert events[:3] == ["sent 0", "parsed", "sent 20"], events[:6]
+    assert events[3:5] == ["sent 40", "parsed"], events[:8]
+    assert len(sent) == 12 and events[-1] == "parsed"

@@ -23,7 +23,7 @@ from stablepay_console.api.body import (
 )
 from stablepay_console.api.decoding import M, decode, error_from
 from stablepay_console.api.errors import DeadlineExceeded, MalformedResponse, ResponseTooLarge, TransportError
-from stablepay_console.api.gate import BULK, PoliteTransport
+from stablepay_console.api.gate import BULK, PoliteTransport, gate_for
 from stablepay_console.api.models import (
     BatchTransfer,
     MetricResult,
@@ -125,7 +125,7 @@ class StablePayClient:
         transport: httpx.AsyncBaseTransport | None = None,
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         retry: Retry | None = None,
-        export_concurrency: int = 8,
+        export_concurrency: int | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY,
         deadline: float = DEFAULT_DEADLINE,
         on_rfis: Callable[[list[Rfi]], None] | None = None,
@@ -133,7 +133,8 @@ class StablePayClient:
         url = check_base_url(base_url)
         self.base_url = str(url).rstrip("/")
         self.key = api_key if isinstance(api_key, ApiKey) else ApiKey(api_key)
-        self.export_concurrency = max(1, export_concurrency)
+        self.export_concurrency = None if export_concurrency is None else max(1, export_concurrency)
+        """Pages a walk (`iter_rfis`) has in flight; None: as many as the server's gate gives a bulk walk."""
         self.max_body_bytes = max_body_bytes
         self.deadline = deadline
         self.on_rfis = on_rfis
@@ -175,6 +176,12 @@ class StablePayClient:
     ) -> RfiPage:
         """One page of RFIs, newest first (GET /v2/rfis). `bulk`: a page of a walk, which lets the pages a
         person asked for go first at the server's gate."""
+        answer = await self._rfis_answer(status, kind, user_id, limit, offset, bulk)
+        return self._rfis_seen(await self._decoded(answer, RfiPage))
+
+    async def _rfis_answer(
+        self, status: str | None, kind: str | None, user_id: str | None, limit: int, offset: int, bulk: bool
+    ) -> httpx.Response:
         params: dict[str, str | int] = {"limit": check_limit(limit), "offset": check_offset(offset)}
         if check_status(status) is not None:
             params["status"] = status  # type: ignore[assignment]
@@ -182,7 +189,9 @@ class StablePayClient:
             params["kind"] = kind  # type: ignore[assignment]
         if user_id is not None:
             params["userId"] = parse_uuid(user_id, "user ID")
-        page = await self._get("/v2/rfis", RfiPage, params=params, bulk=bulk)
+        return await self._exchange("GET", "/v2/rfis", params=params, bulk=bulk)
+
+    def _rfis_seen(self, page: RfiPage) -> RfiPage:
         if self.on_rfis is not None:
             self.on_rfis(page.data)
         return page
@@ -203,14 +212,18 @@ class StablePayClient:
         `older_than`, paging stops after a page whose rows are all older (the list is newest first).
         """
         check_limit(page_size)
-        own = asyncio.Semaphore(self.export_concurrency)
+        places = self.export_concurrency or gate_for(self.base_url).bulk_places
+        own = asyncio.Semaphore(places)
 
         async def fetch(limit: int, offset: int) -> RfiPage:
-            # This walk's own bound, and the server's gate: one limit shared with every other caller.
+            # This walk's own bound, and the server's gate (one limit shared with every other caller), hold
+            # a place while the page is on the wire only: the next page is sent before this one is parsed.
             async with own:
-                return await self.list_rfis(status, kind, user_id, limit=limit, offset=offset, bulk=True)
+                answer = await self._rfis_answer(status, kind, user_id, limit, offset, bulk=True)
+            await asyncio.sleep(0)  # the page waiting for the place just given back goes out first
+            return self._rfis_seen(await self._decoded(answer, RfiPage))
 
-        async for rfi in walk_pages(fetch, page_size, self.export_concurrency, report, older_than):
+        async for rfi in walk_pages(fetch, page_size, places, report, older_than):
             yield rfi
 
     async def get_batch_transfer(self, transfer_id: str) -> BatchTransfer:
@@ -240,6 +253,12 @@ class StablePayClient:
     async def _send(
         self, method: str, path: str, model: type[M], params: dict[str, Any] | None = None, bulk: bool = False
     ) -> M:
+        return await self._decoded(await self._exchange(method, path, params, bulk), model)
+
+    async def _exchange(
+        self, method: str, path: str, params: dict[str, Any] | None = None, bulk: bool = False
+    ) -> httpx.Response:
+        """One request and its whole (capped) body; a typed error for anything but an answer to decode."""
         failure: str | None = None
         unreadable: str | None = None
         too_large: BodyTooLarge | None = None
@@ -290,6 +309,10 @@ class StablePayClient:
         if failure is not None:
             raise TransportError(failure)
         log.info("%s %s -> %s", method, path, response.status_code)
+        return response
+
+    async def _decoded(self, response: httpx.Response, model: type[M]) -> M:
+        """The answer as `model`, or the typed error its status and body make."""
         if len(response.content) > DECODE_IN_THREAD:
             # A large legal body (100,000 recipients) takes most of a second to validate: off the event loop.
             return await asyncio.to_thread(decode, response, model)

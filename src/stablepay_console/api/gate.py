@@ -5,7 +5,8 @@ the inbox and its prefetch, the deadline radar, the needs-action view, an export
 
 - At most `PER_SERVER` requests are in flight to one server. A page the user asked for goes ahead
   of the pages of a bulk walk (an export, a sweep) that are still waiting, and bulk pages leave one
-  place free for it (they have `BULK_PLACES`).
+  place free for it (they have `BULK_PLACES`). A shell command's event loop serves no person
+  (`serving_no_person`): there a bulk walk has every place.
 - A 429 (or 503) with `Retry-After` holds the gate: nobody sends to that server before the time the
   server named (a 429 without one holds it for `DEFAULT_HOLD`). A request that would wait longer
   than `LONGEST_WAIT` is answered at once with a 429 of the console's own, carrying the time left
@@ -68,9 +69,12 @@ class HeldBack(Exception):
 class ServerGate:
     """The in-flight limit and the `Retry-After` hold of one server, on one event loop."""
 
-    def __init__(self, limit: int = PER_SERVER, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, limit: int = PER_SERVER, clock: Callable[[], float] = time.monotonic,
+                 keep_place: bool = True) -> None:
         self.limit = max(1, limit)
         self.clock = clock
+        self.keep_place = keep_place
+        """Whether bulk pages leave a place free for a page a person asks for (not in a shell command)."""
         self.in_flight = 0
         self.not_before = 0.0
         """The clock's time before which nothing is sent (a server's `Retry-After`)."""
@@ -114,9 +118,14 @@ class ServerGate:
                 raise HeldBack(wait)
             await asyncio.sleep(wait)
 
+    @property
+    def bulk_places(self) -> int:
+        """Places a bulk walk may take: one is kept for the pages a person asks for, where one may ask."""
+        return self.limit - 1 if self.keep_place and self.limit > 1 else self.limit
+
     def _room(self, bulk: bool) -> bool:
         # One place is kept for the pages a person asks for: a sweep never makes the inbox wait on it.
-        return self.in_flight < (self.limit - 1 if bulk and self.limit > 1 else self.limit)
+        return self.in_flight < (self.bulk_places if bulk else self.limit)
 
     async def _take(self, bulk: bool) -> None:
         ahead = self._asked or (bulk and self._bulk)
@@ -149,12 +158,22 @@ class ServerGate:
 _GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, ServerGate]] = weakref.WeakKeyDictionary()
 
 
+_NO_PERSON: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
+def serving_no_person() -> None:
+    """Say that the running event loop is a shell command's: no person asks for a page on it, so its gates
+    keep no place free for one (a bulk walk has all `PER_SERVER`). Said before its first request."""
+    _NO_PERSON.add(asyncio.get_running_loop())
+
+
 def gate_for(base_url: str) -> ServerGate:
     """The one gate of `base_url` on the running event loop."""
-    gates = _GATES.setdefault(asyncio.get_running_loop(), {})
+    loop = asyncio.get_running_loop()
+    gates = _GATES.setdefault(loop, {})
     gate = gates.get(base_url)
     if gate is None:
-        gate = gates[base_url] = ServerGate()
+        gate = gates[base_url] = ServerGate(keep_place=loop not in _NO_PERSON)
     return gate
 
 
