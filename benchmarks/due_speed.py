@@ -6,8 +6,8 @@ tree, then the other way round), each a whole process timed from start to exit, 
 - **this tree**: `stablepay-console rfis due --within 24h`;
 - **landed**: the same command from the code of `LANDED` (read with `git archive`; skipped when git or the
   commit is missing), with its own config folder and record;
-- **floor**: a bare httpx loop in a fresh interpreter that reads the same issued pages with the same 8 in
-  flight (`api.gate.BULK_PLACES`) and `json.loads` each page: no models, no record, nothing printed.
+- **floor**: a bare httpx loop in a fresh interpreter that reads the same issued pages with the same 9 in
+  flight (`api.gate.PER_SERVER`) and `json.loads` each page: no models, no record, nothing printed.
 
 Each program's first run is a warm-up (not counted): it fills its record with the 35,000 issued requests, as
 the first run from cron does; the counted runs are the hourly ones, where most requests are unchanged.
@@ -37,8 +37,9 @@ LANDED = "451aeac2f6d34c7027b354069840d71154f0d2b9"
 """The landed main this speed work started from."""
 GOAL_S = 3.0
 GOAL_MB = 120.0
-PLACES = 8
-"""Pages in flight, as the console's gate allows a bulk walk (`api.gate.BULK_PLACES`)."""
+PLACES = 9
+"""Pages in flight, as the server's gate allows a shell command's walk (`api.gate.PER_SERVER`; 8 before fa929b0,
+when a command's walk also kept a place for a person)."""
 
 FLOOR = """
 import asyncio, json, sys
