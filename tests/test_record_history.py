@@ -279,6 +279,42 @@ def test_a_page_the_record_cannot_keep_never_fails_the_fetch(sandbox: Sandbox) -
     worker.close()
 
 
+def test_a_status_and_a_round_keep_their_last_sighting_once_replaced(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An unchanged request moves only its own row; its current status and round are read as seen with it,
+    and keep the request's last sighting before the change once a new status and round replace them."""
+    import sqlite3
+
+    from stablepay_console.storage.local import open_record
+    from stablepay_console.storage.record_types import RfiSighting, RoundSighting, SeenPage
+
+    def seen(hours: int, status: str, deadline: str) -> SeenPage:
+        wire = f'{{"id":"round-1","round":1,"issuedAt":"2026-11-20T09:30:00Z","expiresAt":"{deadline}"}}'
+        return SeenPage("p", "sandbox", FIXED_NOW + timedelta(hours=hours),
+                        (RfiSighting("rfi-1", status, f"{status}{deadline}", "{}", RoundSighting(1, wire, deadline)),))
+
+    path = tmp_path / "record.sqlite3"
+    record = open_record(path)
+    try:
+        assert record.observe([seen(0, "issued", "2026-11-21T09:30:00Z")]) == 1
+        assert record.observe([seen(1, "issued", "2026-11-21T09:30:00Z")]) == 0
+        with sqlite3.connect(path) as raw:  # the sighting at 1 h rewrote the request's row only
+            assert raw.execute("SELECT last_seen FROM statuses UNION SELECT last_seen FROM rounds").fetchall() == [
+                ("2026-11-20T09:30:00.000+00:00",)]
+        h = record.history("p", "rfi-1")
+        assert [(s.status, s.last_seen) for s in h.statuses] == [("issued", FIXED_NOW + timedelta(hours=1))]
+        assert [r.last_seen for r in h.rounds] == [FIXED_NOW + timedelta(hours=1)]
+
+        assert record.observe([seen(2, "submitted", "2026-11-22T09:30:00Z")]) == 1
+        assert record.observe([seen(3, "submitted", "2026-11-22T09:30:00Z")]) == 0
+        h = record.history("p", "rfi-1")
+        hours = [timedelta(hours=n) + FIXED_NOW for n in range(4)]
+        assert [(s.status, s.first_seen, s.last_seen) for s in h.statuses] == [
+            ("issued", hours[0], hours[1]), ("submitted", hours[2], hours[3])]
+        assert [(r.first_seen, r.last_seen) for r in h.rounds] == [(hours[0], hours[1]), (hours[2], hours[3])]
+    finally:
+        record.close()
+
+
 def test_a_page_is_matched_to_what_the_record_holds_whatever_the_ids_hold(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The record reads a page's known requests back as one row of text; an ID holding its separators (a
     record not written by this console) is still matched, and an unchanged request stays unchanged."""

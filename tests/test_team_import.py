@@ -28,6 +28,8 @@ def make_local_record(capsys: pytest.CaptureFixture[str]) -> list[str]:
     """What one analyst's laptop holds: requests seen, notes, a claim, audit entries."""
     assert cli("rfis", "list", "--limit", "30", "--json") == 0
     ids = [r["id"] for r in json.loads(capsys.readouterr().out)["data"]]
+    # Seen again, unchanged: their current status and round were last seen now, as the import must carry.
+    assert cli("rfis", "list", "--limit", "30", "--json") == 0
     assert cli("rfis", "note", ids[0], "Called the customer", "--as", "ana") == 0
     assert cli("rfis", "note", ids[1], "Waiting for the bank letter") == 0
     assert cli("rfis", "claim", ids[2], "--as", "ana") == 0

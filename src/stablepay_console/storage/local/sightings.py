@@ -1,8 +1,13 @@
 """One fetched RFI into the record, inside the caller's write transaction.
 
-Unchanged since last time: only "last seen" moves. A new status opens a new line of the status
-timeline; a round that differs in anything (a new round, or the same round with other items, a
+Unchanged since last time: only the request's "last seen" moves. A new status opens a new line of the
+status timeline; a round that differs in anything (a new round, or the same round with other items, a
 moved deadline, an answer, its link gone) becomes the next round entry.
+
+The current status line and round entry (the ones the request's row points to) were last seen when the
+request was: their own `last_seen` is brought up to the request's only when they stop being current, and a
+reader takes the later of the two (`STATUS_LAST_SEEN`, `ROUND_LAST_SEEN`). A sweep that finds every request
+unchanged so rewrites one row a request, not three (a round's row holds its JSON: a quarter of the writes).
 """
 
 from __future__ import annotations
@@ -13,6 +18,13 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from stablepay_console.storage.record_types import RfiSighting, RoundSighting
+
+STATUS_LAST_SEEN = ("CASE WHEN st.id = r.status_row AND r.last_seen > st.last_seen THEN r.last_seen "
+                    "ELSE st.last_seen END")
+"""A status line's last seen, read from `statuses st` joined to its request `rfis r`."""
+ROUND_LAST_SEEN = ("CASE WHEN ro.id = r.round_row AND r.last_seen > ro.last_seen THEN r.last_seen "
+                   "ELSE ro.last_seen END")
+"""A round entry's last seen, read from `rounds ro` joined to its request `rfis r`."""
 
 LOOKUP = 500
 """IDs asked for or touched in one statement (SQLite allows 999 parameters in old builds)."""
@@ -56,10 +68,17 @@ def _round_row(conn: sqlite3.Connection, profile: str, rfi_id: str, r: RoundSigh
     return _new_round(conn, profile, rfi_id, r, seen)
 
 
+def _no_longer_current(conn: sqlite3.Connection, table: str, row: int | None, new_row: int | None,
+                       last_seen: str) -> None:
+    """A status line or round entry the request no longer points to keeps the request's last seen until now."""
+    if row is not None and row != new_row:
+        _touch(conn, table, row, last_seen)
+
+
 def observe_one(conn: sqlite3.Connection, profile: str, environment: str, s: RfiSighting, seen: str) -> int:
     """Record one sighting; 1 if the request was new or changed, else 0."""
     found = conn.execute(
-        "SELECT fingerprint, status, status_row, round_row FROM rfis WHERE profile = ? AND rfi_id = ?",
+        "SELECT fingerprint, status, status_row, round_row, last_seen FROM rfis WHERE profile = ? AND rfi_id = ?",
         (profile, s.rfi_id),
     ).fetchone()
     if found is None:
@@ -71,19 +90,16 @@ def observe_one(conn: sqlite3.Connection, profile: str, environment: str, s: Rfi
             (profile, s.rfi_id, environment, s.status, s.fingerprint, s.wire_json, status_row, round_row, seen, seen),
         )
         return 1
-    fingerprint, status, status_row, round_row = found
+    fingerprint, status, old_status_row, old_round_row, last_seen = found
     if fingerprint == s.fingerprint:
         conn.execute(
             "UPDATE rfis SET last_seen = max(last_seen, ?) WHERE profile = ? AND rfi_id = ?", (seen, profile, s.rfi_id)
         )
-        _touch(conn, "statuses", status_row, seen)
-        _touch(conn, "rounds", round_row, seen)
         return 0
-    if status == s.status:
-        _touch(conn, "statuses", status_row, seen)
-    else:
-        status_row = _new_status(conn, profile, s.rfi_id, s.status, seen)
+    status_row = old_status_row if status == s.status else _new_status(conn, profile, s.rfi_id, s.status, seen)
     round_row = _round_row(conn, profile, s.rfi_id, s.round, seen)
+    _no_longer_current(conn, "statuses", old_status_row, status_row, last_seen)
+    _no_longer_current(conn, "rounds", old_round_row, round_row, last_seen)
     conn.execute(
         "UPDATE rfis SET environment = ?, status = ?, fingerprint = ?, wire = ?, status_row = ?, round_row = ?, "
         "last_seen = max(last_seen, ?) WHERE profile = ? AND rfi_id = ?",
@@ -97,55 +113,45 @@ def observe_page(conn: sqlite3.Connection, profile: str, environment: str, sight
     """Record a page of sightings; how many were new or changed.
 
     Most of a page is usually unchanged (a sweep, `rfis due` from cron): those are found in one query and
-    touched in three statements a chunk; the new or changed ones (and an ID the page repeats) one at a time."""
+    touched in one statement a chunk; the new or changed ones (and an ID the page repeats) one at a time."""
     ids = [s.rfi_id for s in sightings]
-    known: dict[str, tuple[str, int | None, int | None]] = {}
+    known: dict[str, str] = {}
     for chunk in _chunks(ids):
         known.update(_known(conn, profile, chunk))
     repeated = {rfi_id for rfi_id, n in Counter(ids).items() if n > 1}
     same: list[RfiSighting] = []
     changed = 0
     for s in sightings:
-        found = known.get(s.rfi_id)
-        if found is not None and found[0] == s.fingerprint and s.rfi_id not in repeated:
+        if known.get(s.rfi_id) == s.fingerprint and s.rfi_id not in repeated:
             same.append(s)
         else:
             changed += observe_one(conn, profile, environment, s, seen)
     # One statement a chunk, not one a request: each statement gives up and takes back the interpreter's
     # lock, and a thread that does that 100,000 times waits behind the event loop's paging every time.
-    unchanged = [s.rfi_id for s in same]
-    for ids_chunk in _chunks(unchanged):
+    for ids_chunk in _chunks([s.rfi_id for s in same]):
         conn.execute(
             f"UPDATE rfis SET last_seen = max(last_seen, ?) WHERE profile = ? AND rfi_id IN ({_marks(ids_chunk)})",
             (seen, profile, *ids_chunk),
         )
-    status_rows = [known[rfi_id][1] for rfi_id in unchanged]
-    round_rows = [known[rfi_id][2] for rfi_id in unchanged]
-    for table, rows in (("statuses", status_rows), ("rounds", round_rows)):
-        for rows_chunk in _chunks([row for row in rows if row is not None]):
-            conn.execute(f"UPDATE {table} SET last_seen = max(last_seen, ?) WHERE id IN ({_marks(rows_chunk)})",
-                         (seen, *rows_chunk))
     return changed
 
 
-def _known(conn: sqlite3.Connection, profile: str, ids: Sequence[str]) -> dict[str, tuple[str, int | None, int | None]]:
-    """(fingerprint, status row, round row) of each ID the record holds.
+def _known(conn: sqlite3.Connection, profile: str, ids: Sequence[str]) -> dict[str, str]:
+    """The fingerprint of each ID the record holds.
 
     As one row of text: SQLite gives up the interpreter's lock for every row it steps to, and a thread
     that takes it back 100,000 times waits behind the event loop's paging each time. A kept ID is printable
     (`RfiSighting`), so the separators (ASCII unit and record separators) never occur in one."""
     (joined,) = conn.execute(
-        "SELECT group_concat(rfi_id || char(31) || fingerprint || char(31) || ifnull(status_row, '') || char(31) "
-        f"|| ifnull(round_row, ''), char(30)) FROM rfis WHERE profile = ? AND rfi_id IN ({_marks(ids)})",
+        "SELECT group_concat(rfi_id || char(31) || fingerprint, char(30)) FROM rfis "
+        f"WHERE profile = ? AND rfi_id IN ({_marks(ids)})",
         (profile, *ids),
     ).fetchone()
     rows = [row.split("\x1f") for row in joined.split("\x1e")] if joined else []
-    if any(len(row) != 4 for row in rows):  # not written by this console: read it row by row
-        return {r[0]: (r[1], r[2], r[3]) for r in conn.execute(
-            f"SELECT rfi_id, fingerprint, status_row, round_row FROM rfis WHERE profile = ? AND rfi_id IN "
-            f"({_marks(ids)})", (profile, *ids))}
-    return {rfi_id: (fingerprint, int(status) if status else None, int(round_) if round_ else None)
-            for rfi_id, fingerprint, status, round_ in rows}
+    if any(len(row) != 2 for row in rows):  # not written by this console: read it row by row
+        return dict(conn.execute(
+            f"SELECT rfi_id, fingerprint FROM rfis WHERE profile = ? AND rfi_id IN ({_marks(ids)})", (profile, *ids)))
+    return {rfi_id: fingerprint for rfi_id, fingerprint in rows}
 
 
 def _chunks(values: list[T]) -> list[list[T]]:

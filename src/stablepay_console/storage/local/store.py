@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from stablepay_console.storage.local.schema import LATEST, migrate
-from stablepay_console.storage.local.sightings import observe_page
+from stablepay_console.storage.local.sightings import ROUND_LAST_SEEN, STATUS_LAST_SEEN, observe_page
 from stablepay_console.storage.local.triage import SqliteTriage
 from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
@@ -211,8 +211,9 @@ class SqliteRecord(SqliteTriage):
             )
             for n, row in enumerate(
                 self._read(
-                    "SELECT round_no, round_id, issued_at, expires_at, submitted_at, link, wire, first_seen, "
-                    "last_seen FROM rounds WHERE profile = ? AND rfi_id = ? ORDER BY id",
+                    "SELECT ro.round_no, ro.round_id, ro.issued_at, ro.expires_at, ro.submitted_at, ro.link, ro.wire, "
+                    f"ro.first_seen, {ROUND_LAST_SEEN} FROM rounds ro JOIN rfis r ON r.profile = ro.profile AND "
+                    "r.rfi_id = ro.rfi_id WHERE ro.profile = ? AND ro.rfi_id = ? ORDER BY ro.id",
                     key,
                 ),
                 start=1,
@@ -221,7 +222,9 @@ class SqliteRecord(SqliteTriage):
         statuses = [
             StatusSeen(s, parse_stamp(f), parse_stamp(la))
             for s, f, la in self._read(
-                "SELECT status, first_seen, last_seen FROM statuses WHERE profile = ? AND rfi_id = ? ORDER BY id", key
+                f"SELECT st.status, st.first_seen, {STATUS_LAST_SEEN} FROM statuses st JOIN rfis r ON "
+                "r.profile = st.profile AND r.rfi_id = st.rfi_id WHERE st.profile = ? AND st.rfi_id = ? ORDER BY st.id",
+                key,
             )
         ]
         return RfiHistory(profile, rfi_id, record, rounds, statuses)

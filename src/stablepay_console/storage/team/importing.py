@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stablepay_console.storage.local.sightings import ROUND_LAST_SEEN, STATUS_LAST_SEEN
 from stablepay_console.storage.record_types import AuditEntry, parse_stamp
 from stablepay_console.storage.team.audit import detail_text
 
@@ -72,9 +73,14 @@ def _history(path: Path, scope_of: Callable[[str], str]) -> dict[str, list[dict[
     rfis = read_local(path, "SELECT r.profile, r.rfi_id, r.environment, r.status, r.fingerprint, r.wire, r.first_seen, "
                             "r.last_seen, ro.fingerprint, ro.first_seen, st.first_seen FROM rfis r "
                             "LEFT JOIN rounds ro ON ro.id = r.round_row LEFT JOIN statuses st ON st.id = r.status_row")
-    rounds = read_local(path, "SELECT profile, rfi_id, round_no, round_id, fingerprint, issued_at, expires_at, "
-                              "submitted_at, link, wire, first_seen, last_seen FROM rounds ORDER BY id")
-    statuses = read_local(path, "SELECT profile, rfi_id, status, first_seen, last_seen FROM statuses ORDER BY id")
+    # The current round entry and status line were last seen when their request was (`storage.local.sightings`).
+    rounds = read_local(path, "SELECT ro.profile, ro.rfi_id, ro.round_no, ro.round_id, ro.fingerprint, ro.issued_at, "
+                              "ro.expires_at, ro.submitted_at, ro.link, ro.wire, ro.first_seen, "
+                              f"{ROUND_LAST_SEEN} FROM rounds ro LEFT JOIN rfis r ON r.profile = ro.profile AND "
+                              "r.rfi_id = ro.rfi_id ORDER BY ro.id")
+    statuses = read_local(path, f"SELECT st.profile, st.rfi_id, st.status, st.first_seen, {STATUS_LAST_SEEN} FROM "
+                                "statuses st LEFT JOIN rfis r ON r.profile = st.profile AND r.rfi_id = st.rfi_id "
+                                "ORDER BY st.id")
     return {
         "rfis": [dict(zip(RFI_FIELDS, (scope_of(r[0]), *r[1:]), strict=True)) for r in rfis],
         "rounds": [dict(zip(ROUND_FIELDS, (scope_of(r[0]), *r[1:]), strict=True)) for r in rounds],
