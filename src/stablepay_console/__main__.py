@@ -1,3 +1,3 @@
-from stablepay_console.cli.main import main
+from stablepay_console.cli.main import run
 
-raise SystemExit(main())
+raise SystemExit(run())

@@ -1,5 +1,5 @@
 """Command line: the console (default), headless commands, `sandbox serve`."""
 
-from stablepay_console.cli.main import main
+from stablepay_console.cli.main import main, run
 
-__all__ = ["main"]
+__all__ = ["main", "run"]

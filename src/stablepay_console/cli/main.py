@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Callable, Sequence
 
@@ -250,5 +251,15 @@ def finished(code: int) -> int:
     return 1 if code == 0 and NOT_WRITTEN.lines else code
 
 
+def run() -> int:
+    """The process's entry (`stablepay-console`, `python -m stablepay_console`): `main`, then its exit code.
+
+    Whatever the command made is frozen out of the garbage collector first: the interpreter's last collection
+    at exit would otherwise walk all of it (tens of ms after `rfis due` at 100,000 requests) to free it anyway."""
+    code = main()
+    gc.freeze()
+    return code
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())
