@@ -98,7 +98,8 @@ async def test_the_boot_screen_paints_them_before_the_client_stack_is_built(sand
 
     app = ConsoleApp(EMBEDDED_PROFILE, build, clock=lambda: LATER, inbox_page_size=20)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: bool(pilot.app.screen.query("#boot-rows")))
+        # The rows are drawn once the table has its size: wait for them, not just for the table.
+        await until(pilot, lambda: bool(pilot.app.screen.query("#boot-rows")) and bool(table_ids(pilot, "#boot-rows")))
         assert table_ids(pilot, "#boot-rows") == kept
         assert pilot.app.screen.query_one("#boot-rows", InboxTable).has_class("-stale")
         said = str(pilot.app.screen.query_one("#boot-status", Static).render())
