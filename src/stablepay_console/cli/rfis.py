@@ -129,6 +129,15 @@ def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
 
 def run_due(args: argparse.Namespace) -> int:
     """Exit 0 when nothing is due, 3 when something is due within the window, 4 when something is overdue."""
+    from stablepay_console.services.gc_pause import gc_paused
+
+    # One bounded run: a garbage collection while the rows are printed walked every request's leftovers
+    # (a tenth of a second at 100,000 requests) for the few cycles a command makes.
+    with gc_paused():
+        return _due(args)
+
+
+def _due(args: argparse.Namespace) -> int:
     from stablepay_console.cli.triage_runs import recorded_breaches
     from stablepay_console.services.team.due import due_from_team
     from stablepay_console.services.watch.radar import due_now
