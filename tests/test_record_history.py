@@ -336,3 +336,40 @@ def test_a_page_is_matched_to_what_the_record_holds_whatever_the_ids_hold(tmp_pa
             assert [(s.first_seen, s.last_seen) for s in kept.statuses] == [(FIXED_NOW, FIXED_NOW + timedelta(hours=1))]
     finally:
         record.close()
+
+
+def test_what_the_record_keeps_of_a_request_is_pydantics_json_made_safe(sandbox: Sandbox) -> None:
+    """The fingerprints are of the same JSON every earlier version kept (or every request would read as changed
+    once): pydantic's own `model_dump_json`, by alias, the round apart, with what a terminal could act on escaped."""
+    import hashlib
+
+    from stablepay_console.api.sanitize import json_safe
+    from stablepay_console.services.history import sighting
+
+    evil = Rfi.model_validate({
+        "id": "rfi-\x1b[2J\u202e", "kind": "k\x7f", "status": "issued\u2028", "subjectType": "t€",
+        "createdAt": "2026-11-20T09:30:00Z", "futureField": {"a": [1, None]},
+        "round": {"id": "r\x00", "round": 2, "issuedAt": "2026-11-20T09:30:00+02:00", "link": "l\u200b",
+                  "items": [{"id": "i", "kind": "question", "label": "é\x1b]52;c;eA==\x07"}]}})
+    # Only ASCII but for one DEL, which JSON leaves as it is: no shortcut for ASCII may skip it.
+    deleted = Rfi.model_validate({
+        "id": "rfi-del", "kind": "k\x7f", "status": "issued", "subjectType": "t", "createdAt": "2026-11-20T09:30:00Z",
+        "round": {"id": "r", "round": 1, "issuedAt": "2026-11-20T09:30:00Z",
+                  "items": [{"id": "i", "kind": "question", "label": "a\x7fb"}]}})
+    for rfi in [*sandbox.data.rfis[:50], evil, deleted]:
+        request = json_safe(rfi.model_dump_json(by_alias=True, exclude={"round"}))
+        kept = sighting(rfi)
+        assert kept.wire_json == request
+        assert json.loads(kept.wire_json) == json.loads(rfi.model_dump_json(by_alias=True, exclude={"round"}))
+        if rfi.round is None:
+            assert kept.round is None
+            assert kept.fingerprint == hashlib.sha256(request.encode()).hexdigest()
+            continue
+        wire = json_safe(rfi.round.model_dump_json(by_alias=True))
+        assert kept.round is not None and kept.round.wire_json == wire
+        assert kept.round.fingerprint == hashlib.sha256(wire.encode()).hexdigest()
+        assert kept.fingerprint == hashlib.sha256((request + kept.round.fingerprint).encode()).hexdigest()
+    for unsafe in (evil, deleted):
+        kept = sighting(unsafe)
+        for raw in ("\x1b", "\x7f", "\u202e", "\u2028", "\u200b", "\x07"):
+            assert raw not in kept.wire_json + kept.round.wire_json  # type: ignore[union-attr]

@@ -29,9 +29,12 @@ from stablepay_console.storage.record_worker import RecordWorker
 log = logging.getLogger(__name__)
 
 
-def _safe_json(text: str) -> str:
-    # Printable ASCII holds nothing a terminal could act on: skip the per-character look (most pages).
-    return text if text.isascii() and text.isprintable() else json_safe(text)
+def _safe_json(data: bytes) -> str:
+    """pydantic's JSON of a model as safe text. JSON escapes every C0 control, so ASCII without DEL holds
+    nothing a terminal could act on: most requests skip the per-character look."""
+    if data.isascii() and b"\x7f" not in data:
+        return data.decode("ascii")
+    return json_safe(data.decode("utf-8"))
 
 
 def _safe(text: str, max_len: int) -> str:
@@ -45,18 +48,24 @@ def _digest(text: str) -> str:
 
 
 def _round_sighting(r: RfiRound) -> RoundSighting:
-    if any(moment is not None and moment.tzinfo is None for moment in (r.issued_at, r.expires_at, r.submitted_at)):
-        raise ValueError("The record keeps timezone-aware times only.")  # here, so the page alone is not kept
-    # pydantic writes the JSON (fast, in one pass); json_safe escapes what a terminal could act on.
-    wire = _safe_json(r.model_dump_json(by_alias=True))
+    for moment in (r.issued_at, r.expires_at, r.submitted_at):
+        if moment is not None and moment.tzinfo is None:  # here, so the page alone is not kept
+            raise ValueError("The record keeps timezone-aware times only.")
+    # pydantic writes the JSON (fast, in one pass: its serializer straight, as `model_dump_json` would call
+    # it); `_safe_json` escapes what a terminal could act on.
+    wire = _safe_json(r.__pydantic_serializer__.to_json(r, by_alias=True))
     return RoundSighting(r.round, wire, _digest(wire))
 
 
+_NO_ROUND = {"round"}
+
+
 def sighting(rfi: Rfi) -> RfiSighting:
-    """What the record keeps of one fetched request (every string safe to show)."""
-    request = _safe_json(rfi.model_dump_json(by_alias=True, exclude={"round"}))
+    """What the record keeps of one fetched request (every string safe to show). It runs for every request
+    received, on the event loop: 35,000 at a time in `rfis due`."""
+    request = _safe_json(rfi.__pydantic_serializer__.to_json(rfi, by_alias=True, exclude=_NO_ROUND))
     round_ = _round_sighting(rfi.round) if rfi.round is not None else None
-    whole = request + (round_.fingerprint if round_ else "")
+    whole = request + round_.fingerprint if round_ is not None else request
     return RfiSighting(_safe(rfi.id, 80), _safe(rfi.status, 40), _digest(whole), request, round_)
 
 
