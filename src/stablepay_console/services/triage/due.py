@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from stablepay_console.services.triage.cases import cases
-from stablepay_console.services.triage.levels import ZERO, RoundClock, TimeLeft, time_left
+from stablepay_console.services.triage.levels import RoundClock, TimeLeft, time_left
 from stablepay_console.services.triage.state import CLOSED, UNCLAIMED, step_of
 from stablepay_console.storage.record import Record, RecordError
 from stablepay_console.storage.record_triage_types import TriageFacts, TriagePolicy, TriageStep
@@ -52,8 +52,10 @@ def breached_count(rows: Iterable[Rfi], claims: Mapping[str, Claim], steps: Mapp
     return count
 
 
-@dataclass(frozen=True)
-class Breach:
+class Breach(NamedTuple):
+    """A round whose next service level is breached (a tuple: `rfis due` makes one for each of tens of
+    thousands of breached requests, five times faster than a frozen dataclass)."""
+
     rfi_id: str
     round_no: int
     step: str
@@ -108,6 +110,8 @@ class BreachTally:
         self.now = now
         self.problem: str | None = None
         self.breaches: list[Breach] = []
+        self._claim_by = now
+        """An unclaimed round issued before this is past its claim level (now less the policy's claim time)."""
 
     def _read(self) -> HeldTriage | None:
         if self._held_of is not None:
@@ -116,6 +120,8 @@ class BreachTally:
                 self._held = held_of()
             except (RecordError, TimeoutError) as exc:
                 self.problem = str(exc) or type(exc).__name__
+            else:
+                self._claim_by = self.now - self._held.policy.claim_within
         return self._held
 
     def add(self, rfi: Rfi) -> None:
@@ -130,10 +136,11 @@ class BreachTally:
         if held is None or status in CLOSED:
             return
         claim = held.claims.get(rfi_id)
-        steps = [s for s in held.steps.get(rfi_id, ()) if s.round_no == round_no]
+        taken = held.steps.get(rfi_id)
+        steps = [s for s in taken if s.round_no == round_no] if taken else []
         if claim is None and not steps:  # most requests: unclaimed, no step taken, nothing paused
-            late = self.now - (issued_at + held.policy.claim_within)
-            if late > ZERO:
+            if issued_at < self._claim_by:  # claimed by now, or breached
+                late = self._claim_by - issued_at
                 self.breaches.append(Breach(rfi_id, round_no, UNCLAIMED, "claim", late.total_seconds()))
             return
         step = step_of(status, claim, steps)
