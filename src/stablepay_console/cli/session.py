@@ -48,7 +48,11 @@ class Session:
             async with self.client() as client:
                 return await request(client)
 
-        return run_async(exchange)
+        answer = run_async(exchange)
+        # What the exchange received goes to the record's thread now (it would wait for a quiet second, or
+        # for the exit): written while the command prints, not after.
+        self.services.history.push()
+        return answer
 
     @property
     def where(self) -> str:
