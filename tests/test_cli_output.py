@@ -122,3 +122,25 @@ def test_text_mode_follows_the_terminal_and_no_color(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("NO_COLOR", "")
     assert Output("text", Tty()).fmt == "table", "an empty NO_COLOR does not count (no-color.org)"
     assert Output("json", Tty()).fmt == "json"
+
+
+def test_a_shell_command_switches_threads_every_millisecond_and_gives_the_setting_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The record's thread keeps pace with a command's walk (it takes the interpreter's lock back within 1 ms),
+    and whoever called `main` in-process gets their own switch interval back."""
+    import sys
+
+    from stablepay_console.cli.main import SWITCH_SECONDS, main
+
+    seen: list[float] = []
+
+    def listing(args: object) -> int:
+        seen.append(sys.getswitchinterval())
+        return 0
+
+    monkeypatch.setattr("stablepay_console.cli.rfis.run_list", listing)
+    before = sys.getswitchinterval()
+    assert before != SWITCH_SECONDS
+    assert main(["rfis", "list"]) == 0
+    assert seen == [SWITCH_SECONDS] and sys.getswitchinterval() == before

@@ -15,6 +15,9 @@ from stablepay_console.cli.export_flags import add_range_flags, range_of
 from stablepay_console.cli.record_commands import TEAM_KEYS, add_audit_commands
 from stablepay_console.cli.triage_commands import STEP_KEYS
 
+SWITCH_SECONDS = 0.001
+"""The interpreter's switch interval while a shell command runs (`sys.setswitchinterval`; Python's is 5 ms)."""
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
@@ -230,14 +233,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from stablepay_console.storage.writing import NOT_WRITTEN
 
     NOT_WRITTEN.listen(lambda line: print(f"stablepay-console: {say(line)}", file=sys.stderr, flush=True))
-    if args.command == "export":
-        code = run_export(args)
-    elif args.command == "profile":
-        code = run_profile(args)
-    else:
-        command = headless(args)
-        code = command(args) if command is not None else run_console(args)
-    return finished(code)
+    # The record's thread gives up the interpreter's lock for every SQLite statement and, while the event loop
+    # is busy with pages, waited the whole default 5 ms to take it back each time: its writes fell behind the
+    # walk and the command waited for them at its end. 1 ms lets them keep pace.
+    command = {"export": run_export, "profile": run_profile}.get(args.command) or headless(args)
+    if command is None:
+        return finished(run_console(args))
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_SECONDS)
+    try:
+        return finished(command(args))
+    finally:
+        sys.setswitchinterval(switch)
 
 
 def finished(code: int) -> int:

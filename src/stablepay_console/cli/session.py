@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -27,8 +26,6 @@ if TYPE_CHECKING:
     from stablepay_console.wiring import Services
 
 OK, FAILED, USAGE, DUE, OVERDUE, INTERRUPTED = 0, 1, 2, 3, 4, 130
-SWITCH_SECONDS = 0.001
-"""The interpreter's switch interval while a command runs (`sys.setswitchinterval`; Python's default is 5 ms)."""
 
 T = TypeVar("T")
 
@@ -109,10 +106,6 @@ def run_async(work: Callable[[], Awaitable[T]]) -> T | int:
     """Run `work`; an API failure becomes exit 1 (its kind and message on stderr), Ctrl+C exit 130."""
     from stablepay_console.api.errors import APIError
 
-    # The record's thread gives up the interpreter's lock for every SQLite statement and, while the event loop
-    # is busy with pages, waited the whole default 5 ms to take it back each time: its writes fell behind the
-    # walk and the command waited for them at its end. 1 ms lets them keep pace.
-    sys.setswitchinterval(SWITCH_SECONDS)
     try:
         return asyncio.run(_call(work)).value
     except APIError as exc:
