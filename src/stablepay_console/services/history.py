@@ -65,7 +65,7 @@ def sighting(rfi: Rfi) -> RfiSighting:
     received, on the event loop: 35,000 at a time in `rfis due`."""
     request = _safe_json(rfi.__pydantic_serializer__.to_json(rfi, by_alias=True, exclude=_NO_ROUND))
     round_ = _round_sighting(rfi.round) if rfi.round is not None else None
-    whole = request + round_.fingerprint if round_ is not None else request
+    whole = (request + round_.fingerprint) if round_ is not None else request
     return RfiSighting(_safe(rfi.id, 80), _safe(rfi.status, 40), _digest(whole), request, round_)
 
 
