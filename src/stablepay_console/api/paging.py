@@ -130,20 +130,28 @@ async def walk_pages(
         return stop is not None
 
     rows = walk.fresh(first)
-    for rfi in rows:
-        yield rfi
     if stops_after(first, len(rows)):
+        for rfi in rows:
+            yield rfi
         return
 
     window = max(1, concurrency) * 2
     pending: deque[tuple[int, asyncio.Task[RfiPage]]] = deque()
     next_offset = step
+
+    def send_more() -> None:
+        # Offsets are made as they are needed, up to the latest total: never a list of all of them.
+        nonlocal next_offset
+        while len(pending) < window and next_offset < report.total and next_offset < max_rows + step:
+            pending.append((next_offset, asyncio.ensure_future(fetch(step, next_offset))))
+            next_offset += step
+
     try:
+        send_more()  # the next pages are on their way while the first page's rows are handed on
+        for rfi in rows:
+            yield rfi
         while True:
-            # Offsets are made as they are needed, up to the latest total: never a list of all of them.
-            while len(pending) < window and next_offset < report.total and next_offset < max_rows + step:
-                pending.append((next_offset, asyncio.ensure_future(fetch(step, next_offset))))
-                next_offset += step
+            send_more()
             if not pending:
                 report.stopped = "the end of the total the server gave"
                 return
