@@ -238,6 +238,19 @@ async def test_rate_limit_over_http_honours_retry_after(monkeypatch: pytest.Monk
     assert asked == [1.0, 1.0, 1.0]
 
 
+async def test_work_meant_for_the_wait_runs_once_the_request_is_sent_and_before_its_answer() -> None:
+    """The page models are built while the first page is on its way (`_exchange(meanwhile=...)`), not after."""
+    with serve("--rfis", "5", "--latency", "0.5") as served:
+        async with connect(served) as client:
+            ran: list[float] = []
+            started = time.monotonic()
+            answer = await client._exchange("GET", "/ping", meanwhile=lambda: ran.append(time.monotonic()))
+            answered = time.monotonic()
+            assert answer.status_code == 200 and answered - started >= 0.5
+            assert len(ran) == 1, "once"
+            assert ran[0] - started < 0.4, "it waited for the answer instead of running while it was awaited"
+
+
 async def test_a_slow_server_is_a_timeout() -> None:
     with serve("--rfis", "5", "--latency", "1.5") as served:
         async with connect(served, timeout=0.2, retry=FAST_RETRY) as client:
