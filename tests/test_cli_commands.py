@@ -94,6 +94,26 @@ def test_list_json_is_the_api_envelope_with_the_spec_names(server: Server) -> No
     assert "profile local" in result.err
 
 
+def test_a_reader_that_goes_away_ends_the_command_quietly_and_what_came_is_still_recorded(server: Server) -> None:
+    """`rfis list --all | head`: once the reader has gone nothing more is printed, no traceback, exit 141."""
+    add_profile("local", "sandbox", server.base_url)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first row
+    try:
+        done = subprocess.run([*console(), "rfis", "list", "--all", "--csv"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, env=command_env("local", server.key), timeout=60)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr and "Exception" not in done.stderr
+    import sqlite3
+
+    from stablepay_console.storage.local import record_file
+
+    with sqlite3.connect(record_file()) as record:  # every page the command received, though none was printed
+        assert record.execute("SELECT count(*) FROM rfis WHERE profile = 'local'").fetchone() == (240,)
+
+
 def test_a_non_blocking_stdout_still_gets_every_row_and_is_given_back_non_blocking(server: Server) -> None:
     """A parent may hand over a non-blocking pipe; a reader busy when the rows come must still get every one."""
     add_profile("local", "sandbox", server.base_url)

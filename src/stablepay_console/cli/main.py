@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -258,14 +259,34 @@ def finished(code: int) -> int:
     return 1 if code == 0 and NOT_WRITTEN.lines else code
 
 
+READER_GONE = 141
+"""The exit code when the reader of standard output went away (`| head`): 128 + SIGPIPE, as a shell reports it."""
+
+
 def run() -> int:
     """The process's entry (`stablepay-console`, `python -m stablepay_console`): `main`, then its exit code.
 
     Whatever the command made is frozen out of the garbage collector first: the interpreter's last collection
     at exit would otherwise walk all of it (tens of ms after `rfis due` at 100,000 requests) to free it anyway."""
-    code = main()
+    try:
+        code = main()
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
+    except BrokenPipeError:
+        code = reader_gone()
     gc.freeze()
     return code
+
+
+def reader_gone() -> int:
+    """The reader of standard output went away (`rfis due | head`): nothing more goes there, and no traceback.
+    The record's writes still finish at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # what is still buffered goes nowhere, quietly
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return READER_GONE
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from stablepay_console.cli.triage_commands import add_triage_commands
 
 EXIT_CODES = (
     "exit codes: 0 success; 1 the server refused or failed (its message on stderr); "
-    "2 bad usage or input, nothing sent; 130 interrupted."
+    "2 bad usage or input, nothing sent; 130 interrupted; 141 the reader of the output went away (| head)."
 )
 WATCH_COSTS = """\
 how late each event can be, and what it costs the server:
