@@ -14,7 +14,8 @@ from datetime import datetime
 
 from stablepay_console.services.triage.levels import Level, RoundClock, levels
 from stablepay_console.services.triage.state import CLOSED
-from stablepay_console.storage.record_triage_types import ClaimFact, RoundFact, TriageFacts, TriageStep
+from stablepay_console.storage.record_triage_types import ClaimFact, RoundFact, StatusFact, TriageFacts, TriageStep
+from stablepay_console.storage.record_types import Claim
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def cases(facts: TriageFacts, since: datetime | None, now: datetime) -> list[Cas
     for s in sorted(facts.steps, key=lambda s: s.at):
         if s.rfi_id in by_rfi:
             steps[(s.rfi_id, _owner(by_rfi[s.rfi_id], s.at).round_no)].append(s)
-    statuses = defaultdict(list)
+    statuses: dict[str, list[StatusFact]] = defaultdict(list)
     for st in facts.statuses:
         statuses[st.rfi_id].append(st)
     found = []
@@ -73,19 +74,29 @@ def cases(facts: TriageFacts, since: datetime | None, now: datetime) -> list[Cas
             until = rounds[i + 1].issued_at if i + 1 < len(rounds) else None
             seen = [s for s in statuses[rfi_id] if s.first_seen >= r.issued_at
                     and (until is None or s.first_seen < until)]
-            submitted = r.submitted_at or next((s.first_seen for s in seen if s.status == "submitted"), None)
-            expired = next((s.first_seen for s in seen if s.status == "expired"), None) if submitted is None else None
-            closed = next((s.first_seen for s in seen if s.status in CLOSED), None)
-            if submitted is not None:
-                closed = min(closed, submitted) if closed is not None else submitted
-            claim = claims.get((rfi_id, r.round_no))
-            held = facts.claims_now.get(rfi_id)
-            if claim is None and held is not None and held.at < r.issued_at:
-                claim = ClaimFact(rfi_id, held.claimant, r.issued_at)
+            claim = _claim_of(r, claims.get((rfi_id, r.round_no)), facts.claims_now.get(rfi_id))
+            submitted, expired, closed = _ends(r, seen)
             case = Case(rfi_id, r.round_no, r.issued_at, r.expires_at, claim, tuple(steps[(rfi_id, r.round_no)]),
                         submitted, expired, closed)
             found.append(_with_levels(case, facts, now))
     return sorted(found, key=lambda c: (c.issued_at, c.rfi_id))
+
+
+def _claim_of(r: RoundFact, taken: ClaimFact | None, held: Claim | None) -> ClaimFact | None:
+    """The claim taken in this round; else a claim still held from an earlier round, as taken when it was issued."""
+    if taken is None and held is not None and held.at < r.issued_at:
+        return ClaimFact(r.rfi_id, held.claimant, r.issued_at)
+    return taken
+
+
+def _ends(r: RoundFact, seen: list[StatusFact]) -> tuple[datetime | None, datetime | None, datetime | None]:
+    """(submitted, expired, closed) of a round, from the statuses seen while it was the current one."""
+    submitted = r.submitted_at or next((s.first_seen for s in seen if s.status == "submitted"), None)
+    expired = next((s.first_seen for s in seen if s.status == "expired"), None) if submitted is None else None
+    closed = next((s.first_seen for s in seen if s.status in CLOSED), None)
+    if submitted is not None:
+        closed = min(closed, submitted) if closed is not None else submitted
+    return submitted, expired, closed
 
 
 def _with_levels(case: Case, facts: TriageFacts, now: datetime) -> Case:
