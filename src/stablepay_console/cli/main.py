@@ -199,7 +199,7 @@ HEADLESS: dict[tuple[str, str], tuple[str, str]] = {
     **{key: ("record_runs", "run") for key in (("rfis", "history"), ("rfis", "note"), ("rfis", "claim"),
                                               ("rfis", "release"), ("rfis", "evidence"), ("audit", "verify"),
                                               ("audit", "log"), *TEAM_KEYS)},
-    **{key: ("triage_commands", "run") for key in (*STEP_KEYS, ("record", "record.policy"))},
+    **{key: ("triage_runs", "run") for key in (*STEP_KEYS, ("record", "record.policy"))},
 }
 """(command, sub-command) -> (module of stablepay_console.cli, function): imported only when run."""
 

@@ -68,14 +68,3 @@ def add_policy_command(record_sub: argparse._SubParsersAction[Any]) -> None:
     policy.add_argument("--approve-before", type=a.duration, metavar="DURATION", help="e.g. 12h")
     _json_flag(policy)
     policy.set_defaults(record_command="record.policy")
-
-
-def run(args: argparse.Namespace) -> int:
-    from stablepay_console.cli.record_runs import guarded
-    from stablepay_console.cli.triage_runs import run_policy, run_report, run_step
-
-    if getattr(args, "record_command", "") == "record.policy":
-        return guarded(lambda: run_policy(args))
-    if args.rfis_command == "report":
-        return guarded(lambda: run_report(args))
-    return guarded(lambda: run_step(args))

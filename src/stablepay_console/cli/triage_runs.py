@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from stablepay_console.cli.durations import format_duration, format_seconds
 from stablepay_console.cli.output import Output, fail, note
-from stablepay_console.cli.record_runs import profile_for, record_services
+from stablepay_console.cli.record_runs import guarded, profile_for, record_services
 from stablepay_console.cli.session import FAILED, OK, USAGE
 from stablepay_console.services.triage.report import ANALYST_FIELDS, SPANS, WEEK_FIELDS, Report
 from stablepay_console.storage.record_triage_types import TriagePolicy
@@ -112,6 +112,15 @@ def run_report(args: argparse.Namespace) -> int:
               title="Per analyst", right=ANALYST_FIELDS)
     note(f"Rounds issued since {since:%Y-%m-%d %H:%M} UTC, profile {profile.name}.")
     return OK
+
+
+def run(args: argparse.Namespace) -> int:
+    """`rfis ready|approve|reject|wait|resume|report` and `record policy` (`main.HEADLESS`)."""
+    if getattr(args, "record_command", "") == "record.policy":
+        return guarded(lambda: run_policy(args))
+    if args.rfis_command == "report":
+        return guarded(lambda: run_report(args))
+    return guarded(lambda: run_step(args))
 
 
 def late_words(seconds: float) -> str:
