@@ -115,18 +115,17 @@ def due_report(rfis: Iterable[Rfi], now: datetime, within: timedelta) -> DueRepo
     return tally.report()
 
 
-async def due_now(client: StablePayClient, now: datetime, within: timedelta,
-                  also: Callable[[Rfi], object] | None = None) -> DueReport:
-    """Every issued request read page by page (concurrent, bounded per server); only what is due is kept.
-    `also` sees every request as it passes (the service levels' breaches, counted in the same walk)."""
+async def due_now(client: StablePayClient, now: datetime, within: timedelta) -> DueReport:
+    """Every issued request read page by page (concurrent, bounded per server); only what is due is kept."""
     tally = DueTally(now, within, keep)
-    await walk_issued(client, tally, also)
+    await walk_issued(client, tally)
     return tally.report()
 
 
 async def walk_issued(client: StablePayClient, tally: DueTally[Any],
                       also: Callable[[Rfi], object] | None = None) -> None:
-    """Every issued request into `tally` (and `also`), page by page."""
+    """Every issued request into `tally`, page by page; `also` sees each as it passes (the service levels'
+    breaches, counted in the same walk)."""
     rfis = client.iter_rfis(ISSUED)
     with gc_paused():
         async with aclosing(rfis):  # pages still in flight are cancelled on an error
