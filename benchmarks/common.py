@@ -63,6 +63,9 @@ def bench_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("STABLEPAY_API_KEY", None)
     env.pop("STABLEPAY_PROFILE", None)
+    # As an install runs: with bytecode. A code tree read with `git archive` has none, and without this every
+    # run of it compiled its sources again (each program's first run, a warm-up, writes them).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(extra)
     return env
 
