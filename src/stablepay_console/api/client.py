@@ -176,8 +176,7 @@ class StablePayClient:
     ) -> RfiPage:
         """One page of RFIs, newest first (GET /v2/rfis). `bulk`: a page of a walk, which lets the pages a
         person asked for go first at the server's gate."""
-        answer = await self._rfis_answer(status, kind, user_id, limit, offset, bulk)
-        return self._rfis_seen(await self._decoded(answer, RfiPage))
+        return await self._rfis_page(await self._rfis_answer(status, kind, user_id, limit, offset, bulk))
 
     async def _rfis_answer(
         self, status: str | None, kind: str | None, user_id: str | None, limit: int, offset: int, bulk: bool
@@ -192,7 +191,9 @@ class StablePayClient:
         ready = None if RfiPage.__pydantic_complete__ else _build_page_models
         return await self._exchange("GET", "/v2/rfis", params=params, bulk=bulk, meanwhile=ready)
 
-    def _rfis_seen(self, page: RfiPage) -> RfiPage:
+    async def _rfis_page(self, answer: httpx.Response) -> RfiPage:
+        """A page of RFIs from its answer; `on_rfis` is told of it (the local record)."""
+        page = await self._decoded(answer, RfiPage)
         if self.on_rfis is not None:
             self.on_rfis(page.data)
         return page
@@ -222,7 +223,7 @@ class StablePayClient:
             async with own:
                 answer = await self._rfis_answer(status, kind, user_id, limit, offset, bulk=True)
             await asyncio.sleep(0)  # the page waiting for the place just given back goes out first
-            return self._rfis_seen(await self._decoded(answer, RfiPage))
+            return await self._rfis_page(answer)
 
         async for rfi in walk_pages(fetch, page_size, places, report, older_than):
             yield rfi

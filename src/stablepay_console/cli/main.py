@@ -234,12 +234,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from stablepay_console.storage.writing import NOT_WRITTEN
 
     NOT_WRITTEN.listen(lambda line: print(f"stablepay-console: {say(line)}", file=sys.stderr, flush=True))
-    # The record's thread gives up the interpreter's lock for every SQLite statement and, while the event loop
-    # is busy with pages, waited the whole default 5 ms to take it back each time: its writes fell behind the
-    # walk and the command waited for them at its end. 1 ms lets them keep pace.
     command = {"export": run_export, "profile": run_profile}.get(args.command) or headless(args)
     if command is None:
         return finished(run_console(args))
+    # The record's thread gives up the interpreter's lock for every SQLite statement and, while the event loop
+    # is busy with pages, waited the whole default 5 ms to take it back each time: its writes fell behind the
+    # walk and the command waited for them at its end. 1 ms lets them keep pace.
     switch = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_SECONDS)
     try:
