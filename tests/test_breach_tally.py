@@ -81,3 +81,28 @@ def test_a_record_that_cannot_be_read_says_why_and_finds_nothing() -> None:
         tally.add(rfi(f"R{n}", issued_hours_ago=30, expires_in_hours=1))
     assert tally.found() == [] and tally.problem == "the record file belongs to a newer console"
     assert calls == [1], "the record is asked once, not once a request"
+
+
+def test_rounds_wait_for_a_slow_record_read_and_are_all_counted() -> None:
+    """`rfis due` does not stop its walk for the record: rounds wait until the read is done, none is lost."""
+    read = []
+    ready = [False]
+
+    def held() -> HeldTriage:
+        read.append(1)
+        return HeldTriage({}, {}, TriagePolicy())
+
+    tally = BreachTally(held, NOW, ready=lambda: ready[0])
+    tally.add(rfi("A", issued_hours_ago=30, expires_in_hours=100))
+    tally.add(rfi("B", issued_hours_ago=31, expires_in_hours=100))
+    assert read == [], "the record's read is not waited for while it is not done"
+    ready[0] = True
+    tally.add(rfi("C", issued_hours_ago=32, expires_in_hours=100))
+    assert read == [1]
+    assert [b.rfi_id for b in tally.found()] == ["C", "B", "A"]
+
+
+def test_found_waits_for_the_read_when_the_walk_ends_first() -> None:
+    tally = BreachTally(lambda: HeldTriage({}, {}, TriagePolicy()), NOW, ready=lambda: False)
+    tally.add(rfi("A", issued_hours_ago=30, expires_in_hours=100))
+    assert [b.rfi_id for b in tally.found()] == ["A"]

@@ -173,9 +173,10 @@ def _due_rows_from_api(session: Session, out: Output, now: datetime, within: tim
     from stablepay_console.services.watch.radar import DueTally, walk_issued
 
     profile = session.profile
-    # The record's claims, steps and policy are read on its thread while the first page is on its way.
+    # The record's claims, steps and policy are read on its thread while the pages come: the walk does not
+    # wait for them (the record's first open checks the file), the rounds wait in the tally instead.
     held = session.services.record.submit(lambda record: held_triage(record, profile.name))
-    breaches = BreachTally(lambda: held.result(60), now)
+    breaches = BreachTally(lambda: held.result(60), now, ready=held.done)
     rows = DueTally(now, within, row_of(DUE_COLUMNS, now))
     walked = session.ask(lambda client: walk_issued(client, rows, breaches.add))
     if isinstance(walked, int):
