@@ -156,6 +156,7 @@ def watcher_views(watcher, requests: int) -> list[Row]:  # type: ignore[no-untyp
     from stablepay_console.sandbox import Sandbox
     from stablepay_console.sandbox.ids import SANDBOX_KEY
     from stablepay_console.services.history import sighting
+    from stablepay_console.services.kept import keep
     from stablepay_console.services.needs_action import NeedsActionRows, read_needs_action
     from stablepay_console.services.team.needs_action import team_rows, wanted
     from stablepay_console.services.watch.radar import DueTally, due_now
@@ -180,7 +181,7 @@ def watcher_views(watcher, requests: int) -> list[Row]:  # type: ignore[no-untyp
         team_rows(watcher.issued("prod"), filters, NOW)
 
     def due_from_team() -> None:
-        tally = DueTally(NOW, timedelta(hours=24))
+        tally = DueTally(NOW, timedelta(hours=24), keep)
         for rfi in wanted(watcher.issued("prod", NOW + timedelta(hours=24)), filters):
             tally.add(rfi)
         tally.report()

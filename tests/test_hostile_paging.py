@@ -117,7 +117,7 @@ async def test_a_server_that_invents_rows_for_ever_stops_at_the_ceiling() -> Non
         return RfiPage(data=rows, pagination=Pagination(limit=limit, offset=offset, total=10**13))
 
     report = PagingReport()
-    rows = [r async for r in walk_pages(endless, 50, concurrency=4, report=report, max_rows=230)]
+    rows = [r async for page in walk_pages(endless, 50, concurrency=4, report=report, max_rows=230) for r in page]
     assert len(rows) == 230 and report.capped and report.stopped == "the row ceiling"
 
 
@@ -131,7 +131,8 @@ async def test_paging_stops_once_past_the_start_of_a_date_range() -> None:
 
     report = PagingReport()
     older_than = BASE_TIME - timedelta(minutes=30)  # rfi(n) was created n minutes before BASE_TIME
-    rows = [r async for r in walk_pages(pages, 10, concurrency=2, report=report, older_than=older_than)]
+    rows = [r async for page in walk_pages(pages, 10, concurrency=2, report=report, older_than=older_than)
+            for r in page]
     assert report.date_range_stop and "date range" in report.stopped
     assert len(rows) == 50 and max(requested) < 100  # rows 40-49 are the first page wholly older
 

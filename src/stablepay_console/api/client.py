@@ -7,6 +7,7 @@ import functools
 import logging
 import ssl
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from contextlib import aclosing
 from datetime import datetime
 from typing import Any
 
@@ -213,6 +214,22 @@ class StablePayClient:
         pages come (distinct rows, duplicates skipped, pages re-read, why it stopped). With
         `older_than`, paging stops after a page whose rows are all older (the list is newest first).
         """
+        pages = self.iter_rfi_pages(status, kind, user_id, page_size, report, older_than)
+        async with aclosing(pages):
+            async for rows in pages:
+                for rfi in rows:
+                    yield rfi
+
+    async def iter_rfi_pages(
+        self,
+        status: str | None = None,
+        kind: str | None = None,
+        user_id: str | None = None,
+        page_size: int = 100,
+        report: PagingReport | None = None,
+        older_than: datetime | None = None,
+    ) -> AsyncGenerator[list[Rfi], None]:
+        """`iter_rfis`, a page's new rows at a time (a walk of every issued request steps through lists)."""
         check_limit(page_size)
         places = self.export_concurrency or gate_for(self.base_url).bulk_places
         own = asyncio.Semaphore(places)
@@ -225,8 +242,10 @@ class StablePayClient:
             await asyncio.sleep(0)  # the page waiting for the place just given back goes out first
             return await self._rfis_page(answer)
 
-        async for rfi in walk_pages(fetch, page_size, places, report, older_than):
-            yield rfi
+        pages = walk_pages(fetch, page_size, places, report, older_than)
+        async with aclosing(pages):  # pages still in flight are cancelled when the caller stops early
+            async for rows in pages:
+                yield rows
 
     async def get_batch_transfer(self, transfer_id: str) -> BatchTransfer:
         """GET /v2/wallets/transfers/batches/{transferId}."""

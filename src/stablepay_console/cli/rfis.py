@@ -178,7 +178,7 @@ def _due_rows_from_api(session: Session, out: Output, now: datetime, within: tim
     held = session.services.record.submit(lambda record: held_triage(record, profile.name))
     breaches = BreachTally(lambda: held.result(60), now, ready=held.done)
     rows = DueTally(now, within, row_of(DUE_COLUMNS, now))
-    walked = session.ask(lambda client: walk_issued(client, rows, breaches.add))
+    walked = session.ask(lambda client: walk_issued(client, rows, breaches.add_page))
     if isinstance(walked, int):
         return walked
     if breaches.problem:

@@ -135,6 +135,14 @@ class BreachTally:
         if rfi.round is not None:
             self.add_round(rfi.id, rfi.status, rfi.round.round, rfi.round.issued_at, rfi.round.expires_at)
 
+    def add_page(self, rfis: Sequence[Rfi]) -> None:
+        """A page of requests as the API sent it."""
+        add_round = self.add_round
+        for rfi in rfis:
+            r = rfi.round
+            if r is not None:
+                add_round(rfi.id, rfi.status, r.round, r.issued_at, r.expires_at)
+
     def add_round(self, rfi_id: str, status: str, round_no: int, issued_at: datetime,
                   expires_at: datetime | None) -> None:
         """A request's current round: the provider's status, the round's number and times."""
