@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import datetime, timedelta
 
 import pytest
 
 from stablepay_console.api.models import Rfi, RfiItem
+from stablepay_console.api.sanitize import json_safe
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.history_view import history_text
@@ -339,11 +341,9 @@ def test_a_page_is_matched_to_what_the_record_holds_whatever_the_ids_hold(tmp_pa
 
 
 def test_what_the_record_keeps_of_a_request_is_pydantics_json_made_safe(sandbox: Sandbox) -> None:
-    """The fingerprints are of the same JSON every earlier version kept (or every request would read as changed
-    once): pydantic's own `model_dump_json`, by alias, the round apart, with what a terminal could act on escaped."""
-    import hashlib
-
-    from stablepay_console.api.sanitize import json_safe
+    """The JSON kept is what every earlier version kept: pydantic's own `model_dump_json`, by alias, the round
+    apart, with what a terminal could act on escaped. The round's fingerprint is of that text, as before (a new
+    one would be a new round entry); the request's is of pydantic's bytes, the request's then the round's."""
     from stablepay_console.services.history import sighting
 
     evil = Rfi.model_validate({
@@ -361,15 +361,48 @@ def test_what_the_record_keeps_of_a_request_is_pydantics_json_made_safe(sandbox:
         kept = sighting(rfi)
         assert kept.wire_json == request
         assert json.loads(kept.wire_json) == json.loads(rfi.model_dump_json(by_alias=True, exclude={"round"}))
+        sent = rfi.model_dump_json(by_alias=True, exclude={"round"}).encode()
         if rfi.round is None:
             assert kept.round is None
-            assert kept.fingerprint == hashlib.sha256(request.encode()).hexdigest()
+            assert kept.fingerprint == hashlib.sha256(sent).hexdigest()
             continue
-        wire = json_safe(rfi.round.model_dump_json(by_alias=True))
+        round_sent = rfi.round.model_dump_json(by_alias=True)
+        assert kept.fingerprint == hashlib.sha256(sent + round_sent.encode()).hexdigest()
+        wire = json_safe(round_sent)
         assert kept.round is not None and kept.round.wire_json == wire
         assert kept.round.fingerprint == hashlib.sha256(wire.encode()).hexdigest()
-        assert kept.fingerprint == hashlib.sha256((request + kept.round.fingerprint).encode()).hexdigest()
     for unsafe in (evil, deleted):
         kept = sighting(unsafe)
         for raw in ("\x1b", "\x7f", "\u202e", "\u2028", "\u200b", "\x07"):
             assert raw not in kept.wire_json + kept.round.wire_json  # type: ignore[union-attr]
+
+
+def test_a_request_kept_under_an_earlier_fingerprint_gains_no_history_when_seen_unchanged(
+        sandbox: Sandbox, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A record written by an earlier console holds fingerprints made another way: the first sighting after
+    the upgrade rewrites the request's row, and adds no status line and no round entry."""
+    from stablepay_console.services.history import sighting
+    from stablepay_console.storage.local import open_record
+    from stablepay_console.storage.record_types import RfiSighting, RoundSighting, SeenPage
+
+    _, rfi = issued(sandbox)
+    assert rfi.round is not None
+    # What consoles before this one kept: the same safe JSON texts, the round's fingerprint that of its text,
+    # the request's that of its text and the round's fingerprint.
+    request = json_safe(rfi.model_dump_json(by_alias=True, exclude={"round"}))
+    wire = json_safe(rfi.round.model_dump_json(by_alias=True))
+    round_print = hashlib.sha256(wire.encode()).hexdigest()
+    earlier = RfiSighting(rfi.id, rfi.status, hashlib.sha256((request + round_print).encode()).hexdigest(), request,
+                          RoundSighting(rfi.round.round, wire, round_print))
+    record = open_record(tmp_path / "record.sqlite3")
+    try:
+        assert record.observe([SeenPage("p", "sandbox", FIXED_NOW, (earlier,))]) == 1
+        later = FIXED_NOW + timedelta(hours=1)
+        assert record.observe([SeenPage("p", "sandbox", later, (sighting(rfi),))]) == 1, "the row is rewritten"
+        assert record.observe([SeenPage("p", "sandbox", later + timedelta(hours=1), (sighting(rfi),))]) == 0
+        kept = record.history("p", rfi.id)
+        assert [(s.status, s.first_seen) for s in kept.statuses] == [(rfi.status, FIXED_NOW)]
+        assert [(r.round_no, r.first_seen) for r in kept.rounds] == [(rfi.round.round, FIXED_NOW)]
+        assert kept.rounds[0].last_seen == later + timedelta(hours=1)
+    finally:
+        record.close()

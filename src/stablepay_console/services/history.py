@@ -5,9 +5,9 @@ returned"). The record keeps each round as it was seen (number, items, deadline,
 submittedAt) and each status with when it was first and last seen. A round that changes between
 two fetches becomes the next round entry, so what changed stays visible.
 
-`HistoryRecorder.saw` turns a page into what the record keeps of it (`sighting`: a few tens of
-microseconds a request) and returns: the pages wait, as those few strings rather than as models
-(a sixth of the memory), for a quiet moment (no page fetched for a second); then the record's
+`HistoryRecorder.saw` turns a page into what the record keeps of it (`sighting`: about ten microseconds
+a request) and returns: the pages wait, as a few strings and bytes rather than as models (a sixth of the
+memory), for a quiet moment (no page fetched for a second); then the record's
 thread writes whatever has gathered in one transaction.
 """
 
@@ -19,8 +19,9 @@ import threading
 import time
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 
-from stablepay_console.api.models import Rfi, RfiRound
+from stablepay_console.api.models import Rfi
 from stablepay_console.api.sanitize import clean, json_safe
 from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_types import RfiSighting, RoundSighting, SeenPage
@@ -47,26 +48,39 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _round_sighting(r: RfiRound) -> RoundSighting:
-    for moment in (r.issued_at, r.expires_at, r.submitted_at):
-        if moment is not None and moment.tzinfo is None:  # here, so the page alone is not kept
-            raise ValueError("The record keeps timezone-aware times only.")
-    # pydantic writes the JSON (fast, in one pass: its serializer straight, as `model_dump_json` would call
-    # it); `_safe_json` escapes what a terminal could act on.
-    wire = _safe_json(r.__pydantic_serializer__.to_json(r, by_alias=True))
-    return RoundSighting(r.round, wire, _digest(wire))
-
-
 _NO_ROUND = {"round"}
 
 
 def sighting(rfi: Rfi) -> RfiSighting:
     """What the record keeps of one fetched request (every string safe to show). It runs for every request
-    received, on the event loop: 35,000 at a time in `rfis due`."""
-    request = _safe_json(rfi.__pydantic_serializer__.to_json(rfi, by_alias=True, exclude=_NO_ROUND))
-    round_ = _round_sighting(rfi.round) if rfi.round is not None else None
-    whole = (request + round_.fingerprint) if round_ is not None else request
-    return RfiSighting(_safe(rfi.id, 80), _safe(rfi.status, 40), _digest(whole), request, round_)
+    received, on the event loop: 35,000 at a time in `rfis due`.
+
+    pydantic writes the request (without its round) and its round as JSON (fast, in one pass: its serializer
+    straight, as `model_dump_json` would call it); the fingerprint is the SHA-256 of the two. The safe text
+    the record keeps of them, and the round's entry, are made from those bytes when the record's thread finds
+    the request new or changed (`RfiSighting.details`): most of a page is neither."""
+    request = rfi.__pydantic_serializer__.to_json(rfi, by_alias=True, exclude=_NO_ROUND)
+    r = rfi.round
+    if r is None:
+        fingerprint = hashlib.sha256(request).hexdigest()
+        return RfiSighting(_safe(rfi.id, 80), _safe(rfi.status, 40), fingerprint, details=partial(_kept, request))
+    for moment in (r.issued_at, r.expires_at, r.submitted_at):
+        if moment is not None and moment.tzinfo is None:  # here, so the page alone is not kept
+            raise ValueError("The record keeps timezone-aware times only.")
+    wire = r.__pydantic_serializer__.to_json(r, by_alias=True)
+    digest = hashlib.sha256(request)
+    digest.update(wire)
+    return RfiSighting(_safe(rfi.id, 80), _safe(rfi.status, 40), digest.hexdigest(),
+                       details=partial(_kept, request, r.round, wire))
+
+
+def _kept(request: bytes, round_no: int = 0, wire: bytes | None = None) -> tuple[str, RoundSighting | None]:
+    """The request's JSON as safe text, and its round's entry (`_safe_json` escapes what a terminal could act
+    on; the round's fingerprint is the SHA-256 of that text)."""
+    if wire is None:
+        return _safe_json(request), None
+    text = _safe_json(wire)
+    return _safe_json(request), RoundSighting(round_no, text, _digest(text))
 
 
 QUIET_SECONDS = 1.0

@@ -8,6 +8,7 @@ cleaned by the services (JSON text through `json_safe`, single values through `c
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
@@ -82,14 +83,40 @@ class RoundSighting:
         return self._text("link", 2000) or None
 
 
-@dataclass(frozen=True)
 class RfiSighting:
-    rfi_id: str
-    status: str
-    fingerprint: str
-    wire_json: str
-    """The request as the server sent it, without its round (rounds are kept apart), as safe JSON text."""
-    round: RoundSighting | None
+    """One request as fetched: its ID and status, its fingerprint, its JSON text and its round.
+
+    `fingerprint` changes whenever anything about the request or its round changes. A request the record
+    already holds with the same fingerprint (most of a page, most of the time) needs nothing else, so the
+    JSON text and the round may come as `details`: made on first use, on the record's thread, and only for
+    a request that is new or changed. `rfis due` fingerprints 35,000 requests to write a few."""
+
+    __slots__ = ("_details", "_round", "_wire_json", "fingerprint", "rfi_id", "status")
+
+    def __init__(self, rfi_id: str, status: str, fingerprint: str, wire_json: str = "",
+                 round: RoundSighting | None = None, *,
+                 details: Callable[[], tuple[str, RoundSighting | None]] | None = None) -> None:
+        self.rfi_id, self.status, self.fingerprint = rfi_id, status, fingerprint
+        self._wire_json, self._round, self._details = wire_json, round, details
+
+    def _made(self) -> None:
+        if self._details is not None:
+            self._wire_json, self._round = self._details()
+            self._details = None  # what they were made from (the bytes as fetched) is let go
+
+    @property
+    def wire_json(self) -> str:
+        """The request as the server sent it, without its round (rounds are kept apart), as safe JSON text."""
+        self._made()
+        return self._wire_json
+
+    @property
+    def round(self) -> RoundSighting | None:
+        self._made()
+        return self._round
+
+    def __repr__(self) -> str:
+        return f"RfiSighting({self.rfi_id!r}, {self.status!r}, {self.fingerprint!r})"
 
 
 @dataclass(frozen=True)
