@@ -268,6 +268,10 @@ def run() -> int:
 
     Whatever the command made is frozen out of the garbage collector first: the interpreter's last collection
     at exit would otherwise walk all of it (tens of ms after `rfis due` at 100,000 requests) to free it anyway."""
+    # httpx imports its own command line (rich and click) whenever both are installed, as they are here: a
+    # tenth of the time every command takes to import httpx, for a module this process never runs. A module
+    # set to None in `sys.modules` fails to import, and httpx then leaves its `main` out.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     try:
         code = main()
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit

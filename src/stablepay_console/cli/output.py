@@ -38,16 +38,17 @@ def no_color() -> bool:
     return bool(os.environ.get("NO_COLOR"))
 
 
-def clean_rows(rows: Iterable[Sequence[Any]]) -> list[list[str]]:
+def clean_rows(rows: Iterable[Sequence[Any]]) -> list[Sequence[str]]:
     """Every cell as cleaned text (`None` as empty). Rows of plain text, nearly all of them, are taken as
-    they are: one look at the whole table instead of one a cell (`rfis due` prints tens of thousands)."""
+    they are, not copied: one look at the whole table instead of one a cell (`rfis due` prints tens of
+    thousands)."""
     given = rows if isinstance(rows, list) else list(rows)
     try:
         plain = is_plain("".join(map("".join, given)))  # a TypeError: a cell that is not text
     except TypeError:
         plain = False
     if plain:
-        return [list(row) for row in given]
+        return given
     return [[clean(cell) if cell is not None else "" for cell in row] for row in given]
 
 
@@ -106,14 +107,14 @@ class Output:
         if self.is_text:
             self.write("\n")
 
-    def _plain(self, header: Sequence[str], cells: list[list[str]], right: Sequence[str]) -> None:
+    def _plain(self, header: Sequence[str], cells: list[Sequence[str]], right: Sequence[str]) -> None:
         rows = [[h.upper() for h in header], *cells]
         widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
         line = "  ".join(f"{{:{'>' if name in right else '<'}{w}}}" for name, w in zip(header, widths, strict=True))
         # One write: a flush per line cost a system call per request listed.
         self.write("\n".join([line.format(*row).rstrip() for row in rows]) + "\n")
 
-    def _rich(self, header: Sequence[str], cells: list[list[str]], title: str, right: Sequence[str],
+    def _rich(self, header: Sequence[str], cells: list[Sequence[str]], title: str, right: Sequence[str],
               grid: bool = False) -> None:
         from rich.console import Console
         from rich.table import Table

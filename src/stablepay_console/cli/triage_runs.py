@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -124,7 +125,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def late_words(seconds: float) -> str:
-    return format_seconds(60 * max(1, int(seconds // 60)))
+    return _minutes_words(max(1, int(seconds // 60)))
+
+
+@functools.lru_cache(maxsize=8192)
+def _minutes_words(minutes: int) -> str:
+    # `rfis due` words tens of thousands of breaches, most of them late by a few thousand distinct minutes.
+    return format_seconds(60 * minutes)
 
 
 def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[Breach] | None:
