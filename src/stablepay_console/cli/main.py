@@ -15,6 +15,7 @@ from stablepay_console.cli.arguments import Parser, positive, quoted, say, uuid_
 from stablepay_console.cli.export_flags import add_range_flags, range_of
 from stablepay_console.cli.record_commands import TEAM_KEYS, add_audit_commands
 from stablepay_console.cli.triage_commands import STEP_KEYS
+from stablepay_console.services.gc_pause import process_ends_after_command
 
 SWITCH_SECONDS = 0.001
 """The interpreter's switch interval while a shell command runs (`sys.setswitchinterval`; Python's is 5 ms)."""
@@ -272,6 +273,7 @@ def run() -> int:
     # tenth of the time every command takes to import httpx, for a module this process never runs. A module
     # set to None in `sys.modules` fails to import, and httpx then leaves its `main` out.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    process_ends_after_command()
     try:
         code = main()
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
