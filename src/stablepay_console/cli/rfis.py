@@ -15,7 +15,7 @@ from stablepay_console.cli.session import DUE, OK, OVERDUE, USAGE, Session, open
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.api.models import Rfi
-    from stablepay_console.services.triage.due import Breach
+    from stablepay_console.cli.breaches import BreachRow
 
 LIST_COLUMNS = ("id", "status", "kind", "user", "round", "deadline", "left", "created")
 DUE_COLUMNS = ("id", "kind", "user", "round", "deadline", "left")
@@ -138,7 +138,7 @@ def run_due(args: argparse.Namespace) -> int:
 
 
 def _due(args: argparse.Namespace) -> int:
-    from stablepay_console.cli.triage_runs import recorded_breaches
+    from stablepay_console.cli.breaches import recorded_breaches
     from stablepay_console.services.team.due import due_from_team
     from stablepay_console.services.watch.radar import due_now
 
@@ -169,6 +169,7 @@ def _due(args: argparse.Namespace) -> int:
 def _due_rows_from_api(session: Session, out: Output, now: datetime, within: timedelta) -> int:
     """Every issued request, page by page: only the rows due and the breaches are kept (however many
     requests the account holds), and a row is made as its request passes (no model rebuilt to print it)."""
+    from stablepay_console.cli.breaches import breach_row
     from stablepay_console.services.triage.due import BreachTally, held_triage
     from stablepay_console.services.watch.radar import DueTally, walk_issued
 
@@ -176,7 +177,7 @@ def _due_rows_from_api(session: Session, out: Output, now: datetime, within: tim
     # The record's claims, steps and policy are read on its thread while the pages come: the walk does not
     # wait for them (the record's first open checks the file), the rounds wait in the tally instead.
     held = session.services.record.submit(lambda record: held_triage(record, profile.name))
-    breaches = BreachTally(lambda: held.result(60), now, ready=held.done)
+    breaches = BreachTally(lambda: held.result(60), now, ready=held.done, keep=breach_row)
     rows = DueTally(now, within, row_of(DUE_COLUMNS, now))
     walked = session.ask(lambda client: walk_issued(client, rows, breaches.add_page))
     if isinstance(walked, int):
@@ -190,10 +191,10 @@ def _due_rows_from_api(session: Session, out: Output, now: datetime, within: tim
     return _said_due(out, breaches.found(), len(overdue), len(due), format_duration(within), checked)
 
 
-def _said_due(out: Output, breaches: Sequence[Breach] | None, overdue: int, due: int, window: str,
+def _said_due(out: Output, breaches: Sequence[BreachRow] | None, overdue: int, due: int, window: str,
               checked: str) -> int:
     """The breaches after the rows, then the summary and the exit code."""
-    from stablepay_console.cli.triage_runs import print_breaches
+    from stablepay_console.cli.breaches import print_breaches
 
     print_breaches(out, breaches or (), bool(overdue or due))
     if not (overdue or due):

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import functools
-from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from stablepay_console.cli.durations import format_duration, format_seconds
+from stablepay_console.cli.durations import format_duration
 from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.record_runs import guarded, profile_for, record_services
 from stablepay_console.cli.session import FAILED, OK, USAGE
 from stablepay_console.services.triage.report import ANALYST_FIELDS, SPANS, WEEK_FIELDS, Report
 from stablepay_console.storage.record_triage_types import TriagePolicy
-
-if TYPE_CHECKING:
-    from stablepay_console.services.triage.due import Breach
 
 LOCAL_APPROVE = ("four eyes need the team record: on the local record one person makes an answer ready and "
                  "nobody else can approve it. Set STABLEPAY_RECORD_URL or run `record use URL`.")
@@ -122,41 +117,3 @@ def run(args: argparse.Namespace) -> int:
     if args.rfis_command == "report":
         return guarded(lambda: run_report(args))
     return guarded(lambda: run_step(args))
-
-
-def late_words(seconds: float) -> str:
-    return _minutes_words(max(1, int(seconds // 60)))
-
-
-@functools.lru_cache(maxsize=8192)
-def _minutes_words(minutes: int) -> str:
-    # `rfis due` words tens of thousands of breaches, most of them late by a few thousand distinct minutes.
-    return format_seconds(60 * minutes)
-
-
-def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[Breach] | None:
-    """The breaches among the requests the team watcher last saw as issued (`rfis due` from its sweep); None,
-    said, when the record cannot be read."""
-    from stablepay_console.services.triage.due import held_triage, open_round_breaches
-    from stablepay_console.storage.record import RecordError
-
-    try:
-        held, rounds = services.record.call(
-            lambda record: (held_triage(record, profile.name), record.open_rounds(profile.name)))
-    except (RecordError, TimeoutError) as exc:
-        note(f"Service levels not checked: {exc}")
-        return None
-    return open_round_breaches(held, rounds or (), now)
-
-
-def print_breaches(out: Output, found: Sequence[Breach], after_rows: bool = True) -> None:
-    """`rfis due`, after the deadlines: the open requests whose next service level is breached (text only:
-    the `--json` list stays the API's requests)."""
-    if not found or not out.is_text:
-        return
-    if after_rows:
-        out.blank()
-    out.table(("id", "round", "step", "level", "late by"),
-              [(b.rfi_id, str(b.round_no), b.step, b.level, late_words(b.late_seconds)) for b in found],
-              title="Service levels breached")
-    note(f"{len(found)} service level{'s' if len(found) != 1 else ''} breached (team policy: `record policy`).")

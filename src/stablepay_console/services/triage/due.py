@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
 
 from stablepay_console.services.triage.cases import cases
 from stablepay_console.services.triage.levels import RoundClock, TimeLeft, time_left
@@ -23,6 +24,8 @@ from stablepay_console.storage.record_types import Claim, OpenRound, parse_stamp
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
+
+K = TypeVar("K")
 
 
 @dataclass(frozen=True)
@@ -97,9 +100,10 @@ def held_triage(record: Record, profile: str) -> HeldTriage:
     return HeldTriage(record.claims(profile), record.every_triage_step(profile), record.triage_policy())
 
 
-class BreachTally:
+class BreachTally(Generic[K]):
     """The breaches among requests streaming past: only the breaches are kept. From the API (`add`: `rfis due`
-    reads every issued request) or from the team watcher's rows (`add_round`).
+    reads every issued request) or from the team watcher's rows (`add_round`). `keep` turns a breach into what
+    is kept of it as it is found (the row a command prints, made while the pages come); by default, the breach.
 
     `held` is called once: the record is read while the first page is on its way. With `ready`, rounds wait
     in a list until `ready()` says the read is done (or `found` is asked), so the walk never waits on the
@@ -107,15 +111,25 @@ class BreachTally:
     called at the first request. A record that cannot be read leaves `problem` saying why, and the tally
     empty."""
 
-    def __init__(self, held: Callable[[], HeldTriage], now: datetime,
-                 ready: Callable[[], bool] | None = None) -> None:
+    @overload
+    def __init__(self: BreachTally[Breach], held: Callable[[], HeldTriage], now: datetime,
+                 ready: Callable[[], bool] | None = None) -> None: ...
+
+    @overload
+    def __init__(self, held: Callable[[], HeldTriage], now: datetime, ready: Callable[[], bool] | None = None, *,
+                 keep: Callable[[Breach], K]) -> None: ...
+
+    def __init__(self, held: Callable[[], HeldTriage], now: datetime, ready: Callable[[], bool] | None = None, *,
+                 keep: Callable[[Breach], Any] | None = None) -> None:
         self._held_of: Callable[[], HeldTriage] | None = held
         self._held: HeldTriage | None = None
         self._ready = ready
         self._waiting: list[tuple[str, str, int, datetime, datetime | None]] = []
+        self._keep: Callable[[Breach], Any] = keep or _itself
         self.now = now
         self.problem: str | None = None
-        self.breaches: list[Breach] = []
+        self._found: list[tuple[float, K]] = []
+        """(seconds late, what is kept) of each breach."""
         self._claim_by = now
         """An unclaimed round issued before this is past its claim level (now less the policy's claim time)."""
 
@@ -170,20 +184,25 @@ class BreachTally:
         steps = [s for s in taken if s.round_no == round_no] if taken else []
         if claim is None and not steps:  # most requests: unclaimed, no step taken, nothing paused
             if issued_at < self._claim_by:  # it had to be claimed before now
-                late = self._claim_by - issued_at
-                self.breaches.append(Breach(rfi_id, round_no, UNCLAIMED, "claim", late.total_seconds()))
+                late = (self._claim_by - issued_at).total_seconds()
+                self._found.append((late, self._keep(Breach(rfi_id, round_no, UNCLAIMED, "claim", late))))
             return
         step = step_of(status, claim, steps)
         clock = RoundClock(issued_at, expires_at, claim.at if claim else None, steps)
         left = time_left(step, clock, held.policy, self.now)
         if left is not None and left.breached and left.left is not None:
-            self.breaches.append(Breach(rfi_id, round_no, step, left.level, -left.left.total_seconds()))
+            late = -left.left.total_seconds()
+            self._found.append((late, self._keep(Breach(rfi_id, round_no, step, left.level, late))))
 
-    def found(self) -> list[Breach]:
-        """The breaches, the latest first (as `open_breaches`)."""
+    def found(self) -> list[K]:
+        """What is kept of the breaches, the latest first (as `open_breaches`)."""
         self._catch_up()
         self._read()
-        return sorted(self.breaches, key=lambda b: -b.late_seconds)
+        return [kept for _, kept in sorted(self._found, key=itemgetter(0), reverse=True)]
+
+
+def _itself(breach: Breach) -> Breach:
+    return breach
 
 
 def open_round_breaches(held: HeldTriage, rounds: Iterable[OpenRound], now: datetime) -> list[Breach]:

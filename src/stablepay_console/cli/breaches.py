@@ -1,0 +1,58 @@
+"""`rfis due`'s service levels breached: their rows, and the table printed after the deadlines (text only: the
+`--json` list stays the API's requests)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from stablepay_console.cli.durations import format_seconds
+from stablepay_console.cli.output import Output, note
+
+if TYPE_CHECKING:
+    from stablepay_console.services.triage.due import Breach
+
+BreachRow = tuple[str, str, str, str, str]
+"""id, round, step, level, late by."""
+
+
+def breach_row(breach: Breach) -> BreachRow:
+    """The row of a breach. `rfis due` makes it as the breach is found, while the pages come."""
+    return breach.rfi_id, str(breach.round_no), breach.step, breach.level, late_words(breach.late_seconds)
+
+
+def late_words(seconds: float) -> str:
+    return _minutes_words(max(1, int(seconds // 60)))
+
+
+@functools.lru_cache(maxsize=8192)
+def _minutes_words(minutes: int) -> str:
+    # `rfis due` words tens of thousands of breaches, most of them late by a few thousand distinct minutes.
+    return format_seconds(60 * minutes)
+
+
+def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[BreachRow] | None:
+    """The rows of the breaches among the requests the team watcher last saw as issued (`rfis due` from its
+    sweep), the latest first; None, said, when the record cannot be read."""
+    from stablepay_console.services.triage.due import held_triage, open_round_breaches
+    from stablepay_console.storage.record import RecordError
+
+    try:
+        held, rounds = services.record.call(
+            lambda record: (held_triage(record, profile.name), record.open_rounds(profile.name)))
+    except (RecordError, TimeoutError) as exc:
+        note(f"Service levels not checked: {exc}")
+        return None
+    return [breach_row(b) for b in open_round_breaches(held, rounds or (), now)]
+
+
+def print_breaches(out: Output, rows: Sequence[BreachRow], after_rows: bool = True) -> None:
+    """After the deadlines: the open requests whose next service level is breached, the latest first."""
+    if not rows or not out.is_text:
+        return
+    if after_rows:
+        out.blank()
+    out.table(("id", "round", "step", "level", "late by"), rows, title="Service levels breached")
+    note(f"{len(rows)} service level{'s' if len(rows) != 1 else ''} breached (team policy: `record policy`).")
