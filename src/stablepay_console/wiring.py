@@ -6,6 +6,7 @@ it offers them (its bookmarked metrics, its sample IDs) comes through here.
 
 from __future__ import annotations
 
+import functools
 import gc
 import secrets
 from collections.abc import Callable
@@ -20,17 +21,17 @@ from stablepay_console.api.models import Rfi
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, EMBEDDED_PROFILES, Profile
 from stablepay_console.profiles.simulated import SimulatedVault
-from stablepay_console.services.audit import AuditLog
 from stablepay_console.services.history import HistoryRecorder
-from stablepay_console.services.notes import Notes, author_for
 from stablepay_console.services.recording import recording_rfis
-from stablepay_console.services.switching import SwitchOutcome, switch_profile
 from stablepay_console.services.team.scope import chosen_team, team_worker
-from stablepay_console.services.triage.service import Triage
 from stablepay_console.storage.record_worker import RecordWorker
 
 if TYPE_CHECKING:
     from stablepay_console.sandbox import Sandbox
+    from stablepay_console.services.audit import AuditLog
+    from stablepay_console.services.notes import Notes
+    from stablepay_console.services.switching import SwitchOutcome
+    from stablepay_console.services.triage.service import Triage
 
 Clock = Callable[[], datetime]
 
@@ -69,11 +70,7 @@ class Services:
         """The record (round history, notes, claims, audit log), used on its own thread."""
         self.record_clock: Clock = clock
         """When what is recorded happened: the console puts its own clock here (which tests fix)."""
-        actor = self.team.actor if self.team else author_for
-        self.history, self.audit = HistoryRecorder(self.record), AuditLog(self.record, actor, self.recorded_at)
-        self.notes = Notes(self.record, self.audit, self.recorded_at, actor)
-        self.triage = Triage(self.record, self.audit, self.recorded_at, actor)
-        """Triage steps (ready, approve, reject, wait, resume), the service-level policy, the report."""
+        self.history = HistoryRecorder(self.record)
         self.transport_for = transport_for
         """Tests route configured profiles to an in-process sandbox with this; None means the network."""
         self.book = book or ProfileBook(embedded=EMBEDDED_PROFILES, embedded_vault=SimulatedVault(), clock=clock)
@@ -89,6 +86,32 @@ class Services:
             self.embedded_vault.set(EMBEDDED_PRODUCTION_PROFILE.name, ApiKey(f"sk_production_{secrets.token_hex(16)}"))
         if production_sandbox is not None:
             self._accept_production_key(production_sandbox)
+
+    # --- what is recorded by hand: made on first use (a command that only reads imports none of it) -----------
+
+    def _actor(self) -> Callable[[str], str]:
+        from stablepay_console.services.notes import author_for
+
+        return self.team.actor if self.team else author_for
+
+    @functools.cached_property
+    def audit(self) -> AuditLog:
+        from stablepay_console.services.audit import AuditLog
+
+        return AuditLog(self.record, self._actor(), self.recorded_at)
+
+    @functools.cached_property
+    def notes(self) -> Notes:
+        from stablepay_console.services.notes import Notes
+
+        return Notes(self.record, self.audit, self.recorded_at, self._actor())
+
+    @functools.cached_property
+    def triage(self) -> Triage:
+        """Triage steps (ready, approve, reject, wait, resume), the service-level policy, the report."""
+        from stablepay_console.services.triage.service import Triage
+
+        return Triage(self.record, self.audit, self.recorded_at, self._actor())
 
     # --- the embedded sandboxes -------------------------------------------------------
 
@@ -183,4 +206,6 @@ class Services:
 
     async def switch(self, profile: Profile) -> SwitchOutcome:
         """Resolve the key, build the client, ping: one call, one result with its provenance."""
+        from stablepay_console.services.switching import switch_profile
+
         return await switch_profile(profile, self.book, self.client_for, self.clock)
