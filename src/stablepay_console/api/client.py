@@ -240,7 +240,12 @@ class StablePayClient:
             async with own:
                 answer = await self._rfis_answer(status, kind, user_id, limit, offset, bulk=True)
             await asyncio.sleep(0)  # the page waiting for the place just given back goes out first
-            return await self._rfis_page(answer)
+            page = await self._decoded(answer, RfiPage)
+            await _answers_in()
+            if self.on_rfis is not None:
+                self.on_rfis(page.data)
+            await _answers_in()
+            return page
 
         pages = walk_pages(fetch, page_size, places, report, older_than)
         async with aclosing(pages):  # pages still in flight are cancelled when the caller stops early
@@ -342,6 +347,16 @@ class StablePayClient:
             # A large legal body (100,000 recipients) takes most of a second to validate: off the event loop.
             return await asyncio.to_thread(decode, response, model)
         return decode(response, model)
+
+
+async def _answers_in() -> None:
+    """Between two stretches of a walk's parsing, the answers that arrived meanwhile are taken in, and the
+    pages that waited for their places are sent. It takes two turns of the event loop: an answer's last bytes
+    are read in the first, the page waiting for the place it frees is sent in the second. A walk parses about
+    as fast as 9 pages in flight arrive: without this, each arrival waited for a whole page's parsing, and
+    `rfis due` at 100,000 requests took about 0.1 s longer."""
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
 
 
 def _build_page_models() -> None:
