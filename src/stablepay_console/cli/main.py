@@ -269,9 +269,10 @@ def run() -> int:
 
     Whatever the command made is frozen out of the garbage collector first: the interpreter's last collection
     at exit would otherwise walk all of it (tens of ms after `rfis due` at 100,000 requests) to free it anyway."""
-    # httpx imports its own command line (rich and click) whenever both are installed, as they are here: a
-    # tenth of the time every command takes to import httpx, for a module this process never runs. A module
-    # set to None in `sys.modules` fails to import, and httpx then leaves its `main` out.
+    # httpx's own command line (rich, click) is left out, as `stablepay_console.api` leaves it out for the
+    # library; here before anything imports httpx, since a command's modules (`wiring`) import httpx before
+    # that package: it was 60 ms of every command's start. A module set to None in `sys.modules` fails to
+    # import, and httpx then leaves its `main` out.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     process_ends_after_command()
     try:
