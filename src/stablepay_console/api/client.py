@@ -192,11 +192,17 @@ class StablePayClient:
         ready = None if RfiPage.__pydantic_complete__ else _build_page_models
         return await self._exchange("GET", "/v2/rfis", params=params, bulk=bulk, meanwhile=ready)
 
-    async def _rfis_page(self, answer: httpx.Response) -> RfiPage:
-        """A page of RFIs from its answer; `on_rfis` is told of it (the local record)."""
+    async def _rfis_page(self, answer: httpx.Response,
+                         between: Callable[[], Awaitable[None]] | None = None) -> RfiPage:
+        """A page of RFIs from its answer; `on_rfis` is told of it (the local record). A walk awaits `between`
+        after decoding the page and after telling of it (`_answers_in`)."""
         page = await self._decoded(answer, RfiPage)
+        if between is not None:
+            await between()
         if self.on_rfis is not None:
             self.on_rfis(page.data)
+        if between is not None:
+            await between()
         return page
 
     async def iter_rfis(
@@ -240,12 +246,7 @@ class StablePayClient:
             async with own:
                 answer = await self._rfis_answer(status, kind, user_id, limit, offset, bulk=True)
             await asyncio.sleep(0)  # the page waiting for the place just given back goes out first
-            page = await self._decoded(answer, RfiPage)
-            await _answers_in()
-            if self.on_rfis is not None:
-                self.on_rfis(page.data)
-            await _answers_in()
-            return page
+            return await self._rfis_page(answer, between=_answers_in)
 
         pages = walk_pages(fetch, page_size, places, report, older_than)
         async with aclosing(pages):  # pages still in flight are cancelled when the caller stops early
