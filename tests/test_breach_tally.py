@@ -47,8 +47,7 @@ def test_the_tally_finds_exactly_what_the_service_level_clock_calls_breached(
         steps[row.id] = [TriageStep(row.id, name, "ana", NOW - ago * HOUR, "", round_no)
                          for name, ago, round_no in sorted(taken, key=lambda s: -s[1])]
     tally = BreachTally(lambda: HeldTriage(claims, steps, policy), NOW)
-    for row in rows:
-        tally.add(row)
+    tally.add_page(rows)  # as `rfis due` hands on each page
 
     expected = {}
     for row in rows:  # the inbox's own reckoning, with the steps of the round the API shows

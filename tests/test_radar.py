@@ -8,13 +8,16 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stablepay_console.api import Rfi, StablePayClient
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.sandbox.control import add_request, open_round
+from stablepay_console.services.kept import keep
 from stablepay_console.services.watch.events import CONSOLE_MARKS, Tracker
-from stablepay_console.services.watch.radar import RadarPoller, RadarUpdate, due_report, every_rfi
+from stablepay_console.services.watch.radar import DueTally, RadarPoller, RadarUpdate, due_report, every_rfi
 from stablepay_console.storage import watch_state
 from tests.conftest import FIXED_NOW
 
@@ -51,6 +54,24 @@ def test_due_report_splits_due_and_overdue_nearest_first() -> None:
     assert [r.id for r in report.nearest_first] == ["late", "later-late", "soon", "later"]
     assert report.checked == 7
     assert [r.id for r in due_report(rfis, FIXED_NOW, 48 * H).due] == ["soon", "later", "far"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(requests=st.lists(st.tuples(st.sampled_from(["issued", "submitted", "expired"]),
+                                   st.none() | st.integers(-72, 72)), max_size=30),
+       window=st.integers(0, 48))
+def test_a_page_at_once_is_tallied_as_its_requests_one_by_one(
+        requests: list[tuple[str, int | None]], window: int) -> None:
+    """`rfis due` tallies a page in one loop (`add_page`): the same due and overdue, nearest first, as `add`."""
+    rfis = [rfi(f"r{n}", status=status, deadline=None if hours is None else hours * H)
+            for n, (status, hours) in enumerate(requests)]
+    one_by_one, paged = DueTally(FIXED_NOW, window * H, keep), DueTally(FIXED_NOW, window * H, keep)
+    for request in rfis:
+        one_by_one.add(request)
+    paged.add_page(rfis[:10])
+    paged.add_page(rfis[10:])
+    assert paged.nearest() == one_by_one.nearest()
+    assert paged.checked == one_by_one.checked == len(rfis)
 
 
 # --- watch events ------------------------------------------------------------------------
