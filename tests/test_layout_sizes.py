@@ -468,7 +468,15 @@ def snap_audit() -> Any:
         table: DataTable[Any] = screen.query_one("#audit-table", DataTable)
         actions = [str(table.get_row_at(i)[4]) for i in range(table.row_count)]
         assert actions == ["switched profile", "refreshed a quote", "refreshed a quote"], actions
-        quiet(pilot)
+        quiet(pilot)  # the switch's notification would cover the rows' right-hand side
+        # The columns take their widths from the rows a refresh later: on a busy machine the picture was
+        # taken before, with every column cut to its header's width. Wait until the screen shows the rows.
+        for _ in range(500):
+            if any("switched profile" in line for line in screen_lines(pilot.app)):
+                break
+            await pilot.pause(0.01)
+        else:
+            raise AssertionError(f"the audit table never showed its rows in full: {screen_lines(pilot.app)}")
 
     return run_before
 
