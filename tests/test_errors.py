@@ -274,6 +274,7 @@ async def test_sandbox_faults_map_to_typed_errors(
     no_retry_client: StablePayClient, sandbox: Sandbox, fault: str, expected: type[APIError], status: int
 ) -> None:
     sandbox.faults.force = fault
+    sandbox.faults.retry_after = 0  # the gate would hold each next call a second (`test_server_gate.py` holds that)
     calls = (
         no_retry_client.list_rfis(),
         no_retry_client.get_batch_transfer(BATCH_50_ID),

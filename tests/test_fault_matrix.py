@@ -140,6 +140,9 @@ class Fault:
             world.sandbox.state.keys.pop(key)
         else:
             faults.force = self.name
+            # A 429 says when to try again: now. The retries are counted, not waited for (the wait itself is
+            # `test_client_http.py`'s `test_rate_limit_over_http_honours_retry_after`).
+            faults.retry_after = 0
 
     def stop(self, world: World, key: str) -> None:
         world.sandbox.faults.clear()
