@@ -146,8 +146,7 @@ class BreachTally(Generic[K]):
 
     def add(self, rfi: Rfi) -> None:
         """A request as the API sent it."""
-        if rfi.round is not None:
-            self.add_round(rfi.id, rfi.status, rfi.round.round, rfi.round.issued_at, rfi.round.expires_at)
+        self.add_page((rfi,))
 
     def add_page(self, rfis: Sequence[Rfi]) -> None:
         """A page of requests as the API sent it."""

@@ -73,26 +73,19 @@ class DueTally(Generic[K]):
         self.checked = 0
 
     def add(self, rfi: Rfi) -> None:
-        self.checked += 1
-        deadline = rfi.deadline
-        if rfi.status != ISSUED or deadline is None:
-            return
-        into = self._list_for(deadline)
-        if into is not None:  # only what is due is kept: most requests are not
-            into.append((deadline, self.keep(rfi)))
+        self.add_page((rfi,))
 
     def add_page(self, rfis: Sequence[Rfi]) -> None:
-        """`add`, for a page of requests at once (the walk of every issued request)."""
+        """Each of a page of requests (the walk of every issued request hands on a page at a time)."""
         self.checked += len(rfis)
-        now, within, keep, overdue, due = self.now, self.within, self.keep, self.overdue, self.due
+        list_for, keep = self._list_for, self.keep
         for rfi in rfis:
             deadline = rfi.deadline
-            if deadline is None or rfi.status != ISSUED:
+            if rfi.status != ISSUED or deadline is None:
                 continue
-            if deadline <= now:
-                overdue.append((deadline, keep(rfi)))
-            elif deadline - now <= within:  # only what is due is kept: most requests are not
-                due.append((deadline, keep(rfi)))
+            into = list_for(deadline)
+            if into is not None:  # only what is due is kept: most requests are not
+                into.append((deadline, keep(rfi)))
 
     def add_kept(self, deadline: datetime, kept: K) -> None:
         """An issued request already kept, with its deadline."""
