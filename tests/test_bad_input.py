@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import io
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import pytest
 from textual import events
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from stablepay_console import cli
 from stablepay_console.profiles.store import ProfileStore
@@ -26,6 +27,7 @@ from stablepay_console.sandbox.data import BATCH_SMALL_ID, METRIC_DAILY_VOLUME_I
 from stablepay_console.storage.bookmarks import BookmarkStore
 from stablepay_console.tui.formatters.text import has_control
 from tests.conftest import wait_for_workers
+from tests.screen_output import assert_nothing_raw
 
 SIZE = (120, 40)
 ESCAPES = "\x1b[31mred\x1b[0m\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07\x1b[2J\x1b[H"
@@ -54,10 +56,6 @@ FREE_TEXT = {k: v for k, v in TEXT.items() if k not in ("empty", "whitespace", "
 """For names and paths: blank is their default, and right-to-left or emoji text is a fine name."""
 
 
-def ids(values: dict[str, str]) -> list[str]:
-    return list(values)
-
-
 def no_raw(text: str) -> bool:
     return not any(ch in text for ch in RAW)
 
@@ -70,13 +68,25 @@ def notices(app: App[Any]) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
+async def each_value(values: dict[str, str], check: Callable[[str], Awaitable[None]]) -> None:
+    """Check each bad value in turn, in the same console (one console a field: starting one costs far more
+    than a value); a failure names the value."""
+    for name, value in values.items():
+        try:
+            await check(value)
+        except AssertionError as error:
+            raise AssertionError(f"the {name!r} value: {error}") from error
+
+
 async def enter(pilot: Pilot[Any], selector: str, value: str, message_at: str) -> str:
     """Type (paste) `value` into the field and press Enter; the inline message, after checking the screen.
 
-    A paste with control characters must be refused; the value is then put in the field directly (as a
-    hand-edited file or another route could) to check the field's own refusal.
+    The message line is emptied first, so what it says after Enter was said of this value. A paste with
+    control characters must be refused; the value is then put in the field directly (as a hand-edited file
+    or another route could) to check the field's own refusal.
     """
     app = pilot.app
+    app.screen.query_one(message_at, Static).update("")
     field = app.screen.query_one(selector, Input)
     field.cursor_blink = False
     field.focus()
@@ -86,7 +96,7 @@ async def enter(pilot: Pilot[Any], selector: str, value: str, message_at: str) -
     if has_control(value, allow="\t\r\n"):
         assert field.value == "", "a paste with control characters reached the field"
         assert any("Nothing was pasted" in n for n in notices(app)), notices(app)
-        assert no_raw(app.export_screenshot())
+        assert_nothing_raw(app, "the refused paste")
         field.value = value
     elif value:
         assert field.value == value.splitlines()[0].replace("\t", "    ") or field.value.strip() == value.strip()
@@ -97,7 +107,7 @@ async def enter(pilot: Pilot[Any], selector: str, value: str, message_at: str) -
     if has_control(value):
         field.value = ""  # only now: the message must have been read while the value was there
         await pilot.pause()
-    assert no_raw(app.export_screenshot())
+    assert_nothing_raw(app, "after Enter")
     return message
 
 
@@ -116,53 +126,61 @@ def unchanged(sandbox: Sandbox, before: list[tuple[str, str]]) -> None:
 # --- the inbox ------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", list(ID_VALUES.values()), ids=ids(ID_VALUES))
-async def test_inbox_user_id(make_app, sandbox: Sandbox, value: str) -> None:  # type: ignore[no-untyped-def]
+async def test_inbox_user_id(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
-        before = sandbox.api_calls()
-        message = await enter(pilot, "#filter-user", value, "#filter-error")
-        if value.strip():
-            assert "user ID" in message
+
+        async def check(value: str) -> None:
+            before = sandbox.api_calls()
+            message = await enter(pilot, "#filter-user", value, "#filter-error")
+            if value.strip():
+                assert "user ID" in message
+                unchanged(sandbox, before)
+            else:
+                assert message == ""  # a blank user ID means "any user": the filter is cleared
+            assert "user any" in rendered(app, "#inbox-active")
+
+        await each_value(ID_VALUES, check)
+
+
+async def test_inbox_page_size(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)
+
+        async def check(value: str) -> None:
+            before = sandbox.api_calls()
+            message = await enter(pilot, "#filter-limit", value, "#filter-error")
+            assert "page size" in message
             unchanged(sandbox, before)
-        else:
-            assert message == ""  # a blank user ID means "any user": the filter is cleared
-        assert "user any" in rendered(app, "#inbox-active")
+            assert "20 per page" in rendered(app, "#inbox-status")
+
+        await each_value(LIMIT_VALUES, check)
 
 
-@pytest.mark.parametrize("value", list(LIMIT_VALUES.values()), ids=ids(LIMIT_VALUES))
-async def test_inbox_page_size(make_app, sandbox: Sandbox, value: str) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_workers(pilot)
-        before = sandbox.api_calls()
-        message = await enter(pilot, "#filter-limit", value, "#filter-error")
-        assert "page size" in message
-        unchanged(sandbox, before)
-        assert "20 per page" in rendered(app, "#inbox-status")
-
-
-@pytest.mark.parametrize("value", list(FREE_TEXT.values()), ids=ids(FREE_TEXT))
-async def test_inbox_export_path(make_app, sandbox: Sandbox, value: str, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_inbox_export_path(make_app, sandbox: Sandbox, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     work = in_empty_folder(tmp_path, monkeypatch)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
-        before = sandbox.api_calls()
         await pilot.press("e")
         await pilot.pause()
-        message = await enter(pilot, "#export-path", value, "#export-error")
-        assert any(words in message for words in ("control characters", "characters long", "cannot be used"))
-        assert app.screen.__class__.__name__ == "ExportDialog", "the dialog stays open with the message"
-        unchanged(sandbox, before)
-    assert list(work.iterdir()) == [], "a file was written"
+
+        async def check(value: str) -> None:
+            before = sandbox.api_calls()
+            message = await enter(pilot, "#export-path", value, "#export-error")
+            assert any(words in message for words in ("control characters", "characters long", "cannot be used"))
+            assert app.screen.__class__.__name__ == "ExportDialog", "the dialog stays open with the message"
+            unchanged(sandbox, before)
+            assert list(work.iterdir()) == [], "a file was written"
+
+        await each_value(FREE_TEXT, check)
 
 
 # --- batch lookup, quote refresh, metrics ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", list(ID_VALUES.values()), ids=ids(ID_VALUES))
 @pytest.mark.parametrize(
     ("mode", "selector", "message_at", "what"),
     [
@@ -173,17 +191,21 @@ async def test_inbox_export_path(make_app, sandbox: Sandbox, value: str, tmp_pat
     ids=["batch", "quote", "metrics"],
 )
 async def test_id_fields(  # type: ignore[no-untyped-def]
-    make_app, sandbox: Sandbox, mode: str, selector: str, message_at: str, what: str, value: str
+    make_app, sandbox: Sandbox, mode: str, selector: str, message_at: str, what: str
 ) -> None:
     app = make_app(opens_on=mode)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
         await app.switch_mode(mode)
         await wait_for_workers(pilot)
-        before = sandbox.api_calls()
-        message = await enter(pilot, selector, value, message_at)
-        assert what in message
-        unchanged(sandbox, before)
+
+        async def check(value: str) -> None:
+            before = sandbox.api_calls()
+            message = await enter(pilot, selector, value, message_at)
+            assert what in message
+            unchanged(sandbox, before)
+
+        await each_value(ID_VALUES, check)
 
 
 async def open_metric_prompt(pilot: Pilot[Any], key: str) -> None:
@@ -204,34 +226,40 @@ async def open_metric_prompt(pilot: Pilot[Any], key: str) -> None:
 BOOKMARK_VALUES = {**FREE_TEXT, "empty": "", "whitespace": "   \t   "}
 
 
-@pytest.mark.parametrize("value", list(BOOKMARK_VALUES.values()), ids=ids(BOOKMARK_VALUES))
-async def test_bookmark_name(make_app, sandbox: Sandbox, value: str) -> None:  # type: ignore[no-untyped-def]
+async def test_bookmark_name(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
     app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
         await open_metric_prompt(pilot, "b")
-        before = sandbox.api_calls()
-        message = await enter(pilot, "#prompt-input", value, "#prompt-error")
-        assert any(words in message for words in ("needs a name", "control characters", "under 60"))
-        assert app.screen.__class__.__name__ == "MetricPrompt"
-        unchanged(sandbox, before)
+
+        async def check(value: str) -> None:
+            before = sandbox.api_calls()
+            message = await enter(pilot, "#prompt-input", value, "#prompt-error")
+            assert any(words in message for words in ("needs a name", "control characters", "under 60"))
+            assert app.screen.__class__.__name__ == "MetricPrompt"
+            unchanged(sandbox, before)
+
+        await each_value(BOOKMARK_VALUES, check)
         profile = app.profile
     assert all(b.id != METRIC_EMPTY_ID for b in BookmarkStore(profile.name).items)
 
 
-@pytest.mark.parametrize("value", list(FREE_TEXT.values()), ids=ids(FREE_TEXT))
-async def test_metric_export_path(make_app, sandbox: Sandbox, value: str, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_metric_export_path(make_app, sandbox: Sandbox, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     work = in_empty_folder(tmp_path, monkeypatch)
     app = make_app(opens_on="metrics")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
         await open_metric_prompt(pilot, "e")
-        before = sandbox.api_calls()
-        message = await enter(pilot, "#export-path", value, "#export-error")
-        assert any(words in message for words in ("control characters", "characters long", "cannot be used"))
-        assert app.screen.__class__.__name__ == "ExportDialog", "the dialog stays open with the message"
-        unchanged(sandbox, before)
-    assert list(work.iterdir()) == [], "a file was written"
+
+        async def check(value: str) -> None:
+            before = sandbox.api_calls()
+            message = await enter(pilot, "#export-path", value, "#export-error")
+            assert any(words in message for words in ("control characters", "characters long", "cannot be used"))
+            assert app.screen.__class__.__name__ == "ExportDialog", "the dialog stays open with the message"
+            unchanged(sandbox, before)
+            assert list(work.iterdir()) == [], "a file was written"
+
+        await each_value(FREE_TEXT, check)
 
 
 # --- profiles and the rotation wizard -------------------------------------------------------------------------------
@@ -249,37 +277,37 @@ async def open_form(pilot: Pilot[Any]) -> None:
     form.query_one("#form-key", Input).value = "sk_sandbox_a_good_looking_key_000000000001"
 
 
-PROFILE_FIELDS = [
-    ("#form-name", {**TEXT}, ("profile name",)),
-    ("#form-base-url", {**TEXT, "plain_http": "http://api.example.com", "not_a_url": "api example"}, ("Base URL",)),
-    ("#form-key", {k: v for k, v in TEXT.items() if k not in ("empty", "whitespace")}, ("API key",)),
-]
-PROFILE_CASES = [(field, value, says) for field, values, says in PROFILE_FIELDS for value in values.values()]
-PROFILE_IDS = [f"{field[6:]}-{name}" for field, values, _ in PROFILE_FIELDS for name in values]
+PROFILE_FIELDS = {
+    "#form-name": ({**TEXT}, ("profile name",)),
+    "#form-base-url": ({**TEXT, "plain_http": "http://api.example.com", "not_a_url": "api example"}, ("Base URL",)),
+    "#form-key": ({k: v for k, v in TEXT.items() if k not in ("empty", "whitespace")}, ("API key",)),
+}
 
 
-@pytest.mark.parametrize(("field", "value", "says"), PROFILE_CASES, ids=PROFILE_IDS)
-async def test_profile_form(  # type: ignore[no-untyped-def]
-    make_app, sandbox: Sandbox, memory_keyring, field: str, value: str, says: tuple[str, ...]
-) -> None:
+@pytest.mark.parametrize("field", list(PROFILE_FIELDS), ids=[field[6:] for field in PROFILE_FIELDS])
+async def test_profile_form(make_app, sandbox: Sandbox, memory_keyring, field: str) -> None:  # type: ignore[no-untyped-def]
+    values, says = PROFILE_FIELDS[field]
     app = make_app(opens_on="profiles")
     async with app.run_test(size=SIZE) as pilot:
         await open_form(pilot)
-        before = sandbox.api_calls()
-        message = await enter(pilot, field, value, "#form-error")
-        assert any(words in message for words in says), message
-        assert len(message) < 600, "the message stays short enough to read"
-        assert app.screen.__class__.__name__ == "ProfileForm"
-        unchanged(sandbox, before)
-    assert ProfileStore().profiles() == []
-    assert memory_keyring.entries == {}
+
+        async def check(value: str) -> None:
+            before = sandbox.api_calls()
+            message = await enter(pilot, field, value, "#form-error")
+            assert any(words in message for words in says), message
+            assert len(message) < 600, "the message stays short enough to read"
+            assert app.screen.__class__.__name__ == "ProfileForm"
+            unchanged(sandbox, before)
+            assert ProfileStore().profiles() == []
+            assert memory_keyring.entries == {}
+
+        await each_value(values, check)
 
 
 KEY_PASTES = {**TEXT, "inner_space": "sk_sandbox_ab cd"}
 
 
-@pytest.mark.parametrize("value", list(KEY_PASTES.values()), ids=ids(KEY_PASTES))
-async def test_rotation_key_paste(sandbox: Sandbox, memory_keyring, value: str) -> None:  # type: ignore[no-untyped-def]
+async def test_rotation_key_paste(sandbox: Sandbox, memory_keyring) -> None:  # type: ignore[no-untyped-def]
     from tests.test_profiles_screen import add_team_profile, build_app, start_wizard
 
     add_team_profile()
@@ -288,11 +316,15 @@ async def test_rotation_key_paste(sandbox: Sandbox, memory_keyring, value: str) 
         await start_wizard(pilot, "team")
         await pilot.click("#generated")
         await wait_for_workers(pilot)  # type: ignore[arg-type]
-        before = sandbox.api_calls()
-        message = await enter(pilot, "#new-key", value, "#rotation-error")
-        assert "API key" in message
-        assert app.screen.rotation.step.name == "PASTE"  # type: ignore[attr-defined]
-        unchanged(sandbox, before)
+
+        async def check(value: str) -> None:
+            before = sandbox.api_calls()
+            message = await enter(pilot, "#new-key", value, "#rotation-error")
+            assert "API key" in message
+            assert app.screen.rotation.step.name == "PASTE"  # type: ignore[attr-defined]
+            unchanged(sandbox, before)
+
+        await each_value(KEY_PASTES, check)
 
 
 # --- the command line -----------------------------------------------------------------------------------------------
