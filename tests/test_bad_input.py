@@ -159,6 +159,20 @@ async def test_inbox_page_size(make_app, sandbox: Sandbox) -> None:  # type: ign
         await each_value(LIMIT_VALUES, check)
 
 
+async def refuses_export_paths(pilot: Pilot[Any], sandbox: Sandbox, work: Path) -> None:
+    """Each bad path in the open export dialog: refused there, the dialog still open, no request, no file."""
+
+    async def check(value: str) -> None:
+        before = sandbox.api_calls()
+        message = await enter(pilot, "#export-path", value, "#export-error")
+        assert any(words in message for words in ("control characters", "characters long", "cannot be used"))
+        assert pilot.app.screen.__class__.__name__ == "ExportDialog", "the dialog stays open with the message"
+        unchanged(sandbox, before)
+        assert list(work.iterdir()) == [], "a file was written"
+
+    await each_value(FREE_TEXT, check)
+
+
 async def test_inbox_export_path(make_app, sandbox: Sandbox, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     work = in_empty_folder(tmp_path, monkeypatch)
     app = make_app()
@@ -167,15 +181,7 @@ async def test_inbox_export_path(make_app, sandbox: Sandbox, tmp_path: Path, mon
         await pilot.press("e")
         await pilot.pause()
 
-        async def check(value: str) -> None:
-            before = sandbox.api_calls()
-            message = await enter(pilot, "#export-path", value, "#export-error")
-            assert any(words in message for words in ("control characters", "characters long", "cannot be used"))
-            assert app.screen.__class__.__name__ == "ExportDialog", "the dialog stays open with the message"
-            unchanged(sandbox, before)
-            assert list(work.iterdir()) == [], "a file was written"
-
-        await each_value(FREE_TEXT, check)
+        await refuses_export_paths(pilot, sandbox, work)
 
 
 # --- batch lookup, quote refresh, metrics ---------------------------------------------------------------------------
@@ -251,15 +257,7 @@ async def test_metric_export_path(make_app, sandbox: Sandbox, tmp_path: Path, mo
         await wait_for_workers(pilot)
         await open_metric_prompt(pilot, "e")
 
-        async def check(value: str) -> None:
-            before = sandbox.api_calls()
-            message = await enter(pilot, "#export-path", value, "#export-error")
-            assert any(words in message for words in ("control characters", "characters long", "cannot be used"))
-            assert app.screen.__class__.__name__ == "ExportDialog", "the dialog stays open with the message"
-            unchanged(sandbox, before)
-            assert list(work.iterdir()) == [], "a file was written"
-
-        await each_value(FREE_TEXT, check)
+        await refuses_export_paths(pilot, sandbox, work)
 
 
 # --- profiles and the rotation wizard -------------------------------------------------------------------------------
