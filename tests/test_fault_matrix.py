@@ -8,12 +8,10 @@ client's bound (without the waits, so the matrix stays fast); the POST quote ref
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -29,7 +27,6 @@ from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.model import EMBEDDED_PROFILE, Profile
 from stablepay_console.profiles.rotation import Step
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
-from stablepay_console.sandbox import app as sandbox_app
 from stablepay_console.sandbox.data import (
     BATCH_50_ID,
     BATCH_SMALL_ID,
@@ -41,6 +38,7 @@ from stablepay_console.sandbox.data import (
 from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, wait_for_workers
+from tests.held_latency import hold_latency
 
 SIZE = (120, 40)
 TEAM_URL = "https://api.sandbox.stablepay.test"
@@ -58,25 +56,6 @@ RETRY_BOUND = 1 + FAST_RETRY.total
 async def settle(pilot: Pilot[Any]) -> None:
     """Every worker done and the screen repainted."""
     await wait_for_workers(pilot, rounds=1)
-
-
-class Latency:
-    """The sandbox's added latency, which the test ends early once it has seen the screen answer a key.
-
-    Patched in for the sandbox's `asyncio.sleep`: a request waits `faults.latency` seconds, or until `end()`.
-    """
-
-    def __init__(self) -> None:
-        self.over = asyncio.Event()
-
-    async def sleep(self, seconds: float) -> None:
-        try:
-            await asyncio.wait_for(self.over.wait(), timeout=seconds)
-        except TimeoutError:
-            pass
-
-    def end(self) -> None:
-        self.over.set()
 
 
 class Outage(httpx.AsyncBaseTransport):
@@ -553,8 +532,7 @@ async def answers_f1(pilot: Pilot[Any], check: Callable[[], Awaitable[None]]) ->
 @pytest.mark.parametrize("make_surface", SURFACES, ids=[s.name for s in SURFACES])  # type: ignore[attr-defined]
 async def test_fault(make_surface: Callable[[], Surface], fault: Fault, monkeypatch: pytest.MonkeyPatch) -> None:
     surface = make_surface()
-    latency = Latency()
-    monkeypatch.setattr(sandbox_app, "asyncio", SimpleNamespace(sleep=latency.sleep))
+    latency = hold_latency(monkeypatch)
     world = build(Sandbox(now=FIXED_NOW, rfis=surface.rfis), surface.mode)
     app = world.app
     async with app.run_test(size=SIZE) as pilot:

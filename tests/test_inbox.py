@@ -19,6 +19,7 @@ from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
 from stablepay_console.tui.widgets.export_progress import ExportProgress
 from stablepay_console.tui.widgets.inbox_table import InboxTable
 from tests.conftest import FIXED_NOW, wait_for_workers
+from tests.held_latency import hold_latency
 
 SIZE = (120, 40)
 
@@ -275,24 +276,27 @@ async def test_state_survives_switching_modes(make_app) -> None:  # type: ignore
 # --- loading and failures --------------------------------------------------------
 
 
-async def test_loading_shows_and_keeps_the_last_page(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+async def test_loading_shows_and_keeps_the_last_page(make_app, sandbox: Sandbox, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
         first_page = row_ids(pilot)
-        sandbox.faults.latency = 0.5
+        latency = hold_latency(monkeypatch)
+        sandbox.faults.latency = 30.0
         await pilot.press("G")  # the last page: not a neighbour, so not prefetched
         await pilot.pause()
         assert "Loading page 12…" in line(pilot, "inbox-status")
         assert row_ids(pilot) == first_page
         await pilot.press("down")  # the table stays usable while it loads
         assert app.screen.query_one(InboxTable).cursor_row == 1
+        assert "Loading page 12…" in line(pilot, "inbox-status"), "the key was answered during the load"
+        latency.end()
         await wait_for_workers(pilot)
         assert "Loading" not in line(pilot, "inbox-status")
         assert "Page 12 of 12" in line(pilot, "inbox-status")
 
 
-async def test_next_page_paints_from_the_prefetch_then_revalidates(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+async def test_next_page_paints_from_the_prefetch_then_revalidates(make_app, sandbox: Sandbox, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
@@ -302,12 +306,14 @@ async def test_next_page_paints_from_the_prefetch_then_revalidates(make_app, san
         await pilot.press("p")
         await wait_for_workers(pilot)
         assert row_ids(pilot) != page_two
-        sandbox.faults.latency = 0.5
+        latency = hold_latency(monkeypatch)
+        sandbox.faults.latency = 30.0
         await pilot.press("n")
         await pilot.pause()
         # Page 2 was fetched quietly after page 1: it is on screen at once, while it is checked again.
         assert row_ids(pilot) == page_two
         assert "Page 2 of 12" in line(pilot, "inbox-status") and "Loading page 2…" in line(pilot, "inbox-status")
+        latency.end()
         await wait_for_workers(pilot)
         assert "Loading" not in line(pilot, "inbox-status") and row_ids(pilot) == page_two
 
