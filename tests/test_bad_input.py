@@ -81,12 +81,13 @@ async def each_value(values: dict[str, str], check: Callable[[str], Awaitable[No
 async def enter(pilot: Pilot[Any], selector: str, value: str, message_at: str) -> str:
     """Type (paste) `value` into the field and press Enter; the inline message, after checking the screen.
 
-    The message line is emptied first, so what it says after Enter was said of this value. A paste with
-    control characters must be refused; the value is then put in the field directly (as a hand-edited file
-    or another route could) to check the field's own refusal.
+    The message line and the notifications are emptied first, so what they say was said of this value. A
+    paste with control characters must be refused; the value is then put in the field directly (as a
+    hand-edited file or another route could) to check the field's own refusal.
     """
     app = pilot.app
     app.screen.query_one(message_at, Static).update("")
+    app.clear_notifications()
     field = app.screen.query_one(selector, Input)
     field.cursor_blink = False
     field.focus()
