@@ -7,7 +7,7 @@ import gc
 import os
 import pickle
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -261,6 +261,16 @@ async def wait_for_workers(pilot: Pilot[object], rounds: int = 3) -> None:
         await pilot.pause()
         await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def until(pilot: Pilot[Any], done: Callable[[], bool], what: str = "the console never got there",
+                rounds: int = 500) -> None:
+    """Poll the running console until `done()` holds; fail, saying `what`, after `rounds` pauses."""
+    for _ in range(rounds):
+        if done():
+            return
+        await pilot.pause()
+    raise AssertionError(what)
 
 
 async def open_mode(pilot: Pilot[Any], mode: str) -> Screen[Any]:

@@ -20,7 +20,7 @@ from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.tui.screens.inbox import InboxScreen
 from stablepay_console.tui.widgets.inbox_table import InboxTable
 from stablepay_console.wiring import Services
-from tests.conftest import FIXED_NOW, wait_for_workers
+from tests.conftest import FIXED_NOW, until, wait_for_workers
 
 LATER = FIXED_NOW + timedelta(hours=3)
 
@@ -46,14 +46,6 @@ def status(pilot: Pilot[Any]) -> str:
 def table_ids(pilot: Pilot[Any], selector: str = "#inbox-table") -> list[str]:
     table = pilot.app.screen.query_one(selector, InboxTable)
     return [str(row.key.value) for row in table.ordered_rows]
-
-
-async def until(pilot: Pilot[Any], done: Any, rounds: int = 500) -> None:
-    for _ in range(rounds):
-        if done():
-            return
-        await pilot.pause()
-    raise AssertionError("the console never got there")
 
 
 async def first_start(sandbox: Sandbox) -> list[str]:

@@ -31,7 +31,7 @@ from stablepay_console.tui.widgets.inbox_table import InboxTable
 from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
 from stablepay_console.tui.widgets.tabs import ScreenTabs
 from stablepay_console.wiring import Services
-from tests.conftest import FIXED_NOW, open_mode, submit_id, wait_for_workers
+from tests.conftest import FIXED_NOW, open_mode, submit_id, until, wait_for_workers
 from tests.opened_on import OpenedOn
 
 SIZES = [(80, 24), (120, 40), (200, 50)]
@@ -471,12 +471,8 @@ def snap_audit() -> Any:
         quiet(pilot)  # the switch's notification would cover the rows' right-hand side
         # The columns take their widths from the rows a refresh later: on a busy machine the picture was
         # taken before, with every column cut to its header's width. Wait until the screen shows the rows.
-        for _ in range(500):
-            if any("switched profile" in line for line in screen_lines(pilot.app)):
-                break
-            await pilot.pause(0.01)
-        else:
-            raise AssertionError(f"the audit table never showed its rows in full: {screen_lines(pilot.app)}")
+        await until(pilot, lambda: any("switched profile" in line for line in screen_lines(pilot.app)),
+                    "the audit table never showed its rows in full")
 
     return run_before
 
