@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import datetime, timezone
+from dataclasses import replace
 
 import pytest
 
@@ -57,7 +58,13 @@ def test_import_copies_everything_once(
     assert "Nothing new to import" in second.err
 
     team = PgRecord(parse(team_db.url("bob")), lambda name: server_key(EMBEDDED_PROFILE))
-    assert team.history("embedded", ids[0]) == local_history
+    history = team.history("embedded", ids[0])
+    # the same history, each part labelled as alice's import until the team watcher sees the request itself
+    assert history.record is not None and history.record.imported_by == "alice"
+    assert {r.imported_by for r in history.rounds} | {s.imported_by for s in history.statuses} == {"alice"}
+    assert replace(history, record=replace(history.record, imported_by=None),
+                   rounds=[replace(r, imported_by=None) for r in history.rounds],
+                   statuses=[replace(s, imported_by=None) for s in history.statuses]) == local_history
     (note,) = team.notes("embedded", ids[0])
     # the importer's testimony, never a note that "ana" wrote in the team record
     assert (note.author, note.text) == ("alice", "Called the customer")
@@ -67,15 +74,18 @@ def test_import_copies_everything_once(
     claim = team.claim_of("embedded", ids[2])
     assert claim is not None and claim.claimant == "alice"  # a claim imported is the importer's claim
     entries = team.audit()
-    assert verify(team).ok and len(entries) == len(local_entries) + 1  # and the import's own entry
-    for mine, theirs in zip(local_entries, entries, strict=False):
+    own = [(e.action, e.actor, e.target, e.outcome) for e in entries if e.imported is None]
+    # the import's own entry, and the claim it took, whose entry the database wrote with it
+    assert own == [("claim", "alice", ids[2], "claimed"), ("record.import", "alice", own[-1][2], "imported")]
+    entries = [e for e in entries if e.imported is not None]
+    assert verify(team).ok and len(entries) == len(local_entries)
+    for mine, theirs in zip(local_entries, entries, strict=True):
         assert (theirs.actor, theirs.action, theirs.target, theirs.outcome) == (
             "alice", mine.action, mine.target, mine.outcome)
         assert theirs.imported is not None and (theirs.imported.written_as, theirs.imported.by) == (mine.actor, "alice")
         assert theirs.details["written_at"] == mine.at and theirs.at != mine.at
         assert theirs.details["imported_hash"] == mine.hash and theirs.details["imported_seq"] == mine.seq
         assert theirs.details["imported_from"].endswith(str(record_file()))
-    assert (entries[-1].action, entries[-1].actor, entries[-1].imported) == ("record.import", "alice", None)
     with team_db.connect() as conn:
         assert conn.execute("SELECT DISTINCT imported_by FROM stablepay.notes").fetchall() == [("alice",)]
 

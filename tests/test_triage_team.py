@@ -46,12 +46,10 @@ def audit_of(db: TeamDb) -> list[tuple[str, str, str]]:
 
 
 def insert(conn: psycopg.Connection, step: str, note: str = "", rfi: str = RFI) -> None:  # type: ignore[type-arg]
-    """A step from psql as the rules want it: the step and its audit entry, in one transaction."""
+    """A step from psql: the step alone (the database writes its audit entry with it)."""
     with conn.transaction():
         conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step, note) VALUES (%s, %s, %s, %s)",
                      (SERVER, rfi, step, note))
-        conn.execute("INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, server) "
-                     "VALUES ('embedded', 'sandbox', %s, %s, 'by hand', '{}', %s)", (f"triage.{step}", rfi, SERVER))
 
 
 # --- four eyes and the order of steps, from the CLI -------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any
 
 from stablepay_console.api.models import DOC_TYPES
 from stablepay_console.api.sanitize import clean
-from stablepay_console.storage.record_types import RfiHistory, RoundSeen, StatusSeen
+from stablepay_console.storage.record_types import IMPORTED_NOTE, RfiHistory, RoundSeen, StatusSeen
 
 
 def moment(value: datetime | None, missing: str = "none") -> str:
@@ -98,11 +98,13 @@ def _round_json(r: RoundSeen, changes: list[str]) -> dict[str, Any]:
         "firstSeen": r.first_seen.isoformat(),
         "lastSeen": r.last_seen.isoformat(),
         "changes": changes,
+        "importedBy": r.imported_by,
     }
 
 
 def _status_json(s: StatusSeen) -> dict[str, Any]:
-    return {"status": s.status, "firstSeen": s.first_seen.isoformat(), "lastSeen": s.last_seen.isoformat()}
+    return {"status": s.status, "firstSeen": s.first_seen.isoformat(), "lastSeen": s.last_seen.isoformat(),
+            "importedBy": s.imported_by}
 
 
 def changes_per_round(history: RfiHistory) -> list[list[str]]:
@@ -121,14 +123,21 @@ def history_json(history: RfiHistory) -> dict[str, Any]:
         "status": record.status if record else None,
         "firstSeen": record.first_seen.isoformat() if record else None,
         "lastSeen": record.last_seen.isoformat() if record else None,
+        "importedBy": record.imported_by if record else None,
         "rounds": [_round_json(r, c) for r, c in zip(history.rounds, changes_per_round(history), strict=True)],
         "statuses": [_status_json(s) for s in history.statuses],
     }
 
 
+def imported_words(by: str | None) -> str:
+    """How an imported round or status is labelled wherever it is shown ("" for the watcher's own)."""
+    return f"imported by {clean(by, 80)} from a local record: {IMPORTED_NOTE}" if by else ""
+
+
 def round_lines(r: RoundSeen, changes: list[str], indent: str = "  ") -> list[str]:
     lines = [
-        f"Entry {r.entry}: round {r.round_no}, seen {moment(r.first_seen)} to {moment(r.last_seen)}",
+        f"Entry {r.entry}: round {r.round_no}, seen {moment(r.first_seen)} to {moment(r.last_seen)}"
+        + (f" ({imported_words(r.imported_by)})" if r.imported_by else ""),
         f"{indent}Round ID {clean(r.round_id)} · issued {moment(r.issued_at)}",
         f"{indent}Deadline {moment(r.expires_at, 'none given')} · "
         f"{'answered ' + moment(r.submitted_at) if r.submitted_at else 'not answered'} · "
@@ -145,6 +154,7 @@ def status_lines(history: RfiHistory) -> list[str]:
     width = max((len(clean(s.status)) for s in history.statuses), default=0)
     return [
         f"{clean(s.status).ljust(width)}  first seen {moment(s.first_seen)}, last seen {moment(s.last_seen)}"
+        + (f" ({imported_words(s.imported_by)})" if s.imported_by else "")
         for s in history.statuses
     ]
 
@@ -159,7 +169,8 @@ def history_text(history: RfiHistory) -> str:
     lines = [
         f"Request {clean(history.rfi_id)} · profile {clean(history.profile)} ({clean(record.environment)})",
         f"Status now {clean(record.status)} · first seen {moment(record.first_seen)} · "
-        f"last seen {moment(record.last_seen)}",
+        f"last seen {moment(record.last_seen)}"
+        + (f" ({imported_words(record.imported_by)})" if record.imported_by else ""),
         "",
         f"Rounds seen ({len(history.rounds)}):" if history.rounds else "No round seen.",
     ]

@@ -22,7 +22,8 @@ from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_types import Claim, ClaimOutcome, Note
 from stablepay_console.storage.record_worker import RecordWorker
 
-MAX_NOTE = 4000
+MAX_NOTE = 20_000
+"""The most characters a note or a step's note holds (the team record's database refuses a longer one too)."""
 AUTHOR_PREF = "author"
 
 
@@ -57,7 +58,7 @@ def check_note(text: str) -> str:
     if has_control(value, allow="\n\t"):
         raise ValueError("The note holds control characters or escape sequences; type plain text.")
     if len(value) > MAX_NOTE:
-        raise ValueError(f"The note is {len(value):,} characters long; keep it under {MAX_NOTE:,}.")
+        raise ValueError(f"A note holds at most {MAX_NOTE:,} characters; this one has {len(value):,}. Nothing was sent.")
     return value
 
 
@@ -97,6 +98,8 @@ class Notes:
             with record.transaction():
                 outcome = record.claim(profile.name, rfi_id, who, at, lapse=lapse)
                 held = outcome.claim
+                if outcome.done and record.audits_acts:
+                    return outcome  # the database wrote the claim's entry with it
                 result = "claimed" if outcome.done else f"refused: claimed by {held.claimant if held else '?'}"
                 until = {"until": held.until.isoformat()} if outcome.done and held and held.until else {}
                 record.append_audit(self.audit.draft("claim", profile, target=rfi_id, outcome=result,
@@ -114,6 +117,8 @@ class Notes:
             with record.transaction():
                 outcome = record.release(profile.name, rfi_id, who, force=force)
                 before = outcome.previous
+                if outcome.done and record.audits_acts:
+                    return outcome  # the database wrote the release's entry with it
                 if outcome.done:
                     result = ("released" if before is None or before.claimant == who
                               else f"released {before.claimant}'s")

@@ -59,6 +59,10 @@ class Record(Protocol):
     claims_lapse: bool
     """Whether `claim(..., lapse=…)` is kept (the team record); the local one refuses it."""
 
+    audits_acts: bool
+    """Whether the store writes the audit entry of a claim, a release, a triage step and a policy change itself,
+    with the act (the team record's database does; the services append them to the local one)."""
+
     def transaction(self) -> AbstractContextManager[None]:
         """The calls made inside are one transaction: an action and its audit entry are kept together, or
         neither is."""

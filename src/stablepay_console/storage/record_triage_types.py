@@ -81,7 +81,8 @@ class StatusFact:
 
 @dataclass(frozen=True)
 class ClaimFact:
-    """A claim taken (an audit entry `claim`, outcome `claimed`)."""
+    """A claim taken: in the team record, as the database logged it (`claim_log`); in the local one, its audit
+    entry `claim`, outcome `claimed` (one person's own file)."""
 
     rfi_id: str
     actor: str

@@ -144,6 +144,8 @@ class RfiRecord:
     """Whether a round was open when it was last seen (the latest round entry)."""
     first_seen: datetime
     last_seen: datetime
+    imported_by: str | None = None
+    """Who imported it from a local record (the team record), until the team watcher sees it itself."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,8 @@ class RoundSeen:
     """The round exactly as the server sent it."""
     first_seen: datetime
     last_seen: datetime
+    imported_by: str | None = None
+    """Who imported it from a local record (the team record); None when the team watcher saw it itself."""
 
     @property
     def link_state(self) -> str:
@@ -178,6 +182,11 @@ class StatusSeen:
     status: str
     first_seen: datetime
     last_seen: datetime
+    imported_by: str | None = None
+    """Who imported it from a local record (the team record); None when the team watcher saw it itself."""
+
+
+IMPORTED_NOTE = "not seen by the team watcher; it counts in no total"
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.services.audit import ACTIONS
-from stablepay_console.services.history_view import changes_per_round, item_line, moment, status_lines
+from stablepay_console.services.history_view import changes_per_round, imported_words, item_line, moment, status_lines
 from stablepay_console.storage.record_types import AuditEntry, Claim, Note, RfiHistory
 
 
@@ -38,6 +38,7 @@ def _rounds(history: RfiHistory) -> list[str]:
         out += [
             f"### Entry {r.entry}: round {r.round_no}",
             "",
+            *([f"- **Imported**: {_md(imported_words(r.imported_by))}"] if r.imported_by else []),
             f"- Seen from {moment(r.first_seen)} to {moment(r.last_seen)}",
             f"- Round ID: {_md(r.round_id)}",
             f"- Issued: {moment(r.issued_at)}",
@@ -100,6 +101,8 @@ def readme(
     ]
     if record is not None:
         lines.append(f"First seen {moment(record.first_seen)}, last seen {moment(record.last_seen)}.")
+        if record.imported_by:
+            lines.append(f"**Imported**: {_md(imported_words(record.imported_by))}.")
         lines.append("")
     lines += _request_lines(history.last_request())
     lines += ["", f"## Rounds seen ({len(history.rounds)})", "", *_rounds(history)]

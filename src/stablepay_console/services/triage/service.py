@@ -61,8 +61,9 @@ class Triage:
                     kept = record.add_triage_step(profile.name, rfi_id, action, actor, text, at)
                     after = record.triage_case(profile.name, rfi_id)
                     now = step_of(after.status, after.claim, after.steps)
-                    record.append_audit(self.audit.draft(ACTION_OF[action], profile, target=rfi_id, outcome=now,
-                                                         actor=actor, was=before, note=text or None))
+                    if not record.audits_acts:  # the team record's database wrote the step's entry with it
+                        record.append_audit(self.audit.draft(ACTION_OF[action], profile, target=rfi_id, outcome=now,
+                                                             actor=actor, was=before, note=text or None))
                     return StepOutcome(True, now, step=kept)
                 record.append_audit(self.audit.draft(ACTION_OF[action], profile, target=rfi_id,
                                                      outcome=f"refused: {refused}", actor=actor, was=before))
@@ -87,6 +88,8 @@ class Triage:
                 new = TriagePolicy(claim_within or old.claim_within, ready_within or old.ready_within,
                                    approve_before or old.approve_before)
                 kept = record.set_triage_policy(new, who, at)
+                if record.audits_acts:  # the team record's database wrote the change's entry with it
+                    return kept
                 record.append_audit(self.audit.draft(
                     "triage.policy", profile, target="policy", outcome="changed", actor=who,
                     claim_within=int(kept.claim_within.total_seconds()),

@@ -83,6 +83,7 @@ class SqliteRecord(SqliteTriage):
     """`Record` on a local SQLite file. Safe to share between threads (calls are serialised)."""
 
     claims_lapse = False
+    audits_acts = False
 
     def __init__(self, path: Path, *, check: bool = True) -> None:
         self.path = path

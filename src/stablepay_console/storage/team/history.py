@@ -59,7 +59,7 @@ def _round_row(
     row_id, fingerprint = current
     if row_id is None:
         latest = conn.execute(
-            "SELECT id, fingerprint FROM stablepay.rounds WHERE server = %s AND rfi_id = %s "
+            "SELECT id, fingerprint FROM stablepay.rounds WHERE server = %s AND rfi_id = %s AND imported_by IS NULL "
             "ORDER BY last_seen DESC, id DESC LIMIT 1",
             (server, rfi_id),
         ).fetchone()
@@ -81,7 +81,9 @@ def _changed(conn: psycopg.Connection, server: str, environment: str, s: RfiSigh
             (server, s.rfi_id, environment, s.status, s.fingerprint, s.wire_json, status_row, round_row, seen, seen),
         )
         return
-    _fingerprint, status, status_row, round_row, round_fingerprint = found
+    _fingerprint, status, status_row, round_row, round_fingerprint, imported = found
+    if imported is not None:  # an import's rows stay the import's: the watcher's sighting is its own
+        status_row, round_row, round_fingerprint = None, None, None
     if status == s.status and status_row is not None:
         conn.execute("UPDATE stablepay.statuses SET last_seen = GREATEST(last_seen, %s) WHERE id = %s",
                      (seen, status_row))
@@ -109,13 +111,14 @@ def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Seq
         server, seen = scope_of(page.profile), stamp(page.at)
         latest: dict[str, RfiSighting] = {s.rfi_id: s for s in page.sightings}
         rows = conn.execute(
-            "SELECT r.rfi_id, r.fingerprint, r.status, r.status_row, r.round_row, ro.fingerprint "
+            "SELECT r.rfi_id, r.fingerprint, r.status, r.status_row, r.round_row, ro.fingerprint, r.imported_by "
             "FROM stablepay.rfis r LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
             "WHERE r.server = %s AND r.rfi_id = ANY(%s)",
             (server, list(latest)),
         ).fetchall()
         known = {row[0]: tuple(row[1:]) for row in rows}
-        same = [s for s in latest.values() if s.rfi_id in known and known[s.rfi_id][0] == s.fingerprint]
+        same = [s for s in latest.values()
+                if s.rfi_id in known and known[s.rfi_id][0] == s.fingerprint and known[s.rfi_id][5] is None]
         with conn.cursor() as cur:
             if same:
                 cur.executemany(
@@ -132,7 +135,7 @@ def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Seq
                         )
         for s in latest.values():
             found = known.get(s.rfi_id)
-            if found is None or found[0] != s.fingerprint:
+            if found is None or found[0] != s.fingerprint or found[5] is not None:
                 _changed(conn, server, page.environment, s, seen, found)
                 changed += 1
     return changed
@@ -141,29 +144,29 @@ def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Seq
 def history(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) -> RfiHistory:
     key = (server, rfi_id)
     found = conn.execute(
-        "SELECT environment, status, wire, round_row, first_seen, last_seen FROM stablepay.rfis "
+        "SELECT environment, status, wire, round_row, first_seen, last_seen, imported_by FROM stablepay.rfis "
         "WHERE server = %s AND rfi_id = %s",
         key,
     ).fetchone()
     if found is None:
         return RfiHistory(profile, rfi_id, None)
-    env, status, wire, round_row, first, last = found
+    env, status, wire, round_row, first, last, imported_by = found
     record = RfiRecord(profile, rfi_id, env, status, json.loads(wire), round_row is not None, parse_stamp(first),
-                       parse_stamp(last))
+                       parse_stamp(last), imported_by)
     rows = conn.execute(
-        "SELECT round_no, round_id, issued_at, expires_at, submitted_at, link, wire, first_seen, last_seen "
+        "SELECT round_no, round_id, issued_at, expires_at, submitted_at, link, wire, first_seen, last_seen, imported_by "
         "FROM stablepay.rounds WHERE server = %s AND rfi_id = %s ORDER BY first_seen, id",
         key,
     ).fetchall()
     rounds = [
         RoundSeen(n, r[0], r[1], parse_stamp(r[2]), _maybe(r[3]), _maybe(r[4]), r[5], json.loads(r[6]),
-                  parse_stamp(r[7]), parse_stamp(r[8]))
+                  parse_stamp(r[7]), parse_stamp(r[8]), r[9])
         for n, r in enumerate(rows, start=1)
     ]
     statuses = [
-        StatusSeen(s, parse_stamp(f), parse_stamp(la))
-        for s, f, la in conn.execute(
-            "SELECT status, first_seen, last_seen FROM stablepay.statuses WHERE server = %s AND rfi_id = %s "
+        StatusSeen(s, parse_stamp(f), parse_stamp(la), by)
+        for s, f, la, by in conn.execute(
+            "SELECT status, first_seen, last_seen, imported_by FROM stablepay.statuses WHERE server = %s AND rfi_id = %s "
             "ORDER BY first_seen, id",
             key,
         ).fetchall()

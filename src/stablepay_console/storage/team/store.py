@@ -81,6 +81,9 @@ class PgRecord(PgTriage):
 
     claims_lapse = True
     """`claim(..., lapse=timedelta)` makes a claim that ends by itself."""
+    audits_acts = True
+    """The database writes each claim's, release's, step's and policy change's audit entry with it (migration 4):
+    the same entry typed by a client is refused."""
 
     def __init__(
         self, url: TeamUrl, scope_of: Callable[[str], str], on_role: Callable[[str], None] | None = None

@@ -101,10 +101,12 @@ def set_policy(conn: psycopg.Connection, chosen: TriagePolicy) -> TriagePolicy:
 
 
 def facts(conn: psycopg.Connection, server: str, profile: str) -> TriageFacts:
+    """What the report counts, each from where the database recorded it: the watcher's own rounds and statuses
+    (an imported one counts for nothing until the watcher sees it), claims as they were taken, steps as kept."""
     rounds: dict[tuple[str, int], RoundFact] = {}
     for rfi_id, round_no, issued, expires, submitted in conn.execute(
         "SELECT rfi_id, round_no, issued_at, expires_at, submitted_at FROM stablepay.rounds WHERE server = %s "
-        "ORDER BY first_seen, id",
+        "AND imported_by IS NULL ORDER BY first_seen, id",
         (server,),
     ).fetchall():
         key = (str(rfi_id), int(round_no))
@@ -113,11 +115,12 @@ def facts(conn: psycopg.Connection, server: str, profile: str) -> TriageFacts:
         rounds[key] = RoundFact(key[0], key[1], parse_stamp(issued), parse_stamp(expires) if expires else None,
                                 answered)
     statuses = [StatusFact(str(r), str(s), parse_stamp(f)) for r, s, f in conn.execute(
-        "SELECT rfi_id, status, first_seen FROM stablepay.statuses WHERE server = %s ORDER BY first_seen, id",
+        "SELECT rfi_id, status, first_seen FROM stablepay.statuses WHERE server = %s AND imported_by IS NULL "
+        "ORDER BY first_seen, id",
         (server,)).fetchall()]
-    taken = [ClaimFact(str(t), str(a), parse_stamp(at)) for t, a, at in conn.execute(
-        "SELECT target, actor, at FROM stablepay.audit WHERE server = %s AND action = 'claim' AND outcome = 'claimed' "
-        "ORDER BY seq", (server,)).fetchall()]
+    taken = [ClaimFact(str(t), str(a), at) for t, a, at in conn.execute(
+        "SELECT rfi_id, claimant, at FROM stablepay.claim_log WHERE server = %s AND op IN ('claim', 'take over') "
+        "ORDER BY id", (server,)).fetchall()]
     steps = all_steps(conn, server)
     held = {str(r): Claim(profile, str(r), str(c), a, u) for r, c, a, u in conn.execute(
         "SELECT rfi_id, claimant, at, until FROM stablepay.claims "
