@@ -24,7 +24,9 @@ from stablepay_console.profiles.simulated import SimulatedVault
 from stablepay_console.services.history import HistoryRecorder
 from stablepay_console.services.recording import recording_rfis
 from stablepay_console.services.team.scope import chosen_team, team_worker
+from stablepay_console.storage.locations import witness_file
 from stablepay_console.storage.record_worker import RecordWorker
+from stablepay_console.storage.witness import Witness
 
 if TYPE_CHECKING:
     from stablepay_console.sandbox import Sandbox
@@ -66,7 +68,9 @@ class Services:
         self.clock = clock
         self.team = chosen_team()
         """The team record (PostgreSQL) when one is chosen (STABLEPAY_RECORD_URL, `record use`); None: the file."""
-        self.record = team_worker(self.team, lambda name: self.book.find(name)) if self.team else RecordWorker()
+        witness = Witness(witness_file())
+        self.record = (team_worker(self.team, lambda name: self.book.find(name), witness) if self.team
+                       else RecordWorker(witness=witness))
         """The record (round history, notes, claims, audit log), used on its own thread."""
         self.record_clock: Clock = clock
         """When what is recorded happened: the console puts its own clock here (which tests fix)."""

@@ -18,7 +18,10 @@ from stablepay_console.cli.record_team import TEAM_COMMANDS, add_team_commands
 EXIT_CODES = "exit codes: 0 done; 1 failed (the message says why); 2 bad usage or input, nothing written."
 TEAM_KEYS = tuple(("record", f"record.{name}") for name in TEAM_COMMANDS)
 """The `record` group's (command, sub-command) keys, as `main.headless` looks them up."""
-VERIFY_EXIT_CODES = "exit codes: 0 the chain holds; 1 it is broken (the first broken entry is named); 2 bad usage."
+VERIFY_EXIT_CODES = (
+    "exit codes: 0 the chain holds and still holds what this machine saw of it; 1 it is broken (the first broken "
+    "entry is named), or an entry this machine saw is gone or re-hashed; 2 bad usage."
+)
 
 
 def since_arg(text: str) -> datetime:
@@ -92,6 +95,7 @@ def add_audit_commands(sub: argparse._SubParsersAction[Any]) -> None:
     audit_sub = audit.add_subparsers(dest="audit_command", required=True)
     verify = audit_sub.add_parser("verify", epilog=VERIFY_EXIT_CODES,
                                   help="check that no entry was changed, removed or reordered")
+    _json_flag(verify)
     verify.set_defaults(record_command="verify")
     log = audit_sub.add_parser("log", epilog=EXIT_CODES, help="print the audit log, oldest first")
     log.add_argument("--since", type=since_arg, metavar="DATE",

@@ -135,16 +135,36 @@ def run_evidence(args: argparse.Namespace) -> int:
     return OK
 
 
+WITNESS_HELP = ("If the team has dealt with it (a restore it chose, say), forget this machine's witness by removing "
+                "the record's line from {path}.")
+
+
 def run_verify(args: argparse.Namespace) -> int:
-    services = record_services(args)
+    """The chain on its own (each entry follows the one before, and ends at the head), then against what this
+    machine saw of it before (the witness, looked at when the record opened)."""
+    from stablepay_console.storage.locations import witness_file
+
+    services = services_for(args)
+    services.record.on_notice = lambda text, refused: None if refused or services.record.witnessed else note(text)
     report = services.record.call(verify)
-    if report.ok:
-        print(report.describe())
-        note(f"Record: {where_text(services)}")
-        return OK
-    fail(report.describe())
-    note(f"Record: {where_text(services)}")
-    return FAILED
+    witnessed = services.record.witnessed
+    where = where_text(services)
+    if args.format == "json":
+        Output("json").json({
+            "record": where,
+            "chain": {"ok": report.ok, "checked": report.checked, "brokenAt": report.broken_at,
+                      "reason": report.reason or None},
+            "witness": witnessed.to_json() if witnessed is not None else {"ok": None, "seen": None,
+                                                                          "problem": "not compared"},
+        })
+    else:
+        (print if report.ok else fail)(report.describe())
+        if witnessed is not None:
+            (print if witnessed.ok else fail)(witnessed.describe())
+            if not witnessed.ok:
+                note(WITNESS_HELP.format(path=witness_file()))
+        note(f"Record: {where}")
+    return OK if report.ok and (witnessed is None or witnessed.ok) else FAILED
 
 
 def run_log(args: argparse.Namespace) -> int:

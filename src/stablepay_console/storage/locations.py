@@ -33,6 +33,11 @@ def profiles_file() -> Path:
     return config_dir() / "profiles.toml"
 
 
+def witness_file() -> Path:
+    """The last audit-chain head this machine saw of each record (`storage.witness`)."""
+    return data_dir() / "chain-witness.json"
+
+
 def state_file(name: str) -> Path:
     """A small JSON file of per-profile state (recent lookups, bookmarks, rotation progress)."""
     return data_dir() / f"{name}.json"

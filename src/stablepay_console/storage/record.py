@@ -103,6 +103,15 @@ class Record(Protocol):
 
     def audit_head(self) -> AuditHead | None: ...
 
+    def audit_hash(self, seq: int) -> str | None:
+        """The hash of entry `seq`, None when there is no such entry (what a witness compares)."""
+        ...
+
+    @property
+    def witness_key(self) -> str:
+        """Which record this is, for the witness file: the local file's path, or the team database."""
+        ...
+
     def mark_sweep(self, profile: str, interval_seconds: int, radar: str) -> bool:
         """The team watcher swept the profile's server; False where nothing was kept (no team, not the watcher)."""
         ...

@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 
 from stablepay_console.storage.local import open_record, record_file
 from stablepay_console.storage.record import Record, RecordError, RecordNotWritten
-from stablepay_console.storage.writing import NOT_WRITTEN
+from stablepay_console.storage.witness import Witness, WitnessCheck
+from stablepay_console.storage.writing import NOT_WRITTEN, NotWritten
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +44,14 @@ def file_opener(path: Path) -> Opener:
 class RecordWorker:
     """Runs `fn(record)` calls on its own thread. `problem` says why the record cannot be used, if so."""
 
-    def __init__(self, opener: Opener | None = None, idle_seconds: float = IDLE_SECONDS) -> None:
+    def __init__(
+        self, opener: Opener | None = None, idle_seconds: float = IDLE_SECONDS, witness: Witness | None = None
+    ) -> None:
         self._opener = opener or file_opener(record_file())
+        self.witness = witness
+        """Where this machine keeps the last chain head it saw; looked at once, when the record first opens."""
+        self.witnessed: WitnessCheck | None = None
+        """What that look found (None until the record was opened, or when it could not look)."""
         self._idle = idle_seconds
         self._cond = threading.Condition()
         self._tasks: deque[tuple[Callable[[Record], Any], Future[Any]]] = deque()
@@ -153,11 +160,27 @@ class RecordWorker:
             log.warning("%s", exc)
             self._tell(str(exc), refused=True)
             raise
+        first = not self._checked
         self._checked = True
         if record.notice:
             self.notice = record.notice
             self._tell(record.notice, refused=False)
+        if first and self.witness is not None:
+            self._look(record, self.witness)
         return record
+
+    def _look(self, record: Record, witness: Witness) -> None:
+        """Compare the record's chain with what this machine saw of it (a file set aside starts anew)."""
+        try:
+            if record.notice:
+                witness.forget(record.witness_key)
+            self.witnessed = witness.look(record.witness_key, record.audit_head(), record.audit_hash)
+        except (RecordError, NotWritten) as exc:  # the record went away, or the disk is full: the call itself says
+            log.warning("Could not compare the audit log with this machine's witness: %s", exc)
+            return
+        if not self.witnessed.ok:
+            log.warning("%s", self.witnessed.problem)
+            self._tell(f"{self.witnessed.problem} Run `stablepay-console audit verify`.", refused=False)
 
     def _tell(self, message: str, refused: bool) -> None:
         if self.on_notice is not None:

@@ -23,6 +23,7 @@ from stablepay_console.profiles.model import Profile
 from stablepay_console.storage.record import Record, RecordError
 from stablepay_console.storage.record_worker import RecordWorker
 from stablepay_console.storage.team import url as record_url
+from stablepay_console.storage.witness import Witness
 
 
 def machine() -> str:
@@ -101,9 +102,9 @@ def team_opener(team: Team, scope_of: Callable[[str], str]) -> Callable[[bool], 
     return open_team
 
 
-def team_worker(team: Team, find: Callable[[str], Profile | None]) -> RecordWorker:
+def team_worker(team: Team, find: Callable[[str], Profile | None], witness: Witness | None = None) -> RecordWorker:
     """The record worker of a console or command in team mode; records keyed by `scope_for(find)`."""
-    return RecordWorker(team_opener(team, scope_for(find)))
+    return RecordWorker(team_opener(team, scope_for(find)), witness=witness)
 
 
 def scope_for(find: Callable[[str], Profile | None]) -> Callable[[str], str]:

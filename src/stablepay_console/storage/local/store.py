@@ -351,6 +351,14 @@ class SqliteRecord(SqliteTriage):
         rows = self._read("SELECT count, hash FROM audit_head WHERE only = 1")
         return AuditHead(int(rows[0][0]), str(rows[0][1])) if rows else None
 
+    def audit_hash(self, seq: int) -> str | None:
+        rows = self._read("SELECT hash FROM audit WHERE seq = ?", (seq,))
+        return str(rows[0][0]) if rows else None
+
+    @property
+    def witness_key(self) -> str:
+        return f"local {self.path}"
+
 
 def _maybe(text: str | None) -> datetime | None:
     return parse_stamp(text) if text else None

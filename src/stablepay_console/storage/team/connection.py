@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.team.schema import GROUP_ROLES
 from stablepay_console.storage.team.url import TeamUrl, is_loopback
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ def connect(url: TeamUrl, *, autocommit: bool = False, timeout: int = CONNECT_SE
     The URL's TLS rule is checked again on what libpq used: a connection that went off loopback without TLS
     is closed before anything is sent on it."""
     pg = need_psycopg()
+    role = os.environ.get(ROLE_VARIABLE, "").strip()
+    refuse_group_role(url, role or url.role)
     try:
         conn: psycopg.Connection = pg.connect(
             url.url, autocommit=autocommit, connect_timeout=timeout, application_name=APPLICATION,
@@ -87,7 +90,6 @@ def connect(url: TeamUrl, *, autocommit: bool = False, timeout: int = CONNECT_SE
     try:
         with deadline(conn, ANSWER_SECONDS):
             conn.execute("SET TIME ZONE 'UTC'")  # times come back in UTC, as the local record's do
-            role = os.environ.get(ROLE_VARIABLE, "").strip()
             if role:
                 set_session_role(conn, role)
             if not autocommit:
@@ -96,6 +98,16 @@ def connect(url: TeamUrl, *, autocommit: bool = False, timeout: int = CONNECT_SE
         conn.close()
         raise RecordUnavailable(f"The team record at {url.where} cannot be used: {reason(exc)}") from None
     return conn
+
+
+def refuse_group_role(url: TeamUrl, role: str) -> None:
+    """Before connecting: acting as a team group role would make every act nobody's (the database refuses each
+    act too; this says so at once, without a connection)."""
+    if role in GROUP_ROLES:
+        raise RecordRefused(
+            f"{clean(role, 80)} is a group role of the team record at {url.where}, not a person: every act there is "
+            f"made under a person's own login. Unset {ROLE_VARIABLE} (or use your own login in the URL)."
+        )
 
 
 def set_session_role(conn: psycopg.Connection, role: str) -> None:

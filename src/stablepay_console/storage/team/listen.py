@@ -5,6 +5,10 @@ needs). `on_change` is told each change as it is committed elsewhere; `on_state`
 database is reachable, each time that changes. When the connection drops it tries again, waiting
 1 s, 2 s, 4 s … up to 30 s between tries, and once back it says `Change("resync")`: what happened
 while it was away was not heard, so whoever listens reads again.
+
+A change announced is only a hint to read again: any member may NOTIFY the channel, with any text. However
+many arrive, `on_change` is told at most once per `HINT_SECONDS`: the first change at once, the rest of the
+window's changes when it ends, as that one change if they were all one, else as one `resync`.
 """
 
 from __future__ import annotations
@@ -31,6 +35,36 @@ CHECK_SECONDS = 5.0
 """How often a quiet connection is checked, so a server that went away is noticed."""
 CHECK_ANSWER_SECONDS = 10.0
 """How long that check waits for an answer: the banner says "team record unreachable" within about 15 s."""
+HINT_SECONDS = 2.0
+"""At most one re-read per this long, however many changes are announced (a flood of forged ones included)."""
+
+
+class Hints:
+    """The changes heard, told on at most once per `seconds`: one change as itself, several as one resync."""
+
+    def __init__(self, tell: Callable[[Change], None], seconds: float = HINT_SECONDS) -> None:
+        self.tell = tell
+        self.seconds = seconds
+        self.pending: set[Change] = set()
+        self.told_at = float("-inf")
+
+    def add(self, change: Change) -> None:
+        self.pending.add(change)
+        self.flush()
+
+    def wait(self, longest: float) -> float:
+        """How long the listener may wait for more before the window's changes are due."""
+        if not self.pending:
+            return longest
+        return max(0.0, min(longest, self.told_at + self.seconds - time.monotonic()))
+
+    def flush(self) -> None:
+        if not self.pending or time.monotonic() - self.told_at < self.seconds:
+            return
+        (change,) = self.pending if len(self.pending) == 1 else {Change("resync")}
+        self.pending.clear()
+        self.told_at = time.monotonic()
+        self.tell(change)
 
 
 @dataclass(frozen=True)
@@ -61,11 +95,13 @@ class TeamListener:
         on_state: Callable[[bool, str], None] | None = None,
         first_wait: float = FIRST_WAIT,
         longest_wait: float = LONGEST_WAIT,
+        hint_seconds: float = HINT_SECONDS,
     ) -> None:
         self.url = url
         self.on_change = on_change
         self.on_state = on_state
         self.first_wait, self.longest_wait = first_wait, longest_wait
+        self.hint_seconds = hint_seconds
         self.reachable: bool | None = None
         self.problem = ""
         self.tries = 0
@@ -120,16 +156,18 @@ class TeamListener:
             conn.execute(pg.sql.SQL("LISTEN {}").format(pg.sql.Identifier(CHANNEL)))
             was_down = self.reachable is False
             self._state(True)
+            hints = Hints(self._tell, self.hint_seconds)
             if was_down:
-                self._tell(Change("resync"))
+                hints.add(Change("resync"))
             checked = time.monotonic()
             while not self._stop.is_set():
-                for note in conn.notifies(timeout=POLL_SECONDS):
+                for note in conn.notifies(timeout=hints.wait(POLL_SECONDS)):
                     change = parse_change(note.payload)
                     if change is not None:
-                        self._tell(change)
+                        hints.add(change)
                     if self._stop.is_set():
                         return
+                hints.flush()
                 if time.monotonic() - checked > CHECK_SECONDS:
                     with deadline(conn, CHECK_ANSWER_SECONDS):  # a server that went away, or stopped answering
                         conn.execute("SELECT 1")

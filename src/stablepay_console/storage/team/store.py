@@ -353,6 +353,15 @@ class PgRecord(PgTriage):
         with self._tx("read the audit log's head") as conn:
             return chain.head(conn)
 
+    def audit_hash(self, seq: int) -> str | None:
+        with self._tx("read the audit log") as conn:
+            row = conn.execute("SELECT hash FROM stablepay.audit WHERE seq = %s", (seq,)).fetchone()
+        return str(row[0]) if row else None
+
+    @property
+    def witness_key(self) -> str:
+        return f"team {self.url.where}"
+
     # --- the team watcher -----------------------------------------------------------------
 
     def mark_sweep(self, profile: str, interval_seconds: int, radar: str) -> bool:
