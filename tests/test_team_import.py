@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime, timezone
 from dataclasses import replace
+from datetime import datetime, timezone
 
 import pytest
 

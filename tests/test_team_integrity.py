@@ -88,7 +88,8 @@ def test_an_entry_written_from_psql_is_the_writers_own_and_follows_the_chain(tea
     with team_db.connect("bob") as conn:
         row = conn.execute(
             "INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail) "
-            "VALUES ('prod', 'production', 'link.copy', %s, %s, %s) RETURNING actor, seq, at", (RFI, ODD, ODD)).fetchone()
+            "VALUES ('prod', 'production', 'link.copy', %s, %s, %s) RETURNING actor, seq, at",
+            (RFI, ODD, ODD)).fetchone()
     assert row is not None and (row[0], row[1]) == ("bob", 2)
     assert abs(datetime.fromisoformat(row[2]) - datetime.now(timezone.utc)) < timedelta(minutes=5)
     entries = alice.audit()

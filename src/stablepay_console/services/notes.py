@@ -58,7 +58,8 @@ def check_note(text: str) -> str:
     if has_control(value, allow="\n\t"):
         raise ValueError("The note holds control characters or escape sequences; type plain text.")
     if len(value) > MAX_NOTE:
-        raise ValueError(f"A note holds at most {MAX_NOTE:,} characters; this one has {len(value):,}. Nothing was sent.")
+        raise ValueError(
+            f"A note holds at most {MAX_NOTE:,} characters; this one has {len(value):,}. Nothing was sent.")
     return value
 
 

@@ -83,7 +83,7 @@ def _changed(conn: psycopg.Connection, server: str, environment: str, s: RfiSigh
         return
     _fingerprint, status, status_row, round_row, round_fingerprint, imported = found
     if imported is not None:  # an import's rows stay the import's: the watcher's sighting is its own
-        status_row, round_row, round_fingerprint = None, None, None
+        status, round_row, round_fingerprint = None, None, None
     if status == s.status and status_row is not None:
         conn.execute("UPDATE stablepay.statuses SET last_seen = GREATEST(last_seen, %s) WHERE id = %s",
                      (seen, status_row))
@@ -154,8 +154,8 @@ def history(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) ->
     record = RfiRecord(profile, rfi_id, env, status, json.loads(wire), round_row is not None, parse_stamp(first),
                        parse_stamp(last), imported_by)
     rows = conn.execute(
-        "SELECT round_no, round_id, issued_at, expires_at, submitted_at, link, wire, first_seen, last_seen, imported_by "
-        "FROM stablepay.rounds WHERE server = %s AND rfi_id = %s ORDER BY first_seen, id",
+        "SELECT round_no, round_id, issued_at, expires_at, submitted_at, link, wire, first_seen, last_seen, "
+        "imported_by FROM stablepay.rounds WHERE server = %s AND rfi_id = %s ORDER BY first_seen, id",
         key,
     ).fetchall()
     rounds = [
@@ -166,8 +166,8 @@ def history(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) ->
     statuses = [
         StatusSeen(s, parse_stamp(f), parse_stamp(la), by)
         for s, f, la, by in conn.execute(
-            "SELECT status, first_seen, last_seen, imported_by FROM stablepay.statuses WHERE server = %s AND rfi_id = %s "
-            "ORDER BY first_seen, id",
+            "SELECT status, first_seen, last_seen, imported_by FROM stablepay.statuses "
+            "WHERE server = %s AND rfi_id = %s ORDER BY first_seen, id",
             key,
         ).fetchall()
     ]
