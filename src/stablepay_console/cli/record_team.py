@@ -162,11 +162,20 @@ def run_status(args: argparse.Namespace) -> int:
     if out.fmt == "json":
         out.json(fields)
     else:
-        out.fields([(k, v) for k, v in fields.items() if k != "problem"])
+        out.fields([(k, _field_text(k, v)) for k, v in fields.items() if k != "problem"])
     if not fields["reachable"]:
         fail(str(fields.get("problem", "the record cannot be used.")))
         return FAILED
     return OK
+
+
+def _field_text(name: str, value: Any) -> Any:
+    if name == "stampedByNobody":
+        if not value:
+            return "none (every row names a login)"
+        counts = ", ".join(f"{kind} {count}" for kind, count in value.items())
+        return f"{counts}: written before schema 4 under a role that cannot log in (kept as they were)"
+    return value
 
 
 def _team_status(services: Services, team: Team) -> dict[str, Any]:
@@ -182,11 +191,14 @@ def _team_status(services: Services, team: Team) -> dict[str, Any]:
         return {**fields, "reachable": False, "problem": team.problem}
     from stablepay_console.storage.team.store import PgRecord
 
+    from stablepay_console.storage.team.people import stamped_by_nobody
+
     record = PgRecord(team.url, scope_for(services.book.find))
     try:
         role, lead = record.whoami()
         fields.update(you=role, lead=lead, watcher=record.watcher, schemaVersion=record.version, reachable=True,
                       store=f"PostgreSQL {record.server_version} at {team.url.where}, schema {record.version}")
+        fields["stampedByNobody"] = record.run("count the rows stamped with a group role", stamped_by_nobody)
     except RecordError as exc:
         fields.update(reachable=False, problem=str(exc))
     finally:

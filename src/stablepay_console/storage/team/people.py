@@ -1,0 +1,34 @@
+"""Who the team record's rows name: a person (a login role), or, in rows stamped before schema version 4, possibly
+a group role or another role that cannot log in. Version 4 refuses such acts; older rows are kept as they were and
+counted here for `record status`, never rewritten."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import psycopg
+
+STAMPS = (
+    ("notes", "notes", "author"),
+    ("claims", "claims", "claimant"),
+    ("claimLog", "claim_log", "by_role"),
+    ("steps", "triage", "actor"),
+    ("auditEntries", "audit", "actor"),
+    ("policy", "triage_policy", "changed_by"),
+    ("sweeps", "sweeps", "by_role"),
+)
+"""(what it is called, table, the column the database stamps with who did it)."""
+
+
+def stamped_by_nobody(conn: psycopg.Connection) -> dict[str, int]:
+    """How many rows of each kind name a role that cannot log in (a group role, say): acts nobody answers for."""
+    from psycopg import sql
+
+    parts = [
+        sql.SQL("SELECT {}, count(*) FROM {} WHERE {} IN (SELECT rolname FROM pg_roles WHERE NOT rolcanlogin)").format(
+            sql.Literal(name), sql.Identifier("stablepay", table), sql.Identifier(column))
+        for name, table, column in STAMPS
+    ]
+    rows = conn.execute(sql.SQL(" UNION ALL ").join(parts)).fetchall()
+    return {str(name): int(count) for name, count in rows if count}
