@@ -189,9 +189,8 @@ def _team_status(services: Services, team: Team) -> dict[str, Any]:
     fields["you"] = team.actor()
     if team.problem or team.url is None:
         return {**fields, "reachable": False, "problem": team.problem}
-    from stablepay_console.storage.team.store import PgRecord
-
     from stablepay_console.storage.team.people import stamped_by_nobody
+    from stablepay_console.storage.team.store import PgRecord
 
     record = PgRecord(team.url, scope_for(services.book.find))
     try:
