@@ -134,3 +134,78 @@ def test_since_takes_a_span_back_from_now() -> None:
 
     assert since_arg("2026-11-01").tzinfo is not None
     assert since_arg("7d") < since_arg("24h")
+
+
+def rehash_all(statements: tuple[str, ...] = ()) -> None:
+    """What someone with the file (or a superuser) does to hide an edit: change rows, then re-hash the whole chain
+    and its head, so that the chain on its own verifies again."""
+    from stablepay_console.storage.record_chain import GENESIS, entry_hash
+
+    tamper(*statements)
+    with sqlite3.connect(record_file()) as conn:
+        prev = GENESIS
+        rows = conn.execute("SELECT seq, at, actor, profile, environment, action, target, outcome, detail "
+                            "FROM audit ORDER BY seq").fetchall()
+        for seq, at, actor, profile, environment, action, target, outcome, detail in rows:
+            content = {"seq": seq, "at": at, "actor": actor, "profile": profile, "environment": environment,
+                       "action": action, "target": target, "outcome": outcome, "detail": detail}
+            prev, old = entry_hash(prev, content), prev
+            conn.execute("UPDATE audit SET prev_hash = ?, hash = ? WHERE seq = ?", (old, prev, seq))
+        conn.execute("UPDATE audit_head SET count = ?, hash = ? WHERE only = 1", (len(rows), prev))
+
+
+def test_last_entry_edited_and_rehashed_is_caught() -> None:
+    """The last entry has no next entry to name its old hash: the head kept beside the log does (its hash, not
+    only its count)."""
+    from stablepay_console.storage.record_chain import entry_hash
+
+    write_log()
+    record = open_record()
+    last = record.audit()[-1]
+    record.close()
+    forged = {**last.content(), "outcome": "forged"}
+    tamper(f"UPDATE audit SET outcome = 'forged', hash = '{entry_hash(last.prev_hash, forged)}' WHERE seq = 6")
+    record = open_record()
+    report = verify(record)
+    record.close()
+    assert not report.ok and report.broken_at == 6 and "does not match the recorded head" in report.reason
+
+
+def test_a_whole_chain_rehashed_is_noticed_by_the_machine_that_saw_it(capsys: pytest.CaptureFixture[str]) -> None:
+    write_log()
+    assert cli("audit", "verify") == 0  # this machine sees the log: 6 entries, and keeps entry 6's hash
+    capsys.readouterr()
+    rehash_all(("UPDATE audit SET outcome = 'nothing happened' WHERE seq = 2",))
+    assert cli("audit", "verify", "--json") == 1
+    said = json.loads(capsys.readouterr().out)
+    assert said["chain"]["ok"] is True, "re-hashed, the chain alone verifies"
+    assert said["witness"]["ok"] is False and said["witness"]["seen"]["count"] == 6
+    assert "Entry 6 of the audit log no longer has the hash this machine saw" in said["witness"]["problem"]
+    assert cli("audit", "verify") == 1  # said again, until someone deals with it
+    assert "was rewritten and re-hashed" in capsys.readouterr().err
+
+
+def test_a_restore_that_drops_the_last_entries_is_noticed(capsys: pytest.CaptureFixture[str]) -> None:
+    write_log()
+    assert cli("audit", "log", "--limit", "1") == 0  # any command that opens the record looks
+    capsys.readouterr()
+    rehash_all(("DELETE FROM audit WHERE seq > 4",))  # an older copy: 4 entries, their head consistent
+    assert cli("audit", "verify") == 1
+    out, err = capsys.readouterr()
+    assert "intact: 4 entries" in out
+    assert "holds 4 entries, but this machine saw 6" in err and "an older copy of the record was restored" in err
+
+
+def test_the_witness_moves_on_with_the_log_and_names_nothing_when_intact(capsys: pytest.CaptureFixture[str]) -> None:
+    from stablepay_console.storage.locations import witness_file
+
+    write_log()
+    assert cli("audit", "verify", "--json") == 0
+    first = json.loads(capsys.readouterr().out)["witness"]
+    assert first == {"ok": True, "seen": None, "problem": None}  # never looked before
+    write_log(2)  # two more entries, appended the honest way
+    assert cli("audit", "verify", "--json") == 0
+    second = json.loads(capsys.readouterr().out)["witness"]
+    assert second["ok"] and second["seen"]["count"] == 6
+    kept = json.loads(witness_file().read_text())
+    assert [v["count"] for v in kept.values()] == [8]
