@@ -19,7 +19,7 @@ from stablepay_console.tui.screens.audit import AuditScreen
 from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
 from stablepay_console.tui.widgets.rfi_history import RfiHistoryView
 from stablepay_console.tui.widgets.rfi_notes import RfiNotesView
-from tests.conftest import FIXED_NOW, open_mode, wait_for_workers
+from tests.conftest import FIXED_NOW, open_mode, until, wait_for_workers
 from tests.test_record_history import issued
 
 SIZE = (120, 40)
@@ -240,3 +240,19 @@ async def test_a_record_from_a_newer_console_is_left_alone_and_the_console_says_
         assert len(said) == 1 and said[0].severity == "error" and "newer stablepay-console" in said[0].message
         assert app.screen.query_one("InboxTable").row_count == 20, "the console works on"
     assert path.read_bytes() == before
+
+
+async def test_a_rehashed_log_is_named_by_the_console_at_start(make_app) -> None:  # type: ignore[no-untyped-def]
+    """The console looks at its witness when the record opens: a log re-hashed since it last looked is said at once."""
+    from tests.test_audit_chain import rehash_all, write_log
+
+    write_log()
+    assert make_app().services.record.call(lambda r: r.audit_head()) is not None  # this machine sees 6 entries
+    rehash_all(("UPDATE audit SET actor = 'someone else' WHERE seq = 3",))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.services.record.flush()
+        await until(pilot, lambda: any(n.title == "Local record" for n in app._notifications), "nothing was said")
+        (said,) = [n for n in app._notifications if n.title == "Local record"]
+        assert said.severity == "warning" and "Entry 6 of the audit log no longer has the hash" in said.message
+        assert "audit verify" in said.message

@@ -18,6 +18,7 @@ import threading
 import time
 from datetime import timedelta
 from itertools import pairwise
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -25,7 +26,7 @@ from psycopg.types.json import Jsonb
 
 from stablepay_console.cli.main import main
 from stablepay_console.services.audit import verify
-from stablepay_console.storage.record_types import RfiSighting, RoundSighting, SeenPage
+from stablepay_console.storage.record_types import AuditDraft, RfiSighting, RoundSighting, SeenPage
 from stablepay_console.storage.team.listen import Change, TeamListener
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import parse
@@ -324,3 +325,92 @@ def test_a_flood_of_forged_announcements_costs_at_most_one_reread_per_window(tea
     finally:
         stop.set()
         listener.stop()
+
+
+# --- witnesses of the chain -------------------------------------------------------------------------------------
+
+
+def superuser_rehash(db: TeamDb, *statements: str) -> None:
+    """A superuser hides an edit: triggers off, rows changed, the whole chain and its head re-hashed in SQL."""
+    with db.connect() as conn, conn.transaction():
+        conn.execute("ALTER TABLE stablepay.audit DISABLE TRIGGER USER")
+        for statement in statements:
+            conn.execute(statement)
+        conn.execute("""
+            DO $$ DECLARE e record; prev text := repeat('0', 64); h text; n bigint := 0; BEGIN
+                FOR e IN SELECT * FROM stablepay.audit ORDER BY seq LOOP
+                    h := stablepay.entry_hash(prev, e.seq, e.at, e.actor, e.profile, e.environment, e.action,
+                                              e.target, e.outcome, e.detail);
+                    UPDATE stablepay.audit SET prev_hash = prev, hash = h WHERE seq = e.seq;
+                    prev := h; n := e.seq;
+                END LOOP;
+                UPDATE stablepay.audit_head SET count = n, hash = prev;
+            END $$""")
+        conn.execute("ALTER TABLE stablepay.audit ENABLE TRIGGER USER")
+
+
+@pytest.mark.parametrize(("tampering", "said"), [
+    (("UPDATE stablepay.audit SET outcome = 'nothing happened' WHERE seq = 1",), "was rewritten and re-hashed"),
+    (("DELETE FROM stablepay.audit WHERE seq > 2",), "holds 2 entries, but this machine saw 4"),
+])
+def test_a_team_chain_rehashed_or_rolled_back_is_noticed_by_whoever_saw_it(  # type: ignore[no-untyped-def]
+    team_db: TeamDb, as_role, capsys: pytest.CaptureFixture[str], tampering: tuple[str, ...], said: str,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    alice = record(team_db, "alice")
+    for n in range(4):
+        alice.append_audit(AuditDraft(FIXED_NOW, "", "prod", "production", "ping", RFI, f"ok {n}", {}))
+    assert main(["audit", "verify"]) == 0  # alice's machine sees 4 entries
+    capsys.readouterr()
+    superuser_rehash(team_db, *tampering)
+    assert verify(alice).ok, "on its own, the re-hashed chain verifies"
+    assert main(["audit", "verify", "--json"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert found["chain"]["ok"] is True and found["witness"]["ok"] is False
+    assert said in found["witness"]["problem"]
+    as_role("bob")  # bob's machine never saw the original: it cannot tell, and says nothing false
+    monkeypatch.setenv("STABLEPAY_CONFIG_DIR", str(tmp_path / "bobs-machine"))
+    assert main(["audit", "verify"]) == 0
+
+
+# --- moving an existing record forward ----------------------------------------------------------------------------
+
+
+def test_a_version_3_record_moves_to_4_and_its_anonymous_rows_are_reported_not_rewritten(
+    bare_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stablepay_console.storage.team import schema as record_pg_schema
+    from stablepay_console.storage.team.schema import LATEST, init_schema
+    from tests.postgres import OWNER
+
+    every = record_pg_schema.migrations()
+    monkeypatch.setattr(record_pg_schema, "migrations", lambda: every[:3])
+    with bare_db.connect(OWNER) as conn:
+        init_schema(conn)
+    with bare_db.connect("alice") as conn:  # alice's own entry, then what version 3 let through: the group role's
+        conn.execute("INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, server) "
+                     "VALUES ('prod', 'production', 'ping', %s, 'ok', '{}', %s)", (RFI, SERVER))
+        conn.execute("SET ROLE stablepay_analyst")
+        conn.execute("INSERT INTO stablepay.notes (server, rfi_id, text) VALUES (%s, %s, 'nobody wrote this')",
+                     (SERVER, RFI))
+        conn.execute("INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, server) "
+                     "VALUES ('prod', 'production', 'claim', %s, 'claimed', '{}', %s)", (RFI, SERVER))
+        conn.execute("INSERT INTO stablepay.claims (server, rfi_id) VALUES (%s, %s)", (SERVER, RFI))
+    with bare_db.connect() as conn:
+        before = conn.execute("SELECT seq, hash FROM stablepay.audit ORDER BY seq").fetchall()
+    monkeypatch.setattr(record_pg_schema, "migrations", lambda: every)
+    with bare_db.connect(OWNER) as conn:
+        report = init_schema(conn)
+    assert (report.before, report.after) == (3, LATEST)
+    alice = record(bare_db, "alice")
+    assert [(e.seq, e.hash) for e in alice.audit()] == before and verify(alice).ok, "nothing lost, the chain holds"
+    assert [n.author for n in alice.notes("prod", RFI)] == ["stablepay_analyst"], "kept as it was"
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", bare_db.url("alice"))
+    assert main(["record", "status", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["schemaVersion"] == LATEST
+    assert status["stampedByNobody"] == {"notes": 1, "claims": 1, "claimLog": 1, "auditEntries": 1}
+    assert main(["record", "status"]) == 0
+    assert "notes 1, claims 1, claimLog 1, auditEntries 1: written before schema 4" in capsys.readouterr().out
+    alice.append_audit(AuditDraft(FIXED_NOW, "", "prod", "production", "ping", RFI, "ok", {}))  # alice works on
+    assert verify(alice).ok
