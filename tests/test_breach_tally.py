@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from stablepay_console.api.models import Rfi, RfiRound
 from stablepay_console.services.triage.due import BreachTally, HeldTriage, row_triage
 from stablepay_console.storage.record import RecordTooNew
-from stablepay_console.storage.record_triage_types import STEPS, TriagePolicy, TriageStep
+from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
 from stablepay_console.storage.record_types import Claim
+from stablepay_console.storage.triage_steps import NAMES as STEPS
 
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=timezone.utc)
 HOUR = timedelta(hours=1)

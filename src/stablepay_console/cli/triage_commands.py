@@ -13,17 +13,12 @@ from datetime import timedelta
 from typing import Any
 
 from stablepay_console.cli import arguments as a
+from stablepay_console.storage.triage_steps import BY_NAME, STEPS
 
 OK, FAILED, USAGE = 0, 1, 2
 EXIT_CODES = ("exit codes: 0 done; 1 refused or failed (the reason on stderr); 2 bad usage or input "
               "(approve on the local record: four eyes need the team record).")
-STEP_HELP = {
-    "ready": "the claimant says the answer is prepared and asks for review",
-    "approve": "a different analyst approves the prepared answer (four eyes: never the one who made it ready)",
-    "reject": "send a prepared answer back to the claimant, saying why",
-    "wait": "the user was asked for documents: the team's clock pauses",
-    "resume": "the user answered: back to claimed, the clock runs again",
-}
+STEP_HELP = {step.name: step.help for step in STEPS}
 STEP_KEYS = tuple(("rfis", step) for step in (*STEP_HELP, "report"))
 """The (command, sub-command) keys `main.headless` looks up."""
 
@@ -42,9 +37,9 @@ def add_triage_commands(rfis_sub: argparse._SubParsersAction[Any], common: argpa
     for step, words in STEP_HELP.items():
         parser = rfis_sub.add_parser(step, parents=[common], epilog=EXIT_CODES, help=words)
         parser.add_argument("rfi_id", type=request, metavar="RFI_ID")
-        if step != "resume":
-            parser.add_argument("--note", default="", required=step == "reject", metavar="TEXT",
-                                help="why (required for reject)" if step == "reject" else "a note kept with the step")
+        required = BY_NAME[step].note_required
+        parser.add_argument("--note", default="", required=required, metavar="TEXT",
+                            help="why (required)" if required else "a note kept with the step")
         _json_flag(parser)
         parser.set_defaults(triage_step=step)
     report = rfis_sub.add_parser(

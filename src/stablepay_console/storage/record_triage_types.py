@@ -13,9 +13,6 @@ from datetime import datetime, timedelta
 
 from stablepay_console.storage.record_types import Claim
 
-STEPS = ("ready", "approve", "reject", "wait", "resume")
-"""What an analyst may do to a request, in the audit log as `triage.<step>`."""
-
 
 @dataclass(frozen=True)
 class TriageStep:

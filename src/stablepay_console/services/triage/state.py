@@ -10,8 +10,9 @@ A request is `unclaimed`, `claimed`, `ready` (the answer is prepared, awaiting r
     claimed/ready --wait--> waiting --resume--> claimed
 
 Only the claimant makes a request ready; the one who made it ready never approves it (four eyes);
-a rejection says why. The team record's database enforces the same rules (migration 0003); this
-module says them first, in words, and is the only check for the local record.
+a rejection says why. The steps are one table (`storage/triage_steps.py`); the team record's database
+enforces the same rules (migrations 0003 and 0004); this module says them first, in words, and is the only
+check for the local record.
 """
 
 from __future__ import annotations
@@ -20,20 +21,27 @@ from collections.abc import Sequence
 
 from stablepay_console.storage.record_triage_types import TriageCase, TriageStep
 from stablepay_console.storage.record_types import Claim
+from stablepay_console.storage.triage_steps import (
+    APPROVED,
+    BY_NAME,
+    CLAIMANT,
+    CLAIMED,
+    CLOSED,
+    NOT_MAKER,
+    READY,
+    STEPS,
+    UNCLAIMED,
+    WAITING,
+)
 
-UNCLAIMED, CLAIMED, READY, APPROVED, WAITING = "unclaimed", "claimed", "ready", "approved", "waiting"
-CLOSED = ("submitted", "resolved", "expired")
-AFTER = {"ready": READY, "approve": APPROVED, "wait": WAITING, "reject": CLAIMED, "resume": CLAIMED}
+__all__ = ["ACTION_OF", "AFTER", "APPROVED", "CLAIMED", "CLOSED", "FROM", "LABELS", "READY", "UNCLAIMED", "WAITING",
+           "maker_of", "refusal", "step_of"]
+
+AFTER = {step.name: step.leads_to for step in STEPS}
 """The step a request is at after each action."""
-FROM = {
-    "ready": (CLAIMED,),
-    "approve": (READY,),
-    "reject": (READY, APPROVED),
-    "wait": (CLAIMED, READY),
-    "resume": (WAITING,),
-}
+FROM = {step.name: step.takes_from for step in STEPS}
 """The steps each action may be taken from."""
-ACTION_OF = {step: f"triage.{step}" for step in AFTER}
+ACTION_OF = {step.name: step.action for step in STEPS}
 """The audit log's name of each action."""
 LABELS = {UNCLAIMED: "unclaimed", CLAIMED: "claimed", READY: "ready", APPROVED: "approved", WAITING: "waiting"}
 
@@ -60,19 +68,20 @@ def maker_of(steps: Sequence[TriageStep]) -> str | None:
 
 def refusal(action: str, case: TriageCase, actor: str, note: str = "") -> str | None:
     """Why `actor` may not take `action` on the request now; None when they may."""
-    if action not in AFTER:
+    step = BY_NAME.get(action)
+    if step is None:
         return f"'{action}' is not a triage step"
     now = step_of(case.status, case.claim, case.steps)
     rfi = case.rfi_id
     if now in CLOSED:
         return f"{rfi} is closed: the provider says it is {now}"
-    if action == "reject" and not note.strip():
+    if step.note_required and not note.strip():
         return "a rejection needs a note saying why (--note TEXT)"
-    if now not in FROM[action]:
-        return f"{rfi} is {LABELS.get(now, now)}; '{action}' needs it {' or '.join(FROM[action])}"
-    if action == "ready" and (case.claim is None or case.claim.claimant != actor):
+    if now not in step.takes_from:
+        return f"{rfi} is {LABELS.get(now, now)}; '{action}' needs it {' or '.join(step.takes_from)}"
+    if step.who == CLAIMANT and (case.claim is None or case.claim.claimant != actor):
         holder = case.claim.claimant if case.claim is not None else "nobody"
         return f"only the claimant makes an answer ready; {rfi} is claimed by {holder}"
-    if action == "approve" and maker_of(case.steps) == actor:
+    if step.who == NOT_MAKER and maker_of(case.steps) == actor:
         return f"four eyes: {actor} made the answer ready and cannot approve it; another analyst approves it"
     return None
