@@ -59,6 +59,7 @@ def test_use_saves_the_url_and_status_says_who_you_are(team_db: TeamDb, capsys: 
         "reachable": True,
         "store": f"PostgreSQL {status['store'].split()[1]} at 127.0.0.1:{team_db.server.port}/{team_db.name}, "
                  f"schema {LATEST}",
+        "stampedByNobody": {},
     }
     assert status["store"].split()[1].startswith("15")
     assert cli("record", "use", "--local") == 0
