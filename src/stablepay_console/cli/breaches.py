@@ -37,11 +37,11 @@ def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[Breach
     """The rows of the breaches among the requests the team watcher last saw as issued (`rfis due` from its
     sweep), the latest first; None, said, when the record cannot be read."""
     from stablepay_console.services.triage.due import held_triage, open_round_breaches
-    from stablepay_console.storage.record import RecordError
+    from stablepay_console.storage.record import RecordError, team_feed
 
     try:
         held, rounds = services.record.call(
-            lambda record: (held_triage(record, profile.name), record.open_rounds(profile.name)))
+            lambda record: (held_triage(record, profile.name), team_feed(record).open_rounds(profile.name)))
     except (RecordError, TimeoutError) as exc:
         note(f"Service levels not checked: {exc}")
         return None

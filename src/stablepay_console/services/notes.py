@@ -18,7 +18,7 @@ from stablepay_console.api.sanitize import clean, has_control
 from stablepay_console.profiles.model import Profile
 from stablepay_console.services.audit import AuditLog
 from stablepay_console.storage.prefs import Prefs
-from stablepay_console.storage.record import Record
+from stablepay_console.storage.record import Offer, Record
 from stablepay_console.storage.record_types import Claim, ClaimOutcome, Note
 from stablepay_console.storage.record_worker import RecordWorker
 
@@ -99,8 +99,8 @@ class Notes:
             with record.transaction():
                 outcome = record.claim(profile.name, rfi_id, who, at, lapse=lapse)
                 held = outcome.claim
-                if outcome.done and record.audits_acts:
-                    return outcome  # the database wrote the claim's entry with it
+                if outcome.done and Offer.ACT_ENTRIES in record.offers:
+                    return outcome  # the store wrote the claim's entry with it
                 result = "claimed" if outcome.done else f"refused: claimed by {held.claimant if held else '?'}"
                 until = {"until": held.until.isoformat()} if outcome.done and held and held.until else {}
                 record.append_audit(self.audit.draft("claim", profile, target=rfi_id, outcome=result,
@@ -118,8 +118,8 @@ class Notes:
             with record.transaction():
                 outcome = record.release(profile.name, rfi_id, who, force=force)
                 before = outcome.previous
-                if outcome.done and record.audits_acts:
-                    return outcome  # the database wrote the release's entry with it
+                if outcome.done and Offer.ACT_ENTRIES in record.offers:
+                    return outcome  # the store wrote the release's entry with it
                 if outcome.done:
                     result = ("released" if before is None or before.claimant == who
                               else f"released {before.claimant}'s")

@@ -13,7 +13,8 @@ import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
-from typing import Protocol
+from enum import StrEnum
+from typing import Protocol, cast
 
 from stablepay_console.storage.record_triage_types import TriageCase, TriageFacts, TriagePolicy, TriageStep
 from stablepay_console.storage.record_types import (
@@ -49,24 +50,26 @@ class RecordNotWritten(RecordError):
     The message is one line: what, where and why."""
 
 
-class Record(Protocol):
-    """What the services need from a record store. Every method is one transaction; `transaction()` makes the
-    calls inside it one."""
+class Offer(StrEnum):
+    """What a store offers beyond what every store does. Callers ask for one (`Offer.SWEEPS in record.offers`),
+    never which store it is."""
 
-    notice: str | None
-    """Set when opening had to set a bad file aside; None otherwise."""
+    FOUR_EYES = "four eyes"
+    """The store itself refuses a step out of order, by the wrong person, or an approval by its maker (the team
+    record's database); elsewhere the services' rules are the only check."""
+    LAPSING_CLAIMS = "lapsing claims"
+    """`claim(..., lapse=…)` makes a claim that ends by itself."""
+    SWEEPS = "sweeps"
+    """The team watcher's sweeps and what it saw issued (`TeamFeed`)."""
+    LIVE_CHANGES = "live changes"
+    """Other consoles' notes, claims and steps are announced as they are committed (LISTEN/NOTIFY)."""
+    ACT_ENTRIES = "act entries"
+    """The store writes the audit entry of a claim, a release, a step and a policy change itself, with the act;
+    the services append them only where it does not."""
 
-    claims_lapse: bool
-    """Whether `claim(..., lapse=…)` is kept (the team record); the local one refuses it."""
 
-    audits_acts: bool
-    """Whether the store writes the audit entry of a claim, a release, a triage step and a policy change itself,
-    with the act (the team record's database does; the services append them to the local one)."""
-
-    def transaction(self) -> AbstractContextManager[None]:
-        """The calls made inside are one transaction: an action and its audit entry are kept together, or
-        neither is."""
-        ...
+class HistoryRecord(Protocol):
+    """What the console saw of each request: its rounds and statuses."""
 
     def observe(self, pages: Sequence[SeenPage]) -> int:
         """Record what fetches saw, in one transaction; returns how many requests changed (or were new)."""
@@ -74,19 +77,27 @@ class Record(Protocol):
 
     def history(self, profile: str, rfi_id: str) -> RfiHistory: ...
 
+
+class NotesAndClaims(Protocol):
     def add_note(self, profile: str, rfi_id: str, author: str, text: str, at: datetime) -> Note: ...
 
     def notes(self, profile: str, rfi_id: str) -> list[Note]: ...
 
     def claim(
         self, profile: str, rfi_id: str, claimant: str, at: datetime, lapse: timedelta | None = None
-    ) -> ClaimOutcome: ...
+    ) -> ClaimOutcome:
+        """`lapse` only where the store offers LAPSING_CLAIMS."""
+        ...
 
     def release(self, profile: str, rfi_id: str, claimant: str, *, force: bool = False) -> ClaimOutcome: ...
 
     def claim_of(self, profile: str, rfi_id: str) -> Claim | None: ...
 
     def claims(self, profile: str) -> dict[str, Claim]: ...
+
+
+class AuditTrail(Protocol):
+    """The hash-chained audit log."""
 
     def append_audit(self, draft: AuditDraft) -> AuditEntry: ...
 
@@ -112,37 +123,15 @@ class Record(Protocol):
         """Which record this is, for the witness file: the local file's path, or the team database."""
         ...
 
-    def mark_sweep(self, profile: str, interval_seconds: int, radar: str) -> bool:
-        """The team watcher swept the profile's server; False where nothing was kept (no team, not the watcher)."""
-        ...
 
-    def last_sweep(self, profile: str) -> Sweep | None:
-        """The team watcher's last sweep of the profile's server (None: no team record, or never swept)."""
-        ...
-
-    def issued_first(
-        self, profile: str, after: datetime, limit: int
-    ) -> tuple[list[Issued], int] | None:
-        """The needs-action view's first rows from the team watcher (due after `after`, nearest first) and how many
-        issued requests it saw; None on a local record."""
-        ...
-
-    def issued(self, profile: str, before: datetime | None = None) -> list[Issued] | None:
-        """The wire JSON (request, current round) of each request the team watcher last saw as issued (with
-        `before`: only those due by then, nearest first); None on a local record."""
-        ...
-
-    def open_rounds(self, profile: str) -> list[OpenRound] | None:
-        """The current round of each request the team watcher last saw as issued (the breaches of `rfis due` from
-        its sweep); None on a local record."""
-        ...
-
-    # --- triage: the team's steps on a request, its service levels, the report's facts ---------
+class TriageRecord(Protocol):
+    """The team's steps on a request, its service levels, the report's facts."""
 
     def triage_case(self, profile: str, rfi_id: str) -> TriageCase: ...
 
     def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime) -> TriageStep:
-        """Keep a step (the team record: the database checks its order and the four eyes, and sets who and when)."""
+        """Keep a step (where the store offers FOUR_EYES it checks the order and the four eyes itself, and sets
+        who and when)."""
         ...
 
     def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
@@ -160,4 +149,52 @@ class Record(Protocol):
 
     def triage_facts(self, profile: str, now: datetime) -> TriageFacts: ...
 
+
+class TeamFeed(Protocol):
+    """What the team watcher recorded (a store that offers SWEEPS): its sweeps and the requests it saw issued."""
+
+    def mark_sweep(self, profile: str, interval_seconds: int, radar: str) -> bool:
+        """The team watcher swept the profile's server; False where nothing was kept (this role is not the watcher)."""
+        ...
+
+    def last_sweep(self, profile: str) -> Sweep | None:
+        """The team watcher's last sweep of the profile's server (None: never swept)."""
+        ...
+
+    def issued_first(self, profile: str, after: datetime, limit: int) -> tuple[list[Issued], int]:
+        """The needs-action view's first rows (due after `after`, nearest first) and how many issued requests the
+        watcher saw."""
+        ...
+
+    def issued(self, profile: str, before: datetime | None = None) -> list[Issued]:
+        """The wire JSON (request, current round) of each request the team watcher last saw as issued (with
+        `before`: only those due by then, nearest first)."""
+        ...
+
+    def open_rounds(self, profile: str) -> list[OpenRound]:
+        """The current round of each request the team watcher last saw as issued."""
+        ...
+
+
+class Record(HistoryRecord, NotesAndClaims, AuditTrail, TriageRecord, Protocol):
+    """What the services need from every record store. Every method is one transaction; `transaction()` makes
+    the calls inside it one. What a store offers beyond it is in `offers`."""
+
+    notice: str | None
+    """Set when opening had to set a bad file aside; None otherwise."""
+
+    offers: frozenset[Offer]
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """The calls made inside are one transaction: an action and its audit entry are kept together, or
+        neither is."""
+        ...
+
     def close(self) -> None: ...
+
+
+def team_feed(record: Record) -> TeamFeed:
+    """The record as the team watcher's feed; ask `Offer.SWEEPS in record.offers` first."""
+    if Offer.SWEEPS not in record.offers:
+        raise RecordError("This record keeps no team watcher's sweeps: a team record does.")
+    return cast(TeamFeed, record)

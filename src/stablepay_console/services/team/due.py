@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from stablepay_console.services.kept import keep
 from stablepay_console.services.team.radar import ago
 from stablepay_console.services.watch.radar import DueReport, DueTally
-from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.record import RecordError, team_feed
 from stablepay_console.storage.record_types import kept_text, parse_stamp
 
 if TYPE_CHECKING:
@@ -39,13 +39,11 @@ def due_from_team(services: Services, profile: Profile, now: datetime, within: t
         return None
     record = services.record
     try:
-        sweep = record.submit(lambda r: r.last_sweep(profile.name)).result(60)
+        sweep = record.submit(lambda r: team_feed(r).last_sweep(profile.name)).result(60)
         if sweep is None or not sweep.fresh:
             return None
-        rows = record.submit(lambda r: r.issued(profile.name, now + within)).result(60)
+        rows = record.submit(lambda r: team_feed(r).issued(profile.name, now + within)).result(60)
     except RecordError:
-        return None
-    if rows is None:
         return None
     tally: DueTally[str] = DueTally(now, within, keep)
     for wire, round_wire, deadline in rows:  # the database filtered and sorted them: no model is built

@@ -89,26 +89,22 @@ async def needs_action_from_team(
 
     The first rows (the nearest deadlines ahead) are read and given to `shown` first, by a query that needs
     no more than them; then every issued request is read for the whole view."""
-    from stablepay_console.storage.record import RecordError
+    from stablepay_console.storage.record import RecordError, team_feed
 
     fresh = await from_team(services, profile, now)
     if fresh is None:
         return None
     try:
         if shown is not None:
-            first = await services.record.run(lambda record: record.issued_first(profile.name, now, FIRST_ROWS))
-            if first is not None:
-                nearest, total = first
-                ahead = NeedsActionRows()
-                for rfi in wanted(nearest, filters):
-                    ahead.add(rfi)
-                ordered, _ = ahead.ordered(now)
-                shown(Partial(ordered, set(), len(nearest), max(total, len(nearest))))
-        found: list[Issued] | None = await services.record.run(
-            lambda record: record.issued(profile.name))
+            nearest, total = await services.record.run(
+                lambda record: team_feed(record).issued_first(profile.name, now, FIRST_ROWS))
+            ahead = NeedsActionRows()
+            for rfi in wanted(nearest, filters):
+                ahead.add(rfi)
+            ordered, _ = ahead.ordered(now)
+            shown(Partial(ordered, set(), len(nearest), max(total, len(nearest))))
+        found: list[Issued] = await services.record.run(lambda record: team_feed(record).issued(profile.name))
     except RecordError:
-        return None
-    if found is None:
         return None
     rows, overdue = team_rows(found, filters, now)
     return TeamRows(rows, overdue, fresh.sweep)

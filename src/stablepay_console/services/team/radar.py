@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from stablepay_console.services.watch.events import ISSUED, Tracker
 from stablepay_console.services.watch.radar import DUE_WITHIN, RadarUpdate
+from stablepay_console.storage.record import team_feed
 from stablepay_console.storage.record_types import parse_stamp, stamp
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def publish(services: Services, profile: Profile, tracker: Tracker, now: datetim
     if services.team is None:
         return
     radar, seconds = snapshot(tracker, now), max(1, int(interval.total_seconds()))
-    services.record.fire(lambda record: record.mark_sweep(profile.name, seconds, radar),
+    services.record.fire(lambda record: team_feed(record).mark_sweep(profile.name, seconds, radar),
                          "mark the team watcher's sweep")
 
 
@@ -89,7 +90,7 @@ async def from_team(services: Services, profile: Profile, now: datetime) -> Team
         return None
     try:
         sweep: Sweep | None = await services.record.run(
-            lambda record: record.last_sweep(profile.name))
+            lambda record: team_feed(record).last_sweep(profile.name))
     except RecordError:
         return None
     if sweep is None or not sweep.fresh:

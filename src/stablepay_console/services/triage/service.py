@@ -20,7 +20,7 @@ from stablepay_console.services.notes import author_for, check_note
 from stablepay_console.services.triage.report import Report, report
 from stablepay_console.services.triage.state import ACTION_OF, step_of
 from stablepay_console.services.triage.state import refusal as refusal_of
-from stablepay_console.storage.record import Record
+from stablepay_console.storage.record import Offer, Record
 from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
 from stablepay_console.storage.record_worker import RecordWorker
 
@@ -61,7 +61,7 @@ class Triage:
                     kept = record.add_triage_step(profile.name, rfi_id, action, actor, text, at)
                     after = record.triage_case(profile.name, rfi_id)
                     now = step_of(after.status, after.claim, after.steps)
-                    if not record.audits_acts:  # the team record's database wrote the step's entry with it
+                    if Offer.ACT_ENTRIES not in record.offers:  # else the store wrote the step's entry with it
                         record.append_audit(self.audit.draft(ACTION_OF[action], profile, target=rfi_id, outcome=now,
                                                              actor=actor, was=before, note=text or None))
                     return StepOutcome(True, now, step=kept)
@@ -88,7 +88,7 @@ class Triage:
                 new = TriagePolicy(claim_within or old.claim_within, ready_within or old.ready_within,
                                    approve_before or old.approve_before)
                 kept = record.set_triage_policy(new, who, at)
-                if record.audits_acts:  # the team record's database wrote the change's entry with it
+                if Offer.ACT_ENTRIES in record.offers:  # the store wrote the change's entry with it
                     return kept
                 record.append_audit(self.audit.draft(
                     "triage.policy", profile, target="policy", outcome="changed", actor=who,

@@ -20,7 +20,7 @@ from pathlib import Path
 from stablepay_console.storage.local.schema import LATEST, migrate
 from stablepay_console.storage.local.sightings import ROUND_LAST_SEEN, STATUS_LAST_SEEN, observe_page
 from stablepay_console.storage.local.triage import SqliteTriage
-from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
+from stablepay_console.storage.record import Offer, RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
 from stablepay_console.storage.record_types import (
     AuditDraft,
@@ -28,15 +28,12 @@ from stablepay_console.storage.record_types import (
     AuditHead,
     Claim,
     ClaimOutcome,
-    Issued,
     Note,
-    OpenRound,
     RfiHistory,
     RfiRecord,
     RoundSeen,
     SeenPage,
     StatusSeen,
-    Sweep,
     parse_stamp,
     stamp,
 )
@@ -82,8 +79,8 @@ def _disk_refused(path: Path, exc: sqlite3.Error) -> RecordNotWritten | None:
 class SqliteRecord(SqliteTriage):
     """`Record` on a local SQLite file. Safe to share between threads (calls are serialised)."""
 
-    claims_lapse = False
-    audits_acts = False
+    offers: frozenset[Offer] = frozenset()
+    """One person's file: the services' rules are its only check, and it keeps no team watcher's sweeps."""
 
     def __init__(self, path: Path, *, check: bool = True) -> None:
         self.path = path
@@ -329,23 +326,6 @@ class SqliteRecord(SqliteTriage):
         return [AuditEntry(*row) for row in rows]
 
     # --- the team watcher: none on a local record ------------------------------------------------
-
-    def mark_sweep(self, profile: str, interval_seconds: int, radar: str) -> bool:
-        return False
-
-    def last_sweep(self, profile: str) -> Sweep | None:
-        return None
-
-    def issued_first(
-        self, profile: str, after: datetime, limit: int
-    ) -> tuple[list[Issued], int] | None:
-        return None
-
-    def issued(self, profile: str, before: datetime | None = None) -> list[Issued] | None:
-        return None
-
-    def open_rounds(self, profile: str) -> list[OpenRound] | None:
-        return None
 
     def audit_head(self) -> AuditHead | None:
         rows = self._read("SELECT count, hash FROM audit_head WHERE only = 1")

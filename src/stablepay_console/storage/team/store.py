@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.record import Offer, RecordError
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
@@ -79,11 +79,9 @@ def _note(profile: str, rfi_id: str, row: tuple[Any, ...]) -> Note:
 class PgRecord(PgTriage):
     """The team record. Not shared between threads: each thread (the record's worker) has its own."""
 
-    claims_lapse = True
-    """`claim(..., lapse=timedelta)` makes a claim that ends by itself."""
-    audits_acts = True
-    """The database writes each claim's, release's, step's and policy change's audit entry with it (migration 4):
-    the same entry typed by a client is refused."""
+    offers = frozenset(Offer)
+    """Everything: the database checks the steps (four eyes), claims may lapse, the watcher's sweeps, live changes
+    (LISTEN), and it writes the audit entries of acts itself (migration 4: the same entry typed is refused)."""
 
     def __init__(
         self, url: TeamUrl, scope_of: Callable[[str], str], on_role: Callable[[str], None] | None = None
