@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 from stablepay_console.services.audit import verify_chain
 from stablepay_console.services.team.scope import machine
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_types import AuditEntry, AuditHead
-from stablepay_console.storage.team.importing import ImportReport, copy_local, read_local
+from stablepay_console.storage.team.importing import ImportReport, copy_local, local_entries
 
 if TYPE_CHECKING:
     from stablepay_console.storage.team.store import PgRecord
@@ -30,31 +29,16 @@ class Imported:
     report: ImportReport
 
 
-def local_entries(path: Path) -> tuple[list[AuditEntry], AuditHead | None]:
-    rows = read_local(path, "SELECT seq, at, actor, profile, environment, action, target, outcome, detail, "
-                            "prev_hash, hash FROM audit ORDER BY seq")
-    head = read_local(path, "SELECT count, hash FROM audit_head WHERE only = 1")
-    return [AuditEntry(*row) for row in rows], (AuditHead(int(head[0][0]), str(head[0][1])) if head else None)
-
-
 def import_local(team: PgRecord, path: Path) -> Imported:
     """Verify the local record at `path` and copy it into `team`; RecordError says why not."""
-    import sqlite3
-
     if not path.exists():
         raise RecordError(f"There is no local record at {path}: nothing to import.")
-    try:
-        entries, head = local_entries(path)
-    except sqlite3.Error as exc:
-        raise RecordError(f"The local record {path} cannot be read ({exc}); nothing was imported.") from None
+    entries, head = local_entries(path)
     report = verify_chain(entries, head)
     if not report.ok:
         raise RecordError(f"The local record's audit log is broken at entry {report.broken_at}: {report.reason} "
                           "Nothing was imported.")
     source = f"{machine()}:{path}"
-    try:
-        copied = team.run("import the local record",
-                          lambda conn: copy_local(conn, path, entries, team.scope_of, source), IMPORT_SECONDS)
-    except sqlite3.Error as exc:
-        raise RecordError(f"The local record {path} cannot be read ({exc}); nothing was imported.") from None
+    copied = team.run("import the local record",
+                      lambda conn: copy_local(conn, path, entries, team.scope_of, source), IMPORT_SECONDS)
     return Imported(source, copied)

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.storage.local.sightings import ROUND_LAST_SEEN, STATUS_LAST_SEEN
-from stablepay_console.storage.record_types import AuditEntry, parse_stamp
+from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.record_types import AuditEntry, AuditHead, parse_stamp
 from stablepay_console.storage.team.audit import detail_text
 
 if TYPE_CHECKING:
@@ -61,12 +62,23 @@ class ImportReport:
 
 
 def read_local(path: Path, query: str) -> list[tuple[Any, ...]]:
-    """Rows of the local file, opened read-only (the file is never changed)."""
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    """Rows of the local file, opened read-only (the file is never changed); RecordError when it cannot be read."""
     try:
-        return conn.execute(query).fetchall()
-    finally:
-        conn.close()
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            return conn.execute(query).fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise RecordError(f"The local record {path} cannot be read ({exc}); nothing was imported.") from None
+
+
+def local_entries(path: Path) -> tuple[list[AuditEntry], AuditHead | None]:
+    """The local file's audit entries and head, to verify before anything is copied."""
+    rows = read_local(path, "SELECT seq, at, actor, profile, environment, action, target, outcome, detail, "
+                            "prev_hash, hash FROM audit ORDER BY seq")
+    head = read_local(path, "SELECT count, hash FROM audit_head WHERE only = 1")
+    return [AuditEntry(*row) for row in rows], (AuditHead(int(head[0][0]), str(head[0][1])) if head else None)
 
 
 def _history(path: Path, scope_of: Callable[[str], str]) -> dict[str, list[dict[str, Any]]]:
