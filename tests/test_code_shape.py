@@ -35,3 +35,13 @@ def test_no_module_imports_itself_round_a_circle() -> None:
                 circles.append(" -> ".join((module, *(chain or ()))))
     assert len(imports) > 100
     assert circles == [], "\n".join(circles[:10])
+
+
+MODULE_LINES = 400
+"""A module holds one idea: past this many lines, look for where a concept ends and split there."""
+
+
+def test_no_module_is_longer_than_the_house_allows() -> None:
+    long = [f"{path.relative_to(SRC)} ({count} lines)" for path in sorted(SRC.rglob("*.py"))
+            if (count := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES]
+    assert long == [], f"split where a concept ends: {long}"
