@@ -91,9 +91,9 @@ class ConsoleServer(Server):
     async def team_refusal(self, user: str) -> str | None:
         if self.team is None:
             return None
-        from stablepay_console.web.team_roles import team_refusal
+        from stablepay_console.storage.team.signin_roles import signin_refusal
 
-        return await asyncio.to_thread(team_refusal, self.team, user)
+        return await asyncio.to_thread(signin_refusal, self.team, user)
 
     async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
         signin = signed_in(request)
