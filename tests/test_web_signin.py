@@ -200,6 +200,12 @@ async def test_sigterm_ends_every_console_and_the_server(isolated_config: Path) 
     ("--trusted-proxy", "127.0.0.1"),
     ("--public-url", "javascript:alert(1)"),
     ("--trusted-header", "X-User", "--trusted-proxy", "not-an-address"),
+    ("--socket", "/tmp/web.sock", "--trusted-header", "X-User"),  # no --public-url: no address for browsers
+    ("--socket", "/tmp/web.sock", "--public-url", "https://c.example", "--trusted-header", "X-User",
+     "--trusted-proxy", "127.0.0.1"),  # an address means nothing on a socket
+    ("--socket", "/no/such/folder/web.sock", "--public-url", "https://c.example"),
+    ("--trusted-header-secret-file", "/dev/null"),  # a secret without a header to guard
+    ("--trusted-header", "X-User", "--trusted-proxy", "127.0.0.1", "--trusted-header-secret-file", "/no/such"),
 ])
 def test_bad_flags_are_refused(args: tuple[str, ...], isolated_config: Path) -> None:
     import subprocess

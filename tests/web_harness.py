@@ -110,15 +110,17 @@ def console_pids(server_pid: int) -> list[int]:
 
 @contextlib.contextmanager
 def web_server(config_dir: Path, *args: str, env: dict[str, str] | None = None,
-               host: str = "127.0.0.1") -> Iterator[WebServer]:
+               host: str = "127.0.0.1", socket_path: Path | None = None) -> Iterator[WebServer]:
+    """The server on a free loopback port, or (`socket_path`) on that Unix socket and no port at all."""
     need_web()
     port = free_port()
     out, err = config_dir.parent / f"web-{port}.out", config_dir.parent / f"web-{port}.log"
     environment = {**os.environ, "STABLEPAY_CONFIG_DIR": str(config_dir),
                    "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **(env or {})}
+    where = ["--socket", str(socket_path)] if socket_path else ["--host", host, "--port", str(port)]
     with open(out, "w") as stdout, open(err, "w") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "stablepay_console", "web", "--host", host, "--port", str(port), *args],
+            [sys.executable, "-m", "stablepay_console", "web", *where, *args],
             stdout=stdout, stderr=stderr, env=environment, text=True, cwd=config_dir.parent,
         )
     server = WebServer(process, port, "", err, out)
@@ -157,8 +159,10 @@ class Terminal:
 
 async def ws_session(server: WebServer, cookie: str | None = None, headers: dict[str, str] | None = None,
                      origin: str | None = "", columns: int = 120, lines: int = 40,
-                     local_addr: tuple[str, int] | None = None):  # type: ignore[no-untyped-def]
-    """Open `/ws` as a browser would; returns (session, websocket) or raises aiohttp's error."""
+                     local_addr: tuple[str, int] | None = None,
+                     unix: Path | None = None):  # type: ignore[no-untyped-def]
+    """Open `/ws` as a browser would (through the Unix socket `unix`, if given: as the proxy does); returns
+    (session, websocket) or raises aiohttp's error."""
     import aiohttp
 
     sent = dict(headers or {})
@@ -166,11 +170,15 @@ async def ws_session(server: WebServer, cookie: str | None = None, headers: dict
         sent["Origin"] = origin or server.base
     if cookie:
         sent["Cookie"] = f"stablepay_session={cookie}"
-    connector = aiohttp.TCPConnector(local_addr=local_addr) if local_addr else None
+    connector: aiohttp.BaseConnector | None = None
+    if unix is not None:
+        connector = aiohttp.UnixConnector(path=str(unix))
+    elif local_addr:
+        connector = aiohttp.TCPConnector(local_addr=local_addr)
+    base = "ws://localhost" if unix is not None else server.base.replace("http", "ws", 1)
     session = aiohttp.ClientSession(connector=connector)
     try:
-        ws = await session.ws_connect(f"{server.base.replace('http', 'ws', 1)}/ws?width={columns}&height={lines}",
-                                      headers=sent)
+        ws = await session.ws_connect(f"{base}/ws?width={columns}&height={lines}", headers=sent)
     except BaseException:
         await session.close()
         raise

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import sys
 import time
 from typing import Any
@@ -21,6 +22,7 @@ from stablepay_console.web.consoles import ConsoleProcess, Consoles, console_com
 from stablepay_console.web.downloads import download_headers
 from stablepay_console.web.guard import make_guard, refuse, signed_in
 from stablepay_console.web.pages import console_page, refusal_page, security_headers
+from stablepay_console.web.proxy import peer, remove_socket
 from stablepay_console.web.settings import WebSettings
 from stablepay_console.web.signin import SignIns
 
@@ -39,13 +41,16 @@ broke off with nothing in it (tests/test_web_downloads.py, under load, 4.0 s aft
 
 
 class ConsoleServer(Server):
-    def __init__(self, settings: WebSettings, signins: SignIns, team: TeamUrl | None = None) -> None:
+    def __init__(self, settings: WebSettings, signins: SignIns, team: TeamUrl | None = None,
+                 listener: socket.socket | None = None) -> None:
         super().__init__(console_command(), host=settings.host, port=settings.port, title=TITLE,
                          public_url=settings.base_url)
         self.settings = settings
         self.signins = signins
         self.team = team
         self.consoles = Consoles(settings)
+        self.listener = listener
+        """With --socket: the Unix socket made (mode 0660) before the server starts."""
         self._idle_task: asyncio.Task[None] | None = None
 
     # --- the application ------------------------------------------------------------------
@@ -130,7 +135,7 @@ class ConsoleServer(Server):
             await websocket.prepare(request)
             await process.start(width, height)
             log.info("session start user=%s console=%s pid=%s from=%s", signin.user, process.app_service_id[:8],
-                     process.pid, request.remote)
+                     process.pid, peer(request))
             reader = asyncio.create_task(self._process_messages(websocket, process))
             waiter = asyncio.create_task(ended.wait())
             await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
@@ -220,9 +225,14 @@ class ConsoleServer(Server):
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         try:
-            await web.TCPSite(runner, self.host, self.port).start()
+            if self.listener is not None:
+                await web.SockSite(runner, self.listener).start()
+            else:
+                await web.TCPSite(runner, self.host, self.port).start()
             # Only once it listens, so whoever reads the line can connect at once. Standard output, never the log.
             print(self.sign_in_line(), flush=True)
             await stop.wait()
         finally:
             await runner.cleanup()  # on_shutdown ends every console, then open handlers get a second
+            if self.listener is not None:
+                remove_socket(self.settings.socket_path)
