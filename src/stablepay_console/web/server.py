@@ -9,7 +9,6 @@ import contextlib
 import logging
 import signal
 import socket
-import sys
 import time
 from typing import Any
 
@@ -18,6 +17,7 @@ from textual_serve import download_manager
 from textual_serve.server import Server, to_int
 
 from stablepay_console.storage.team.url import TeamUrl
+from stablepay_console.web.access_log import start_access_log
 from stablepay_console.web.consoles import ConsoleProcess, Consoles, console_command
 from stablepay_console.web.downloads import download_headers
 from stablepay_console.web.guard import make_guard, refuse, signed_in
@@ -200,15 +200,8 @@ class ConsoleServer(Server):
     # --- running --------------------------------------------------------------------------
 
     def initialize_logging(self) -> None:
-        """Plain lines on standard error (never a traceback with its locals, which could hold a request)."""
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%S"))
-        access = logging.getLogger("stablepay_console.web.access")
-        access.addHandler(handler)
-        access.setLevel(logging.INFO)
-        access.propagate = False
-        logging.getLogger("textual-serve").addHandler(handler)
-        logging.getLogger("textual-serve").setLevel(logging.ERROR)
+        """Plain lines on standard error, every value escaped (web/access_log.py)."""
+        start_access_log()
 
     def serve(self, debug: bool = False) -> None:
         self.initialize_logging()
