@@ -13,8 +13,8 @@ from textual.pilot import Pilot
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.web.downloads import download_headers, safe_file_name
-from stablepay_console.web.settings import WebSettings, check_public_url
 from stablepay_console.web.proxy import from_trusted, secret_matches
+from stablepay_console.web.settings import WebSettings, check_public_url
 from stablepay_console.web.signin import SignIns, valid_user
 from tests.conftest import open_mode, wait_for_workers
 from tests.test_profiles_screen import build_app

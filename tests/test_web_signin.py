@@ -20,6 +20,7 @@ import pytest
 from tests.web_harness import (
     Terminal,
     WebServer,
+    console_refusal,
     pump,
     signin_cookie,
     wait_until,
@@ -155,8 +156,9 @@ async def test_consoles_are_capped_per_user(isolated_config: Path) -> None:
         cookie = signin_cookie(server)
         session, ws = await ws_session(server, cookie=cookie)
         assert wait_until(lambda: server.consoles(), 30)
-        assert await refused_ws(server, cookie=cookie) == 403
-        assert "limit per user" in server.log() or len(server.consoles()) == 1
+        why = await console_refusal(server, cookie=cookie)  # signed in, from the page: told why
+        assert why == "No console for you here: you have 1 consoles open, the limit per user; close a tab first"
+        assert "limit per user" in server.log() and len(server.consoles()) == 1
         await ws.close()
         await session.close()
         assert wait_until(lambda: not server.consoles(), 15)

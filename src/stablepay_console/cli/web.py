@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from stablepay_console.cli.arguments import say
 
 if TYPE_CHECKING:
+    from stablepay_console.storage.team.url import TeamUrl
     from stablepay_console.web.settings import WebSettings
 
 INSTALL = "install the web extra: pip install 'stablepay-console[web]'"
@@ -43,6 +44,29 @@ def settings_from(args: argparse.Namespace) -> WebSettings:
     )
 
 
+def console_refusal(settings: WebSettings, team: TeamUrl | None) -> bool:
+    """Whether a console could not start here (said on stderr as a shell command says it): its profile and
+    key, as each console will pick them, and the team record as the server's login reaches it."""
+    import os
+
+    from stablepay_console.cli.console import start_profile
+    from stablepay_console.storage.record import RecordError
+
+    if settings.profile:
+        os.environ["STABLEPAY_PROFILE"] = settings.profile  # each console gets it too
+    if start_profile(argparse.Namespace()) is None:  # it says why, as the console would
+        return True
+    if team is not None:
+        from stablepay_console.storage.team.signin_roles import check_record
+
+        try:
+            check_record(team)
+        except RecordError as exc:
+            print(f"stablepay-console: {say(str(exc))}", file=sys.stderr)
+            return True
+    return False
+
+
 def run_web(args: argparse.Namespace) -> int:
     import getpass
     import os
@@ -71,6 +95,8 @@ def run_web(args: argparse.Namespace) -> int:
     user = getpass.getuser()
     if not settings.by_header and not valid_user(user):
         return fail(f"this account's name ({user!r}) cannot name a console user")
+    if console_refusal(settings, team):
+        return 2
     from stablepay_console.web.server import ConsoleServer
 
     try:

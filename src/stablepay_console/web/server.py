@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import signal
 import socket
 import time
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve import download_manager
 from textual_serve.server import Server, to_int
 
@@ -21,7 +22,7 @@ from stablepay_console.web.access_log import start_access_log
 from stablepay_console.web.consoles import ConsoleProcess, Consoles, console_command
 from stablepay_console.web.downloads import download_headers
 from stablepay_console.web.guard import make_guard, refuse, signed_in
-from stablepay_console.web.pages import console_page, refusal_page, security_headers
+from stablepay_console.web.pages import REASON_MESSAGE, console_page, refusal_page, security_headers
 from stablepay_console.web.proxy import peer, remove_socket
 from stablepay_console.web.settings import WebSettings
 from stablepay_console.web.signin import SignIns
@@ -38,6 +39,13 @@ download_manager.DOWNLOAD_TIMEOUT = 30
 """Seconds a download waits for each chunk from its console. textual-serve's 4 s is missed by a console on a busy
 machine, and its timeout path then raises (`task_done()` called too many times): the browser got a 200 whose body
 broke off with nothing in it (tests/test_web_downloads.py, under load, 4.0 s after the request)."""
+
+
+async def say_why(websocket: web.WebSocketResponse, why: str) -> None:
+    """Tell the page why its tab has no console (it shows it in place of "Session ended"), then close."""
+    with contextlib.suppress(Exception):
+        await websocket.send_str(json.dumps([REASON_MESSAGE, why]))
+        await websocket.close(code=WSCloseCode.POLICY_VIOLATION, message=b"no console")
 
 
 class ConsoleServer(Server):
@@ -118,10 +126,13 @@ class ConsoleServer(Server):
         why = await self.team_refusal(signin.user)
         # The cap is checked and the console counted with no await between: two tabs at once cannot both pass.
         why = why or self.consoles.refusal(signin.user)
-        if why is not None:
-            log.info("refused console user=%s: %s", signin.user, why)
-            raise web.HTTPForbidden(text=why)
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
+        if why is not None:
+            # Signed in, from the console's own page: the tab is told why, in the page, and gets no console.
+            log.info("refused console user=%s: %s", signin.user, why)
+            await websocket.prepare(request)
+            await say_why(websocket, f"No console for you here: {why}")
+            return websocket
         width = min(max(to_int(request.query.get("width", "80"), 80), 10), 500)
         height = min(max(to_int(request.query.get("height", "24"), 24), 5), 300)
         process = ConsoleProcess(
@@ -130,23 +141,28 @@ class ConsoleServer(Server):
             team=self.team is not None,
         )
         ended = self.consoles.add(process)
-        reader: asyncio.Task[None] | None = None
+        tasks: list[asyncio.Task[Any]] = []
         try:
             await websocket.prepare(request)
             await process.start(width, height)
             log.info("session start user=%s console=%s pid=%s from=%s", signin.user, process.app_service_id[:8],
                      process.pid, peer(request))
-            reader = asyncio.create_task(self._process_messages(websocket, process))
-            waiter = asyncio.create_task(ended.wait())
-            await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            waiter.cancel()
+            console = process.task
+            assert console is not None
+            tasks = [asyncio.create_task(self._process_messages(websocket, process)),
+                     asyncio.create_task(ended.wait())]
+            done, _ = await asyncio.wait({*tasks, console}, return_when=asyncio.FIRST_COMPLETED)
+            if console in done and not process.quit:  # it ended on its own: the tab is told why
+                log.warning("session failed user=%s console=%s: %s", signin.user, process.app_service_id[:8],
+                            process.last_error_line())
+                await say_why(websocket, process.ended_why())
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # never a traceback with locals: it would hold the request
             log.warning("session failed user=%s: %s", signin.user, type(exc).__name__)
         finally:
-            if reader is not None:
-                reader.cancel()
+            for task in tasks:
+                task.cancel()
             with contextlib.suppress(Exception):
                 await websocket.close()
             await process.stop()

@@ -99,3 +99,22 @@ def signin_refusal(url: TeamUrl, user: str) -> str | None:
     except RecordError as exc:
         return str(exc)
     return refusal(facts, user, url.where)
+
+
+def check_record(url: TeamUrl) -> None:
+    """Before a web server starts: its login reaches the database, and the database holds a team record.
+    (The authenticator may read nothing of the record itself: each console checks its schema as its user.)
+    Raises RecordError with the words a shell command would say."""
+    from stablepay_console.storage.team.connection import connect, reason
+
+    conn = connect(url, autocommit=True)
+    try:
+        found = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (SCHEMA,)).fetchone()
+    except Exception as exc:
+        raise RecordError(f"The team record at {url.where} cannot be used: {reason(exc)}") from None
+    finally:
+        conn.close()
+    if found is None:
+        raise RecordError(
+            f"The database {url.where} holds no team record yet: its owner runs `stablepay-console record init` once."
+        )
