@@ -4,11 +4,14 @@ the token is never written."""
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 
 from tests.web_harness import WebServer, wait_until, web_server
 
+STAMPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \S")
+"""How each line of the log begins: its time, then what happened."""
 FORGED = "/x%0a2026-01-01%20session%20start%20user=carol"
 COLOURED = "/y%1b[31mred%1b[0m%0d%e2%80%ae"
 
@@ -30,6 +33,7 @@ def test_a_forged_line_and_an_escape_sequence_stay_on_their_own_line(isolated_co
         assert wait_until(lambda: server.log().count("refused GET") == 2, 15), server.log()
         log = server.log_path.read_bytes().decode()
         lines = log.splitlines()
+        assert all(STAMPED.match(line) for line in lines), log
         forged = [line for line in lines if "/x" in line]
         assert len(forged) == 1, log
         assert "refused GET /x\\n2026-01-01 session start user=carol from=127.0.0.1 status=401" in forged[0]
@@ -48,6 +52,6 @@ def test_a_request_the_server_cannot_read_is_one_line_without_the_token(isolated
         assert raw_get(server, "/", "X-Forwarded-User: al\x1b[31mice\r\n").startswith(b"HTTP/1.0 400")
         assert wait_until(lambda: server.log().count("Error handling request") == 2, 15), server.log()
         log = server.log()
-        assert log.count("\n") == 2, log  # one line each
+        assert all(STAMPED.match(line) for line in log.splitlines()), log  # one line each, no traceback
         assert "Traceback" not in log and "\x1b" not in log and "[31m" not in log
         assert server.token not in log and server.token[:16] not in log

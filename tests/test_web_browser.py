@@ -98,3 +98,19 @@ def test_a_canary_key_never_reaches_the_browser(isolated_config: Path, chromium)
     finally:
         sandbox_server.should_exit = True  # type: ignore[attr-defined]
         thread.join(10)
+
+
+def test_the_terminal_has_the_keys_and_the_footer_from_the_first_load(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
+    """No click: the console's footer shows its keys on the first screen, and a key typed at once works. The
+    server has no keyring (the harness's 'fail' backend): its operator's advice never reaches the browser."""
+    with web_server(isolated_config) as server:
+        browser = open_console(chromium, server.signin_line, click=False)
+        assert browser.wait_for(lambda t: " issued " in t), browser.terminal.text
+        assert browser.wait_for(lambda t: "q Quit" in t and "n Next" in t, 20), browser.terminal.text
+        browser.press("5")
+        assert browser.wait_for(lambda t: "read-only" in t and "Key age" in t, 20), browser.terminal.text
+        assert "keyring" not in browser.terminal.text.lower(), browser.terminal.text
+        browser.press("2")
+        assert browser.wait_for(lambda t: "Transfer ID" in t, 20), browser.terminal.text
+        browser.context.close()
+        assert wait_until(lambda: not server.consoles(), 15)

@@ -141,7 +141,8 @@ async def test_over_the_socket_only_its_group_reaches_the_console(isolated_confi
     path = proxy_folder / "web.sock"
     args = ("--public-url", PUBLIC, "--trusted-header", "X-Forwarded-User")
     with web_server(isolated_config, *args, socket_path=path) as server:
-        assert server.signin_line.startswith(f"{PUBLIC}/")
+        assert server.signin_line == f"{PUBLIC}/"
+        assert f"listening on the socket {path} for {PUBLIC}/" in server.log()
         mode = os.stat(path).st_mode
         assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o660, oct(mode)
         assert listening_tcp(server.process.pid) == []  # no port for a local process to send the header to

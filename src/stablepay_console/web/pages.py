@@ -24,15 +24,26 @@ REASON_MESSAGE = "stablepay_reason"
 
 PAGE_SCRIPT = """
 (() => {
-  // Before textual.js: a reason the server sends before closing its WebSocket replaces "Session ended."
-  // (as text, never HTML).
+  // Before textual.js: every WebSocket it opens gives the terminal the keyboard once it is open (no click
+  // needed), and a reason the server sends before closing replaces "Session ended." (as text, never HTML).
   const Native = window.WebSocket;
   let reason = "";
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
       super(url, protocols);
+      let drawn = false;
+      const keys = () => document.querySelector("#terminal .xterm-helper-textarea");
+      this.addEventListener("open", () => setTimeout(() => { if (keys()) { keys().focus(); } }, 0));
       this.addEventListener("message", (event) => {
-        if (typeof event.data !== "string") { return; }
+        if (typeof event.data !== "string") {
+          // The console starts blurred (textual's web driver), after the few bytes that set the terminal's
+          // modes: at its first screenful, tell it the tab has the focus, so its footer shows its keys.
+          if (!drawn && event.data.byteLength > 1024) {
+            drawn = true;
+            if (document.activeElement === keys()) { this.send(JSON.stringify(["focus"])); }
+          }
+          return;
+        }
         try {
           const message = JSON.parse(event.data);
           if (Array.isArray(message) && message[0] === "REASON") { reason = String(message[1]); }

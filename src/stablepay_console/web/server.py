@@ -20,7 +20,7 @@ from textual_serve.server import Server, to_int
 from stablepay_console.storage.team.url import TeamUrl
 from stablepay_console.web.access_log import start_access_log
 from stablepay_console.web.consoles import ConsoleProcess, Consoles, console_command
-from stablepay_console.web.downloads import download_headers
+from stablepay_console.web.downloads import download_headers, safe_file_name
 from stablepay_console.web.guard import make_guard, refuse, signed_in
 from stablepay_console.web.pages import REASON_MESSAGE, console_page, refusal_page, security_headers
 from stablepay_console.web.proxy import peer, remove_socket
@@ -78,10 +78,21 @@ class ConsoleServer(Server):
         return app
 
     def sign_in_line(self) -> str:
+        """The line on standard output once the server listens: always a URL to open (behind a proxy, the
+        public one, as is; with the token, the sign-in link)."""
         if self.settings.by_header:
-            header = self.settings.trusted_header
-            return f"{self.settings.base_url}/ (signed in by the {header} header of a trusted proxy)"
+            return f"{self.settings.base_url}/"
         return f"{self.settings.base_url}/?token={self.signins.token}"
+
+    def listening_line(self) -> str:
+        """The same, in words, for the log: where it listens and how people sign in."""
+        where = f"the socket {self.settings.socket_path}" if self.listener is not None else f"{self.host}:{self.port}"
+        if self.settings.by_header:
+            secret = " with the proxy's secret" if self.settings.proxy_secret else ""
+            how = f"people sign in through the proxy's {self.settings.trusted_header} header{secret}"
+        else:
+            how = "people sign in with the link printed on standard output"
+        return f"listening on {where} for {self.settings.base_url}/; {how}"
 
     async def on_startup(self, app: web.Application) -> None:
         self._idle_task = asyncio.create_task(self.consoles.watch_idle())
@@ -177,9 +188,10 @@ class ConsoleServer(Server):
                 if message.type != WSMsgType.TEXT:
                     continue
                 envelope = message.json()
-                if not isinstance(envelope, list) or len(envelope) < 2:
+                if not isinstance(envelope, list) or not envelope:
                     continue
-                kind, data = envelope[0], envelope[1]
+                # The page sends ["focus"] and ["blur"] with no data: they count as much as the others.
+                kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
                 if kind == "stdin" and isinstance(data, str):
                     await app_service.send_bytes(data.encode("utf-8"))
                 elif kind == "resize" and isinstance(data, dict):
@@ -210,7 +222,7 @@ class ConsoleServer(Server):
         async for chunk in self.download_manager.download(key):
             await response.write(chunk)
         await response.write_eof()
-        log.info("download user=%s file=%s", signin.user, response.headers["Content-Disposition"])
+        log.info("download user=%s file=%s", signin.user, safe_file_name(meta.file_name))
         return response
 
     # --- running --------------------------------------------------------------------------
@@ -240,6 +252,7 @@ class ConsoleServer(Server):
                 await web.TCPSite(runner, self.host, self.port).start()
             # Only once it listens, so whoever reads the line can connect at once. Standard output, never the log.
             print(self.sign_in_line(), flush=True)
+            log.info("%s", self.listening_line())
             await stop.wait()
         finally:
             await runner.cleanup()  # on_shutdown ends every console, then open handlers get a second
