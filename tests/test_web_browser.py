@@ -102,7 +102,8 @@ def test_a_canary_key_never_reaches_the_browser(isolated_config: Path, chromium)
 
 def test_the_terminal_has_the_keys_and_the_footer_from_the_first_load(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
     """No click: the console's footer shows its keys on the first screen, and a key typed at once works. The
-    server has no keyring (the harness's 'fail' backend): its operator's advice never reaches the browser."""
+    server has no keyring (the harness's 'fail' backend): its operator's advice never reaches the browser, and
+    the profiles table uses the page's width."""
     with web_server(isolated_config) as server:
         browser = open_console(chromium, server.signin_line, click=False)
         assert browser.wait_for(lambda t: " issued " in t), browser.terminal.text
@@ -110,6 +111,9 @@ def test_the_terminal_has_the_keys_and_the_footer_from_the_first_load(isolated_c
         browser.press("5")
         assert browser.wait_for(lambda t: "read-only" in t and "Key age" in t, 20), browser.terminal.text
         assert "keyring" not in browser.terminal.text.lower(), browser.terminal.text
+        # The table takes the browser's width: whole names, not cut to their headers' widths ("embedde").
+        assert browser.wait_for(lambda t: "embedded-production" in t and "in-process sandbox" in t, 20), \
+            browser.terminal.text
         browser.press("2")
         assert browser.wait_for(lambda t: "Transfer ID" in t, 20), browser.terminal.text
         browser.context.close()
