@@ -6,10 +6,8 @@ The terminal draws into a canvas, so what it shows is read from the WebSocket fr
 
 from __future__ import annotations
 
-import base64
 import re
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,77 +15,13 @@ import pytest
 
 from stablepay_console.sandbox import Sandbox
 from tests.conftest import CANARY_KEY, FIXED_NOW
-from tests.web_harness import Terminal, free_port, launch_chromium, need_web, wait_until, web_server
-
-VIEWPORT = {"width": 1280, "height": 800}
-OSC52 = re.compile(rb"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07")
-
-
-class Browser:
-    """One page of the console: every response body, every frame, drawn on a screen as large as any fit."""
-
-    def __init__(self, context, page) -> None:  # type: ignore[no-untyped-def]
-        self.context, self.page = context, page
-        self.terminal = Terminal(240, 80)
-        self.bodies: list[bytes] = []
-        self.sockets: list[str] = []
-        page.on("websocket", self._socket)
-        page.on("response", self._response)
-
-    def _socket(self, ws) -> None:  # type: ignore[no-untyped-def]
-        self.sockets.append(ws.url)
-
-        def received(payload: str | bytes) -> None:
-            if isinstance(payload, bytes):
-                self.terminal.feed(payload)
-            else:
-                self.terminal.texts.append(payload)
-
-        ws.on("framereceived", received)
-
-    def _response(self, response) -> None:  # type: ignore[no-untyped-def]
-        try:
-            self.bodies.append(response.body())
-        except Exception:  # a redirect has no body
-            self.bodies.append(response.status_text.encode())
-
-    def wait_for(self, check, seconds: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
-        deadline = time.monotonic() + seconds
-        while not check(self.terminal.text):
-            if time.monotonic() > deadline:
-                return False
-            self.page.wait_for_timeout(50)
-        return True
-
-    def press(self, key: str) -> None:
-        self.page.keyboard.press(key)
-
-    def copied(self) -> list[str]:
-        """What the console put on the clipboard (OSC 52 in its frames, which the page hands the browser)."""
-        return [base64.b64decode(m).decode() for m in OSC52.findall(b"".join(self.terminal.frames))]
+from tests.web_harness import free_port, headless_chromium, open_console, wait_until, web_server
 
 
 @pytest.fixture
 def chromium() -> Iterator[object]:
-    need_web()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
+    with headless_chromium() as browser:
         yield browser
-        browser.close()
-
-
-def open_console(chromium, url: str) -> Browser:  # type: ignore[no-untyped-def]
-    context = chromium.new_context(viewport=VIEWPORT, accept_downloads=True)
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url.split("/?", 1)[0])
-    page = context.new_page()
-    browser = Browser(context, page)
-    page.goto(url)
-    # Focus, as a user's first click does: on the banner's corner, not the middle, where a click that lands
-    # after the inbox has loaded would move its cursor to whichever request sits there.
-    page.locator("#terminal").click(position={"x": 4, "y": 4})
-    return browser
 
 
 def served_sandbox(port: int) -> tuple[threading.Thread, object]:
@@ -164,3 +98,23 @@ def test_a_canary_key_never_reaches_the_browser(isolated_config: Path, chromium)
     finally:
         sandbox_server.should_exit = True  # type: ignore[attr-defined]
         thread.join(10)
+
+
+def test_the_terminal_has_the_keys_and_the_footer_from_the_first_load(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
+    """No click: the console's footer shows its keys on the first screen, and a key typed at once works. The
+    server has no keyring (the harness's 'fail' backend): its operator's advice never reaches the browser, and
+    the profiles table uses the page's width."""
+    with web_server(isolated_config) as server:
+        browser = open_console(chromium, server.signin_line, click=False)
+        assert browser.wait_for(lambda t: " issued " in t), browser.terminal.text
+        assert browser.wait_for(lambda t: "q Quit" in t and "n Next" in t, 20), browser.terminal.text
+        browser.press("5")
+        assert browser.wait_for(lambda t: "read-only" in t and "Key age" in t, 20), browser.terminal.text
+        assert "keyring" not in browser.terminal.text.lower(), browser.terminal.text
+        # The table takes the browser's width: whole names, not cut to their headers' widths ("embedde").
+        assert browser.wait_for(lambda t: "embedded-production" in t and "in-process sandbox" in t, 20), \
+            browser.terminal.text
+        browser.press("2")
+        assert browser.wait_for(lambda t: "Transfer ID" in t, 20), browser.terminal.text
+        browser.context.close()
+        assert wait_until(lambda: not server.consoles(), 15)

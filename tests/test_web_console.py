@@ -13,8 +13,9 @@ from textual.pilot import Pilot
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.web.downloads import download_headers, safe_file_name
+from stablepay_console.web.proxy import from_trusted, secret_matches
 from stablepay_console.web.settings import WebSettings, check_public_url
-from stablepay_console.web.signin import SignIns, from_trusted, valid_user
+from stablepay_console.web.signin import SignIns, valid_user
 from tests.conftest import open_mode, wait_for_workers
 from tests.test_profiles_screen import build_app
 
@@ -167,11 +168,18 @@ def test_the_header_counts_from_a_trusted_proxy_only() -> None:
     signins = SignIns(settings, "root")
     assert from_trusted("10.1.2.3", networks) and not from_trusted("127.0.0.2", networks)
     assert not from_trusted(None, networks) and not from_trusted("nonsense", networks)
-    assert isinstance(signins.by_header("127.0.0.2", "alice"), str)
+    assert isinstance(signins.by_header("127.0.0.1", "alice; DROP"), str)
     assert signins.by_header("127.0.0.1", None) is None
     first = signins.by_header("127.0.0.1", "alice")
     assert not isinstance(first, str) and first is not None and first.user == "alice"
     assert signins.by_header("127.0.0.1", "alice") is first
+
+
+def test_the_proxys_secret_is_compared_whole() -> None:
+    secret = "0f3c9a7e5b1d4c8a9e2f6b3d7a1c5e9f"
+    assert secret_matches(secret, secret)
+    for given in (None, "", secret[:-1], secret + "0", secret.upper(), f" {secret}", "é" * 32):
+        assert not secret_matches(given, secret), given
 
 
 def test_the_token_is_fresh_and_compared_whole() -> None:

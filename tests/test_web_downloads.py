@@ -3,6 +3,7 @@ made it, with a safe file name, and never left on the server's disk."""
 
 from __future__ import annotations
 
+import getpass
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -22,6 +23,7 @@ def fetch(url: str, cookie: str) -> tuple[int, bytes, dict[str, str]]:
 async def test_an_export_is_a_download_for_its_own_sign_in_only(isolated_config: Path) -> None:
     with web_server(isolated_config) as server:
         mine, theirs = signin_cookie(server), signin_cookie(server)
+        user = getpass.getuser()
         assert mine != theirs
         session, ws = await ws_session(server, cookie=mine, columns=100, lines=30)
         terminal = Terminal(100, 30)
@@ -46,6 +48,9 @@ async def test_an_export_is_a_download_for_its_own_sign_in_only(isolated_config:
         lines = body.decode().splitlines()
         assert len(lines) == 241 and lines[0].lower().startswith("id")
         assert fetch(f"{server.base}/download/{key}", mine)[0] == 404  # single use
+        name = headers["Content-Disposition"].split('"')[1]
+        assert f"download user={user} file={name}\n" in server.log()  # the file's name, not the raw header
+        assert "attachment" not in server.log()
         left = [p for p in isolated_config.parent.rglob("*") if p.suffix in (".csv", ".part")]
         assert left == [], left  # nothing written where the server runs, nor in its data folder
         assert not list(Path("/dev/shm").glob("stablepay-export-*/*.csv"))  # the staged copy is gone too

@@ -4,15 +4,14 @@ is not a member of the team's roles gets a page that says so, and no console."""
 
 from __future__ import annotations
 
+import html
 import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
 
-import aiohttp
-
 from tests.postgres import TeamDb
-from tests.web_harness import Terminal, pump, send_keys, wait_until, web_server, ws_session
+from tests.web_harness import Terminal, console_refusal, pump, send_keys, wait_until, web_server, ws_session
 
 PROXY = ("--trusted-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1")
 
@@ -91,13 +90,54 @@ async def test_a_name_outside_the_team_gets_a_page_and_no_console(isolated_confi
         assert status == 403 and "GRANT bob TO" in page
         status, page = page_for(server.base, "alice")
         assert status == 200 and 'class="textual-terminal"' in page
-        for user in ("mallory", "bob"):
-            try:
-                session, ws = await ws_session(server, headers={"X-Forwarded-User": user})
-            except aiohttp.WSServerHandshakeError as exc:
-                assert exc.status == 403
-            else:
-                await ws.close()
-                await session.close()
-                raise AssertionError(f"{user} got a console")
+        for user, why in (("mallory", "not a member of the team"), ("bob", "GRANT bob TO")):
+            assert why in await console_refusal(server, headers={"X-Forwarded-User": user})
         assert not server.consoles()
+
+
+async def test_only_a_person_granted_directly_gets_a_console(isolated_config: Path, team_db: TeamDb) -> None:
+    """Each name the authenticator may SET ROLE to but that is no one in particular, or that would act with
+    more than a person's rights, gets the refusal page naming the rule it breaks; a granted analyst gets a
+    console."""
+    from psycopg import sql
+
+    nobody, middle = f"nologin_{uuid.uuid4().hex[:8]}", f"middle_{uuid.uuid4().hex[:8]}"
+    with team_db.connect() as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN IN ROLE stablepay_analyst").format(sql.Identifier(nobody)))
+        conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(middle)))
+        conn.execute(sql.SQL("GRANT bob TO {}").format(sql.Identifier(middle)))
+    auth = authenticator(team_db, "alice", "stablepay_analyst", "stablepay_lead", "stablepay_watcher",
+                         "stablepay_owner", "postgres", nobody, middle)
+    refused = {
+        "stablepay_analyst": "group roles, not a person",
+        "stablepay_lead": "group roles, not a person",
+        "stablepay_watcher": "group roles, not a person",
+        auth: "the web server's own login",
+        "stablepay_owner": "owns the team record",
+        "postgres": "is a superuser",
+        nobody: "cannot log in (NOLOGIN)",
+        "bob": f"not granted bob directly: the DBA runs GRANT bob TO {auth}",  # only through {middle}
+        "mallory": "not a member of the team's roles",
+    }
+    env = {"STABLEPAY_RECORD_URL": team_db.url(auth)}
+    with web_server(isolated_config, *PROXY, env=env) as server:
+        for user, why in refused.items():
+            status, page = page_for(server.base, user)
+            assert status == 403 and "No console for you here" in page, (user, status, page)
+            assert html.escape(why) in page, (user, page)
+            assert why in await console_refusal(server, headers={"X-Forwarded-User": user}), user
+        status, page = page_for(server.base, "alice")
+        assert status == 200 and 'class="textual-terminal"' in page
+        assert not server.consoles()
+
+
+def test_a_database_without_a_team_record_is_refused_before_the_address(isolated_config: Path, bare_db: TeamDb) -> None:
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "stablepay_console", "web", *PROXY], capture_output=True, text=True,
+                          timeout=60, check=False, env={**os.environ, "STABLEPAY_CONFIG_DIR": str(isolated_config),
+                                                        "STABLEPAY_RECORD_URL": bare_db.url("mallory")})
+    assert done.returncode == 2 and done.stdout == "", done
+    assert f"The database 127.0.0.1:{bare_db.server.port}/{bare_db.name} holds no team record yet" in done.stderr

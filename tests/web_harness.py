@@ -6,6 +6,7 @@ terminal draws into a canvas in the browser; the frames are the same bytes).
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import os
@@ -24,6 +25,7 @@ import pyte
 from tests.ci import missing
 
 CHROMIUM = "/usr/bin/chromium"
+VIEWPORT = {"width": 1280, "height": 800}
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
@@ -110,15 +112,17 @@ def console_pids(server_pid: int) -> list[int]:
 
 @contextlib.contextmanager
 def web_server(config_dir: Path, *args: str, env: dict[str, str] | None = None,
-               host: str = "127.0.0.1") -> Iterator[WebServer]:
+               host: str = "127.0.0.1", socket_path: Path | None = None) -> Iterator[WebServer]:
+    """The server on a free loopback port, or (`socket_path`) on that Unix socket and no port at all."""
     need_web()
     port = free_port()
     out, err = config_dir.parent / f"web-{port}.out", config_dir.parent / f"web-{port}.log"
     environment = {**os.environ, "STABLEPAY_CONFIG_DIR": str(config_dir),
                    "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **(env or {})}
+    where = ["--socket", str(socket_path)] if socket_path else ["--host", host, "--port", str(port)]
     with open(out, "w") as stdout, open(err, "w") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "stablepay_console", "web", "--host", host, "--port", str(port), *args],
+            [sys.executable, "-m", "stablepay_console", "web", *where, *args],
             stdout=stdout, stderr=stderr, env=environment, text=True, cwd=config_dir.parent,
         )
     server = WebServer(process, port, "", err, out)
@@ -157,8 +161,10 @@ class Terminal:
 
 async def ws_session(server: WebServer, cookie: str | None = None, headers: dict[str, str] | None = None,
                      origin: str | None = "", columns: int = 120, lines: int = 40,
-                     local_addr: tuple[str, int] | None = None):  # type: ignore[no-untyped-def]
-    """Open `/ws` as a browser would; returns (session, websocket) or raises aiohttp's error."""
+                     local_addr: tuple[str, int] | None = None,
+                     unix: Path | None = None):  # type: ignore[no-untyped-def]
+    """Open `/ws` as a browser would (through the Unix socket `unix`, if given: as the proxy does); returns
+    (session, websocket) or raises aiohttp's error."""
     import aiohttp
 
     sent = dict(headers or {})
@@ -166,15 +172,44 @@ async def ws_session(server: WebServer, cookie: str | None = None, headers: dict
         sent["Origin"] = origin or server.base
     if cookie:
         sent["Cookie"] = f"stablepay_session={cookie}"
-    connector = aiohttp.TCPConnector(local_addr=local_addr) if local_addr else None
+    connector: aiohttp.BaseConnector | None = None
+    if unix is not None:
+        connector = aiohttp.UnixConnector(path=str(unix))
+    elif local_addr:
+        connector = aiohttp.TCPConnector(local_addr=local_addr)
+    base = "ws://localhost" if unix is not None else server.base.replace("http", "ws", 1)
     session = aiohttp.ClientSession(connector=connector)
     try:
-        ws = await session.ws_connect(f"{server.base.replace('http', 'ws', 1)}/ws?width={columns}&height={lines}",
-                                      headers=sent)
+        ws = await session.ws_connect(f"{base}/ws?width={columns}&height={lines}", headers=sent)
     except BaseException:
         await session.close()
         raise
     return session, ws
+
+
+async def console_refusal(server: WebServer, **kwargs: object) -> str:
+    """Why `/ws` gave no console: "HTTP 403" when it did not upgrade (not signed in, a foreign page), or the
+    reason the server sent its page before closing. Fails the test if a console started instead."""
+    import aiohttp
+
+    try:
+        session, ws = await ws_session(server, **kwargs)  # type: ignore[arg-type]
+    except aiohttp.WSServerHandshakeError as exc:
+        return f"HTTP {exc.status}"
+    try:
+        reasons = []
+        async for message in ws:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                raise AssertionError(f"a console started: {message.data[:200]!r}")
+            if message.type == aiohttp.WSMsgType.TEXT:
+                found = json.loads(message.data)
+                if found[0] == "stablepay_reason":
+                    reasons.append(str(found[1]))
+        assert ws.close_code == aiohttp.WSCloseCode.POLICY_VIOLATION, ws.close_code
+        return " ".join(reasons)
+    finally:
+        await ws.close()
+        await session.close()
 
 
 async def pump(ws, terminal: Terminal, until: Callable[[Terminal], bool], seconds: float = 30.0) -> bool:  # type: ignore[no-untyped-def]
@@ -230,6 +265,82 @@ def deliveries(terminal: Terminal) -> list[str]:
         if isinstance(message, list) and message and message[0] == "deliver_file_start":
             keys.append(str(message[1]))
     return keys
+
+
+OSC52 = re.compile(rb"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07")
+
+
+class Browser:
+    """One page of the console: every response body, every frame, drawn on a screen as large as any fit."""
+
+    def __init__(self, context, page) -> None:  # type: ignore[no-untyped-def]
+        self.context, self.page = context, page
+        self.terminal = Terminal(240, 80)
+        self.bodies: list[bytes] = []
+        self.sockets: list[str] = []
+        page.on("websocket", self._socket)
+        page.on("response", self._response)
+
+    def _socket(self, ws) -> None:  # type: ignore[no-untyped-def]
+        self.sockets.append(ws.url)
+
+        def received(payload: str | bytes) -> None:
+            if isinstance(payload, bytes):
+                self.terminal.feed(payload)
+            else:
+                self.terminal.texts.append(payload)
+
+        ws.on("framereceived", received)
+
+    def _response(self, response) -> None:  # type: ignore[no-untyped-def]
+        try:
+            self.bodies.append(response.body())
+        except Exception:  # a redirect has no body
+            self.bodies.append(response.status_text.encode())
+
+    def wait_for(self, check, seconds: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + seconds
+        while not check(self.terminal.text):
+            if time.monotonic() > deadline:
+                return False
+            self.page.wait_for_timeout(50)
+        return True
+
+    def press(self, key: str) -> None:
+        self.page.keyboard.press(key)
+
+    def copied(self) -> list[str]:
+        """What the console put on the clipboard (OSC 52 in its frames, which the page hands the browser)."""
+        return [base64.b64decode(m).decode() for m in OSC52.findall(b"".join(self.terminal.frames))]
+
+
+@contextlib.contextmanager
+def headless_chromium() -> Iterator[object]:
+    """Debian's chromium under Playwright, for one test."""
+    need_web()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_console(chromium, url: str, click: bool = True) -> Browser:  # type: ignore[no-untyped-def]
+    """A page of the console at 1280x800; `click`: focused by a click, as a user's first click does."""
+    context = chromium.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url.split("/?", 1)[0])
+    page = context.new_page()
+    browser = Browser(context, page)
+    page.goto(url)
+    if not click:
+        return browser
+    # Focus, as a user's first click does: on the banner's corner, not the middle, where a click that lands
+    # after the inbox has loaded would move its cursor to whichever request sits there.
+    page.locator("#terminal").click(position={"x": 4, "y": 4})
+    return browser
 
 
 def launch_chromium(playwright):  # type: ignore[no-untyped-def]

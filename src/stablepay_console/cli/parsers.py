@@ -170,6 +170,12 @@ def add_web_command(sub: argparse._SubParsersAction[a.Parser]) -> None:
                      "instead of the token")
     web.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
                      help="an address or network (127.0.0.1, 10.0.0.0/8) the header is trusted from; repeatable")
+    web.add_argument("--socket", default="", metavar="PATH",
+                     help="listen on this Unix socket (mode 0660) instead of --host/--port: put it in a folder "
+                     "only the proxy's group can reach; the header then counts only through it")
+    web.add_argument("--trusted-header-secret-file", default="", metavar="FILE",
+                     help="a secret the proxy must send in X-Stablepay-Proxy-Secret with the header, read from "
+                     "this file (readable by the server's account only)")
     web.add_argument("--max-sessions-per-user", type=a.positive, default=4, metavar="N",
                      help="consoles one user may have open at once (default 4)")
     web.add_argument("--max-sessions", type=a.positive, default=32, metavar="N",

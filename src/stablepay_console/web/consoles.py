@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from textual_serve.app_service import AppService
 
+from stablepay_console.api.sanitize import clean
 from stablepay_console.web.settings import STOP_SECONDS, WebSettings
 
 if TYPE_CHECKING:
@@ -36,6 +37,10 @@ RECORD_ROLE_VARIABLE = "STABLEPAY_RECORD_ROLE"
 """Set with a team record: the role the console's connections `SET ROLE` to."""
 DROPPED = ("TEXTUAL", "TEXTUAL_LOG")
 """Devtools switches from the server's environment: a browser's console never connects to devtools."""
+PRELUDE = b"__GANGLION__\n"
+"""What a Textual app writes first under textual-serve's driver, before its packets."""
+ERRORS_KEPT = 8192
+"""The tail of a console's standard error kept to say why it ended."""
 
 
 def console_command() -> str:
@@ -64,6 +69,12 @@ class ConsoleProcess(AppService):
         self.team = team
         self.last_active = time.monotonic()
         self.started = time.monotonic()
+        self.ready = False
+        """The console got as far as drawing (textual-serve's prelude came)."""
+        self.quit = False
+        """It ended as asked: the user quit it, or the server stopped it."""
+        self.errors = ""
+        """Its standard error once it ended (the tail): read for why, never written out raw."""
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width, height)
@@ -99,6 +110,8 @@ class ConsoleProcess(AppService):
             meta = json.loads(data)
         except ValueError:
             return
+        if isinstance(meta, dict) and meta.get("type") == "exit":
+            self.quit = True
         if isinstance(meta, dict) and meta.get("type") == "open_url":
             if not link_allowed(meta.get("url")):
                 log.warning("refused open_url user=%s console=%s", self.signin.user, self.app_service_id[:8])
@@ -106,6 +119,60 @@ class ConsoleProcess(AppService):
             meta["new_tab"] = True  # never navigate the console's own tab away
             data = json.dumps(meta).encode()
         await super().on_meta(data)
+
+    async def run(self) -> None:
+        """textual-serve's loop over the console's packets, except that its standard error is kept here (textual-
+        serve writes it raw on the server's standard output) so that `ended_why` can say why it ended."""
+        process = self._process
+        assert process is not None and process.stdout is not None and process.stderr is not None
+        stdout, stderr = process.stdout, process.stderr
+        errors = bytearray()
+
+        async def read_errors() -> None:
+            while chunk := await stderr.read(4096):
+                errors.extend(chunk)
+                del errors[:-ERRORS_KEPT]
+
+        error_task = asyncio.create_task(read_errors())
+        try:
+            for _ in range(10):  # textual-serve's own limit on lines before the prelude
+                line = await stdout.readline()
+                if not line or line == PRELUDE:
+                    self.ready = line == PRELUDE
+                    break
+            while True:
+                kind = await stdout.readexactly(1)
+                payload = await stdout.readexactly(int.from_bytes(await stdout.readexactly(4), "big"))
+                if kind == b"D":
+                    await self.on_data(payload)
+                elif kind == b"M":
+                    await self.on_meta(payload)
+                elif kind == b"P":
+                    await self.on_packed(payload)
+        except (asyncio.IncompleteReadError, ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(error_task, 2.0)  # the process has gone: its stderr ends with it
+            error_task.cancel()
+            self.errors = errors.decode("utf-8", "replace")
+
+    def ended_why(self) -> str:
+        """Why the console ended on its own, in words for the browser (what the console itself said last)."""
+        said = [line for line in self.errors.splitlines() if line.startswith("stablepay-console:")]
+        why = clean(said[-1].removeprefix("stablepay-console:").strip(), 400) if said else ""
+        if not self.ready:
+            return f"Your console could not start: {why or 'it ended before it could draw; the server log says more.'}"
+        return f"Your console stopped: {why or 'it ended unexpectedly; the server log says more.'}"
+
+    def last_error_line(self) -> str:
+        """The console's last line of standard error, escaped, for the server's log."""
+        lines = [line.strip() for line in self.errors.splitlines() if line.strip()]
+        return clean(lines[-1], 300) if lines else "(nothing on standard error)"
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        return self._task
 
     @property
     def pid(self) -> int | None:
@@ -118,6 +185,7 @@ class ConsoleProcess(AppService):
     async def stop(self) -> None:
         """Ask the console to quit as textual-serve does; if it has not left within STOP_SECONDS, terminate
         its process group, then kill it. Returns once the process is reaped."""
+        self.quit = True
         task = self._task
         self._task = None
         if task is not None:

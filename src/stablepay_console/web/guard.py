@@ -16,6 +16,7 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from stablepay_console.web.pages import refusal_page
+from stablepay_console.web.proxy import peer, proxy_refusal
 from stablepay_console.web.signin import COOKIE, TOKEN_PARAMETER, SignIn
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ SIGNIN_KEY = "stablepay.signin"
 
 
 def refuse(request: web.Request, status: int, title: str, why: str) -> web.Response:
-    log.info("refused %s %s from=%s status=%d: %s", request.method, request.path, request.remote, status, why)
+    log.info("refused %s %s from=%s status=%d: %s", request.method, request.path, peer(request), status, why)
     return web.Response(status=status, text=refusal_page(title, why), content_type="text/html",
                         headers={"Cache-Control": "no-store"})
 
@@ -47,7 +48,11 @@ def make_guard(server: ConsoleServer) -> Middleware:
         if request.path in OPEN_PATHS:
             return await handler(request)
         if settings.by_header:
-            found = signins.by_header(request.remote, request.headers.get(settings.trusted_header))
+            named = request.headers.get(settings.trusted_header)
+            why = proxy_refusal(request, settings) if named is not None else None
+            if why is not None:
+                return refuse(request, 403, "Refused", why)
+            found = signins.by_header(peer(request), named)
             if isinstance(found, str):
                 return refuse(request, 403, "Refused", found)
             if found is None:
@@ -62,7 +67,7 @@ def make_guard(server: ConsoleServer) -> Middleware:
                                   "start of the server. Use the link the server printed when it started.")
                 signin = cookie_signin or signins.start(signins.user, "token")
                 if cookie_signin is None:
-                    log.info("sign-in user=%s via=token from=%s session=%s", signin.user, request.remote, signin.short)
+                    log.info("sign-in user=%s via=token from=%s session=%s", signin.user, peer(request), signin.short)
                 response = web.HTTPSeeOther("/")  # the token leaves the address bar and the history
                 response.set_cookie(COOKIE, signin.id, httponly=True, samesite="Strict", secure=settings.https,
                                     path="/")

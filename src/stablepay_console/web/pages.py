@@ -19,12 +19,51 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 
+REASON_MESSAGE = "stablepay_reason"
+"""The text frame that tells the page why its tab has no console: ["stablepay_reason", "…"], then the close."""
+
+PAGE_SCRIPT = """
+(() => {
+  // Before textual.js: every WebSocket it opens gives the terminal the keyboard once it is open (no click
+  // needed), and a reason the server sends before closing replaces "Session ended." (as text, never HTML).
+  const Native = window.WebSocket;
+  let reason = "";
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      super(url, protocols);
+      let drawn = false;
+      const keys = () => document.querySelector("#terminal .xterm-helper-textarea");
+      this.addEventListener("open", () => setTimeout(() => { if (keys()) { keys().focus(); } }, 0));
+      this.addEventListener("message", (event) => {
+        if (typeof event.data !== "string") {
+          // The console starts blurred (textual's web driver), after the few bytes that set the terminal's
+          // modes: at its first screenful, tell it the tab has the focus, so its footer shows its keys.
+          if (!drawn && event.data.byteLength > 1024) {
+            drawn = true;
+            if (document.activeElement === keys()) { this.send(JSON.stringify(["focus"])); }
+          }
+          return;
+        }
+        try {
+          const message = JSON.parse(event.data);
+          if (Array.isArray(message) && message[0] === "REASON") { reason = String(message[1]); }
+        } catch (error) { /* not ours */ }
+      });
+      this.addEventListener("close", () => {
+        if (reason) { document.querySelector(".closed-dialog .message").textContent = reason; }
+      });
+    }
+  };
+})();
+""".replace("REASON", REASON_MESSAGE)
+
 CONSOLE_PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <title>{title}</title>
 <link rel="stylesheet" href="{static}css/xterm.css">
+<script>{page_script}</script>
 <script src="{static}js/textual.js"></script>
 <style>
 body {{ background: #0c181f; margin: 0; }}
@@ -37,6 +76,7 @@ body .textual-terminal {{ opacity: 0; }}
 body.-first-byte .textual-terminal {{ opacity: 1; }}
 .closed-dialog {{ display: none; }}
 body.-closed .closed-dialog {{ display: flex; }}
+body.-closed .intro-dialog {{ display: none; }}
 button {{ padding: 12px 24px; margin: 16px; background: #5e0ba7; color: #fff; border: none; font: inherit; }}
 </style>
 </head>
@@ -63,7 +103,8 @@ REFUSAL_PAGE = """<!DOCTYPE html>
 
 def console_page(*, title: str, static_url: str, ws_url: str, font_size: int) -> str:
     return CONSOLE_PAGE.format(
-        title=escape(title), static=escape(static_url), ws_url=escape(ws_url), font_size=int(font_size)
+        title=escape(title), static=escape(static_url), ws_url=escape(ws_url), font_size=int(font_size),
+        page_script=PAGE_SCRIPT,
     )
 
 

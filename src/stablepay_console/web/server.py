@@ -6,21 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import signal
-import sys
+import socket
 import time
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve import download_manager
 from textual_serve.server import Server, to_int
 
 from stablepay_console.storage.team.url import TeamUrl
+from stablepay_console.web.access_log import start_access_log
 from stablepay_console.web.consoles import ConsoleProcess, Consoles, console_command
-from stablepay_console.web.downloads import download_headers
+from stablepay_console.web.downloads import download_headers, safe_file_name
 from stablepay_console.web.guard import make_guard, refuse, signed_in
-from stablepay_console.web.pages import console_page, refusal_page, security_headers
+from stablepay_console.web.pages import REASON_MESSAGE, console_page, refusal_page, security_headers
+from stablepay_console.web.proxy import peer, remove_socket
 from stablepay_console.web.settings import WebSettings
 from stablepay_console.web.signin import SignIns
 
@@ -38,14 +41,24 @@ machine, and its timeout path then raises (`task_done()` called too many times):
 broke off with nothing in it (tests/test_web_downloads.py, under load, 4.0 s after the request)."""
 
 
+async def say_why(websocket: web.WebSocketResponse, why: str) -> None:
+    """Tell the page why its tab has no console (it shows it in place of "Session ended"), then close."""
+    with contextlib.suppress(Exception):
+        await websocket.send_str(json.dumps([REASON_MESSAGE, why]))
+        await websocket.close(code=WSCloseCode.POLICY_VIOLATION, message=b"no console")
+
+
 class ConsoleServer(Server):
-    def __init__(self, settings: WebSettings, signins: SignIns, team: TeamUrl | None = None) -> None:
+    def __init__(self, settings: WebSettings, signins: SignIns, team: TeamUrl | None = None,
+                 listener: socket.socket | None = None) -> None:
         super().__init__(console_command(), host=settings.host, port=settings.port, title=TITLE,
                          public_url=settings.base_url)
         self.settings = settings
         self.signins = signins
         self.team = team
         self.consoles = Consoles(settings)
+        self.listener = listener
+        """With --socket: the Unix socket made (mode 0660) before the server starts."""
         self._idle_task: asyncio.Task[None] | None = None
 
     # --- the application ------------------------------------------------------------------
@@ -65,10 +78,21 @@ class ConsoleServer(Server):
         return app
 
     def sign_in_line(self) -> str:
+        """The line on standard output once the server listens: always a URL to open (behind a proxy, the
+        public one, as is; with the token, the sign-in link)."""
         if self.settings.by_header:
-            header = self.settings.trusted_header
-            return f"{self.settings.base_url}/ (signed in by the {header} header of a trusted proxy)"
+            return f"{self.settings.base_url}/"
         return f"{self.settings.base_url}/?token={self.signins.token}"
+
+    def listening_line(self) -> str:
+        """The same, in words, for the log: where it listens and how people sign in."""
+        where = f"the socket {self.settings.socket_path}" if self.listener is not None else f"{self.host}:{self.port}"
+        if self.settings.by_header:
+            secret = " with the proxy's secret" if self.settings.proxy_secret else ""
+            how = f"people sign in through the proxy's {self.settings.trusted_header} header{secret}"
+        else:
+            how = "people sign in with the link printed on standard output"
+        return f"listening on {where} for {self.settings.base_url}/; {how}"
 
     async def on_startup(self, app: web.Application) -> None:
         self._idle_task = asyncio.create_task(self.consoles.watch_idle())
@@ -91,9 +115,9 @@ class ConsoleServer(Server):
     async def team_refusal(self, user: str) -> str | None:
         if self.team is None:
             return None
-        from stablepay_console.web.team_roles import team_refusal
+        from stablepay_console.storage.team.signin_roles import signin_refusal
 
-        return await asyncio.to_thread(team_refusal, self.team, user)
+        return await asyncio.to_thread(signin_refusal, self.team, user)
 
     async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
         signin = signed_in(request)
@@ -113,10 +137,13 @@ class ConsoleServer(Server):
         why = await self.team_refusal(signin.user)
         # The cap is checked and the console counted with no await between: two tabs at once cannot both pass.
         why = why or self.consoles.refusal(signin.user)
-        if why is not None:
-            log.info("refused console user=%s: %s", signin.user, why)
-            raise web.HTTPForbidden(text=why)
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
+        if why is not None:
+            # Signed in, from the console's own page: the tab is told why, in the page, and gets no console.
+            log.info("refused console user=%s: %s", signin.user, why)
+            await websocket.prepare(request)
+            await say_why(websocket, f"No console for you here: {why}")
+            return websocket
         width = min(max(to_int(request.query.get("width", "80"), 80), 10), 500)
         height = min(max(to_int(request.query.get("height", "24"), 24), 5), 300)
         process = ConsoleProcess(
@@ -125,23 +152,28 @@ class ConsoleServer(Server):
             team=self.team is not None,
         )
         ended = self.consoles.add(process)
-        reader: asyncio.Task[None] | None = None
+        tasks: list[asyncio.Task[Any]] = []
         try:
             await websocket.prepare(request)
             await process.start(width, height)
             log.info("session start user=%s console=%s pid=%s from=%s", signin.user, process.app_service_id[:8],
-                     process.pid, request.remote)
-            reader = asyncio.create_task(self._process_messages(websocket, process))
-            waiter = asyncio.create_task(ended.wait())
-            await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            waiter.cancel()
+                     process.pid, peer(request))
+            console = process.task
+            assert console is not None
+            tasks = [asyncio.create_task(self._process_messages(websocket, process)),
+                     asyncio.create_task(ended.wait())]
+            done, _ = await asyncio.wait({*tasks, console}, return_when=asyncio.FIRST_COMPLETED)
+            if console in done and not process.quit:  # it ended on its own: the tab is told why
+                log.warning("session failed user=%s console=%s: %s", signin.user, process.app_service_id[:8],
+                            process.last_error_line())
+                await say_why(websocket, process.ended_why())
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # never a traceback with locals: it would hold the request
             log.warning("session failed user=%s: %s", signin.user, type(exc).__name__)
         finally:
-            if reader is not None:
-                reader.cancel()
+            for task in tasks:
+                task.cancel()
             with contextlib.suppress(Exception):
                 await websocket.close()
             await process.stop()
@@ -156,9 +188,10 @@ class ConsoleServer(Server):
                 if message.type != WSMsgType.TEXT:
                     continue
                 envelope = message.json()
-                if not isinstance(envelope, list) or len(envelope) < 2:
+                if not isinstance(envelope, list) or not envelope:
                     continue
-                kind, data = envelope[0], envelope[1]
+                # The page sends ["focus"] and ["blur"] with no data: they count as much as the others.
+                kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
                 if kind == "stdin" and isinstance(data, str):
                     await app_service.send_bytes(data.encode("utf-8"))
                 elif kind == "resize" and isinstance(data, dict):
@@ -189,21 +222,14 @@ class ConsoleServer(Server):
         async for chunk in self.download_manager.download(key):
             await response.write(chunk)
         await response.write_eof()
-        log.info("download user=%s file=%s", signin.user, response.headers["Content-Disposition"])
+        log.info("download user=%s file=%s", signin.user, safe_file_name(meta.file_name))
         return response
 
     # --- running --------------------------------------------------------------------------
 
     def initialize_logging(self) -> None:
-        """Plain lines on standard error (never a traceback with its locals, which could hold a request)."""
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%S"))
-        access = logging.getLogger("stablepay_console.web.access")
-        access.addHandler(handler)
-        access.setLevel(logging.INFO)
-        access.propagate = False
-        logging.getLogger("textual-serve").addHandler(handler)
-        logging.getLogger("textual-serve").setLevel(logging.ERROR)
+        """Plain lines on standard error, every value escaped (web/access_log.py)."""
+        start_access_log()
 
     def serve(self, debug: bool = False) -> None:
         self.initialize_logging()
@@ -220,9 +246,15 @@ class ConsoleServer(Server):
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         try:
-            await web.TCPSite(runner, self.host, self.port).start()
+            if self.listener is not None:
+                await web.SockSite(runner, self.listener).start()
+            else:
+                await web.TCPSite(runner, self.host, self.port).start()
             # Only once it listens, so whoever reads the line can connect at once. Standard output, never the log.
             print(self.sign_in_line(), flush=True)
+            log.info("%s", self.listening_line())
             await stop.wait()
         finally:
             await runner.cleanup()  # on_shutdown ends every console, then open handlers get a second
+            if self.listener is not None:
+                remove_socket(self.settings.socket_path)

@@ -24,6 +24,10 @@ class WebSettings:
     trusted_header: str = ""
     """With a reverse proxy that signs people in: the header naming the user ("" signs in with the token)."""
     trusted_proxies: tuple[Network, ...] = ()
+    socket_path: str = ""
+    """Listen on this Unix socket (mode 0660) instead of HOST:PORT; the trusted header counts only through it."""
+    proxy_secret: str = field(default="", repr=False)
+    """The secret the proxy sends with the trusted header ("" : none asked). Never printed, never logged."""
     max_sessions_per_user: int = MAX_SESSIONS_PER_USER
     max_sessions: int = MAX_SESSIONS
     idle_seconds: float = IDLE_MINUTES * 60

@@ -5,14 +5,13 @@ trusted reverse proxy's header. Everything here is in memory: a restart signs ev
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import logging
 import re
 import secrets
 import time
 from dataclasses import dataclass, field
 
-from stablepay_console.web.settings import Network, WebSettings
+from stablepay_console.web.settings import WebSettings
 
 log = logging.getLogger("stablepay_console.web.access")
 
@@ -83,15 +82,13 @@ class SignIns:
         for key in [k for k, s in self._by_id.items() if now - s.last_seen > SIGNIN_IDLE_SECONDS]:
             del self._by_id[key]
 
-    def by_header(self, remote: str | None, value: str | None) -> SignIn | str | None:
+    def by_header(self, remote: str, value: str | None) -> SignIn | str | None:
         """The sign-in for a proxy's header: a SignIn, a refusal (why), or None when there is no header.
 
-        The header counts only from a trusted proxy's address; from anyone else it is refused, never
-        ignored (a client that sends it is trying to be someone)."""
+        The caller has made sure the request is the proxy's (web/proxy.py): a header from anyone else is
+        refused there, never ignored (a client that sends it is trying to be someone)."""
         if value is None:
             return None
-        if not from_trusted(remote, self.settings.trusted_proxies):
-            return "the sign-in header came from an address that is not a trusted proxy"
         name = value.strip()
         if not valid_user(name):
             return "the sign-in header does not hold a valid user name"
@@ -104,12 +101,3 @@ class SignIns:
         log.info("sign-in user=%s via=header from=%s session=%s", name, remote, signin.short)
         return signin
 
-
-def from_trusted(remote: str | None, networks: tuple[Network, ...]) -> bool:
-    if not remote:
-        return False
-    try:
-        address = ipaddress.ip_address(remote.split("%", 1)[0])
-    except ValueError:
-        return False
-    return any(address in network for network in networks)

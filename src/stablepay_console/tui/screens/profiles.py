@@ -103,7 +103,7 @@ The built-in profiles are in-process simulations (no network, no real money).
     def refresh_profiles(self, follow_active: bool = False) -> None:
         book = self.book
         self.profiles = self._profiles(book)
-        problem = book.keys.problem
+        problem = "" if in_browser() else book.keys.problem  # the server's keyring is its operator's business
         self.query_one("#profiles-keyring", Static).update(Text(f"⚠ {clean(problem, 600)}") if problem else "")
         self.query_one("#profiles-keyring", Static).display = bool(problem)
         table = self.query_one(FittedTable)

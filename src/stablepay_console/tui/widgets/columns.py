@@ -67,7 +67,11 @@ class FittedTable(DataTable[Text | str]):
         row = self.cursor_row
         self.shown_columns = self._fitting()
         self.clear(columns=True)
-        self.add_columns(*(self._header[i] for i in self.shown_columns))
+        # Widths given, not left to DataTable: its own measure runs when idle, and rows drawn before that
+        # (a screen opened in a running console) kept their headers' widths, cut to "embedde", "san".
+        widths = content_widths(self._header, self._rows)
+        for i in self.shown_columns:
+            self.add_column(self._header[i], width=widths[i])
         for cells, key in zip(self._rows, self._keys, strict=True):
             self.add_row(*(cells[i] for i in self.shown_columns), key=key)
         if self._rows:

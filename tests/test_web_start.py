@@ -1,0 +1,88 @@
+"""A web server that could not start a console refuses to start, saying why as a shell command would, before
+it prints any address; a console that ends on its own, or a tab refused one, says why in the page."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from stablepay_console.profiles.store import ProfileStore
+from tests.cli_e2e import add_profile
+from tests.web_harness import headless_chromium, open_console, wait_until, web_server
+
+NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+
+
+@pytest.fixture
+def chromium() -> Iterator[object]:
+    with headless_chromium() as browser:
+        yield browser
+
+
+def run(config: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "STABLEPAY_CONFIG_DIR": str(config), **NO_KEYRING, **env}
+    return subprocess.run([sys.executable, "-m", "stablepay_console", *args], capture_output=True, text=True,
+                          timeout=60, env=environment, stdin=subprocess.DEVNULL, check=False)
+
+
+@pytest.mark.parametrize(("web", "shell", "env", "said"), [
+    (["web"], ["rfis", "list"], {"STABLEPAY_PROFILE": "prod"}, "'prod', which is not a profile here"),
+    (["web", "--profile", "prod"], ["rfis", "list"], {}, "'prod', which is not a profile here"),
+    (["web"], [], {"STABLEPAY_PROFILE": "live"}, "Profile 'live' has no usable key"),
+    (["web"], ["record", "status"], {"STABLEPAY_RECORD_URL": "postgresql://stablepay_web@127.0.0.1:1/compliance"},
+     "The team record at 127.0.0.1:1/compliance cannot be reached"),
+], ids=["no-such-profile", "no-such-profile-flag", "no-key", "record-unreachable"])
+def test_a_server_that_cannot_start_a_console_refuses_to_start(
+        isolated_config: Path, web: list[str], shell: list[str], env: dict[str, str], said: str) -> None:
+    if env.get("STABLEPAY_PROFILE") == "live":
+        add_profile("live", "production", "https://api.example.com")  # its key is nowhere
+    served = run(isolated_config, *web, env=env)
+    assert served.returncode == 2 and served.stdout == "", served  # no address printed: nothing to open
+    assert said in served.stderr
+    # The same words as a shell command (or the console itself) says, run as each console would be started.
+    as_console = {**env, "STABLEPAY_PROFILE": web[2]} if "--profile" in web else env
+    shell_said = run(isolated_config, *shell, env=as_console)
+    assert shell_said.returncode != 0
+    assert served.stderr.strip().splitlines()[-1] == shell_said.stderr.strip().splitlines()[-1]
+
+
+def test_a_console_that_ends_on_its_own_says_why_in_the_page(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
+    add_profile("live", "production", "https://api.example.com")
+    env = {"STABLEPAY_PROFILE": "live", "STABLEPAY_API_KEY": "sk_live_0123456789abcdef0123456789"}
+    with web_server(isolated_config, env=env) as server:
+        ProfileStore().remove("live")  # the operator removed the profile after the server started
+        browser = open_console(chromium, server.signin_line, click=False)
+        page = browser.page
+        message = page.locator(".closed-dialog .message")
+        page.locator("body.-closed").wait_for(state="attached", timeout=60_000)
+        assert wait_until(lambda: "not a profile here" in message.inner_text(), 10), message.inner_text()
+        assert message.inner_text() == (
+            "Your console could not start: STABLEPAY_PROFILE names 'live', which is not a profile here. "
+            "Add it with `stablepay-console profile add` (the file keeps no key).")
+        assert message.is_visible() and not page.locator(".intro-dialog").is_visible()  # no spinner left
+        assert wait_until(lambda: "session failed user=" in server.log(), 15), server.log()
+        assert "not a profile here" in server.log()
+        assert server.out_path.read_text().strip() == server.signin_line  # its stderr is not dumped on stdout
+        browser.context.close()
+        assert wait_until(lambda: not server.consoles(), 15)
+
+
+def test_a_tab_over_the_per_user_limit_says_why_in_the_page(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
+    with web_server(isolated_config, "--max-sessions-per-user", "1") as server:
+        first = open_console(chromium, server.signin_line)
+        assert first.wait_for(lambda t: " issued " in t), first.terminal.text
+        second = first.context.new_page()  # the same browser's sign-in, a second tab
+        second.goto(f"{server.base}/")
+        second.locator("body.-closed").wait_for(state="attached", timeout=60_000)
+        message = second.locator(".closed-dialog .message")
+        assert message.inner_text() == ("No console for you here: you have 1 consoles open, the limit per user; "
+                                        "close a tab first")
+        assert message.is_visible() and not second.locator(".intro-dialog").is_visible()
+        assert len(server.consoles()) == 1
+        first.context.close()
+        assert wait_until(lambda: not server.consoles(), 15)
