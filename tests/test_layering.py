@@ -61,3 +61,14 @@ def test_import_linter_contracts_hold() -> None:
     result = subprocess.run([str(linter)], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert "Contracts:" in result.stdout, result.stdout + result.stderr
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_environment_variables_are_named_in_one_module() -> None:
+    """Each variable is spelled once, in storage/variables.py: a rename cannot leave a reader behind."""
+    import re
+
+    src = ROOT / "src" / "stablepay_console"
+    spelled = {str(path.relative_to(src)): sorted(set(re.findall(r"[\"']STABLEPAY_[A-Z_]+[\"']", text)))
+               for path in src.rglob("*.py") if (text := path.read_text(encoding="utf-8"))}
+    elsewhere = {path: names for path, names in spelled.items() if names and path != "storage/variables.py"}
+    assert spelled["storage/variables.py"] and elsewhere == {}

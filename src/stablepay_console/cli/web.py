@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from stablepay_console.cli.arguments import say
+from stablepay_console.storage import variables
 
 if TYPE_CHECKING:
     from stablepay_console.storage.team.url import TeamUrl
@@ -53,7 +54,7 @@ def console_refusal(settings: WebSettings, team: TeamUrl | None) -> bool:
     from stablepay_console.storage.record import RecordError
 
     if settings.profile:
-        os.environ["STABLEPAY_PROFILE"] = settings.profile  # each console gets it too
+        os.environ[variables.PROFILE] = settings.profile  # each console gets it too
     if start_profile(argparse.Namespace()) is None:  # it says why, as the console would
         return True
     if team is not None:

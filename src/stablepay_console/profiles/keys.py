@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from stablepay_console.api.secret import ApiKey
+from stablepay_console.storage import variables
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
 # time that a console started on the built-in sandbox, which keeps no key in it, need not pay.
 
 SERVICE = "stablepay-console"
-ENV_KEY = "STABLEPAY_API_KEY"
-ENV_PROFILE = "STABLEPAY_PROFILE"
+ENV_KEY = variables.API_KEY
+ENV_PROFILE = variables.PROFILE
 
 ENV_ROUTE = (
     f"Use the environment instead: set {ENV_PROFILE} to the profile's name and {ENV_KEY} to its key "

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from stablepay_console.api.sanitize import clean, has_control
 from stablepay_console.profiles.model import Profile
 from stablepay_console.services.audit import AuditLog
+from stablepay_console.storage import variables
 from stablepay_console.storage.prefs import Prefs
 from stablepay_console.storage.record import Offer, Record
 from stablepay_console.storage.record_types import Claim, ClaimOutcome, Note
@@ -34,7 +35,7 @@ def os_user() -> str:
         return "unknown"
 
 
-WEB_USER_VARIABLE = "STABLEPAY_WEB_USER"
+WEB_USER_VARIABLE = variables.WEB_USER
 
 
 def author_for(profile: str) -> str:

@@ -7,11 +7,13 @@ from pathlib import Path
 
 from platformdirs import user_config_path, user_data_path, user_log_path
 
+from stablepay_console.storage import variables
+
 APP_NAME = "stablepay-console"
 
 
 def _override() -> Path | None:
-    value = os.environ.get("STABLEPAY_CONFIG_DIR")
+    value = os.environ.get(variables.CONFIG_DIR)
     return Path(value).expanduser() if value else None
 
 

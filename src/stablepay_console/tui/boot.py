@@ -21,6 +21,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from stablepay_console.profiles.model import EMBEDDED_PROFILES, Profile
+from stablepay_console.storage import variables
 from stablepay_console.tui.screens.base import ConsoleScreen
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ENV_PROFILE = "STABLEPAY_PROFILE"
+ENV_PROFILE = variables.PROFILE
 READ_AT_BOOT = "first_page_read"
 """The app attribute where the boot screen leaves the page it read (None: none kept), so it is read once
 (by `tui.first_rows`, which is not imported here: it loads the client stack, never on the first frame's path)."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 
 from stablepay_console.api.sanitize import clean
+from stablepay_console.storage import variables
 
-WEB_USER_VARIABLE = "STABLEPAY_WEB_USER"
+WEB_USER_VARIABLE = variables.WEB_USER
 READ_ONLY = (
     "In the browser, profiles and keys are read-only: keys live on the server, and its operator adds and "
     "rotates them there with `stablepay-console profile …`. Enter still switches profile."

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from textual_serve.app_service import AppService
 
 from stablepay_console.api.sanitize import clean
+from stablepay_console.storage import variables
 from stablepay_console.web.settings import STOP_SECONDS, WebSettings
 
 if TYPE_CHECKING:
@@ -31,9 +32,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("stablepay_console.web.access")
 
-WEB_USER_VARIABLE = "STABLEPAY_WEB_USER"
+WEB_USER_VARIABLE = variables.WEB_USER
 """Set for every console the web server starts: who signed in (the banner shows it; web mode on)."""
-RECORD_ROLE_VARIABLE = "STABLEPAY_RECORD_ROLE"
+RECORD_ROLE_VARIABLE = variables.RECORD_ROLE
 """Set with a team record: the role the console's connections `SET ROLE` to."""
 DROPPED = ("TEXTUAL", "TEXTUAL_LOG")
 """Devtools switches from the server's environment: a browser's console never connects to devtools."""
@@ -83,7 +84,7 @@ class ConsoleProcess(AppService):
         environment.update(self.settings.extra_env)
         environment[WEB_USER_VARIABLE] = self.signin.user
         if self.settings.profile:
-            environment["STABLEPAY_PROFILE"] = self.settings.profile
+            environment[variables.PROFILE] = self.settings.profile
         if self.team:
             environment[RECORD_ROLE_VARIABLE] = self.signin.user
         else:

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
+from stablepay_console.storage import variables
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.team.schema import GROUP_ROLES
 from stablepay_console.storage.team.url import TeamUrl, is_loopback
@@ -24,7 +25,7 @@ from stablepay_console.storage.team.url import TeamUrl, is_loopback
 if TYPE_CHECKING:
     import psycopg
 
-ROLE_VARIABLE = "STABLEPAY_RECORD_ROLE"
+ROLE_VARIABLE = variables.RECORD_ROLE
 """Set by `stablepay-console web` for each browser's console: the role its connections `SET ROLE` to."""
 CONNECT_SECONDS = 10
 """How long connecting may take, the server's answers to the start-up included (libpq's connect_timeout)."""

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from stablepay_console.storage import locations
+from stablepay_console.storage import locations, variables
 from stablepay_console.storage.team.conninfo import libpq_view
 from stablepay_console.storage.writing import write_atomically
 
-URL_VARIABLE = "STABLEPAY_RECORD_URL"
+URL_VARIABLE = variables.RECORD_URL
 SETTING_NAME = "record.json"
 SCHEMES = ("postgresql", "postgres")
 TLS_MODES = ("verify-ca", "verify-full")

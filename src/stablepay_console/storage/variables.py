@@ -1,0 +1,15 @@
+"""Every environment variable the console reads or sets, by name, in one place (`tests/test_layering.py` checks that
+no other module spells one)."""
+
+CONFIG_DIR = "STABLEPAY_CONFIG_DIR"
+"""Moves every path the console reads or writes (`locations.py`)."""
+PROFILE = "STABLEPAY_PROFILE"
+"""The profile to use (CI, containers, each browser's console)."""
+API_KEY = "STABLEPAY_API_KEY"
+"""A key given for the process (CI, containers); read by `profiles/` only."""
+RECORD_URL = "STABLEPAY_RECORD_URL"
+"""The team record's PostgreSQL URL (wins over `record use`)."""
+RECORD_ROLE = "STABLEPAY_RECORD_ROLE"
+"""Set by `stablepay-console web` for each browser's console: the person its connections `SET ROLE` to."""
+WEB_USER = "STABLEPAY_WEB_USER"
+"""Set by `stablepay-console web` for each browser's console: who signed in."""
