@@ -31,7 +31,7 @@ Clock = Callable[[], datetime]
 if TYPE_CHECKING:
     from stablepay_console.api import StablePayClient
     from stablepay_console.services.switching import SwitchOutcome
-    from stablepay_console.storage.team.listen import TeamListener
+    from stablepay_console.services.team.live import TeamListener
     from stablepay_console.wiring import Services
 
 BOOTING_ACTIONS = frozenset({"switch_mode", "switch_profile", "radar_needs_action", "command_palette"})

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stablepay_console.storage.team.listen import Change, TeamListener
+from stablepay_console.services.team.live import Change, TeamListener, listen
 
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
@@ -42,9 +42,8 @@ def start_team_live(app: ConsoleApp) -> TeamListener | None:
         except RuntimeError:
             pass
 
-    listener = TeamListener(team.url, changed, state)
-    app.team_listener = listener
-    return listener.start()
+    app.team_listener = listen(team, changed, state)
+    return app.team_listener
 
 
 def show_state(app: ConsoleApp, reachable: bool, problem: str) -> None:
