@@ -11,13 +11,12 @@ import logging
 import signal
 import socket
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve import download_manager
 from textual_serve.server import Server, to_int
 
-from stablepay_console.storage.team.url import TeamUrl
 from stablepay_console.web.access_log import start_access_log
 from stablepay_console.web.consoles import ConsoleProcess, Consoles, console_command
 from stablepay_console.web.downloads import download_headers, safe_file_name
@@ -26,6 +25,9 @@ from stablepay_console.web.pages import REASON_MESSAGE, console_page, refusal_pa
 from stablepay_console.web.proxy import peer, remove_socket
 from stablepay_console.web.settings import WebSettings
 from stablepay_console.web.signin import SignIns
+
+if TYPE_CHECKING:
+    from stablepay_console.storage.team.url import TeamUrl
 
 log = logging.getLogger("stablepay_console.web.access")
 
@@ -115,7 +117,7 @@ class ConsoleServer(Server):
     async def team_refusal(self, user: str) -> str | None:
         if self.team is None:
             return None
-        from stablepay_console.storage.team.signin_roles import signin_refusal
+        from stablepay_console.services.team.signin import refusal as signin_refusal
 
         return await asyncio.to_thread(signin_refusal, self.team, user)
 
