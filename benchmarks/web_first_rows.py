@@ -5,8 +5,11 @@ headless, driven by Playwright, 1280x800) the clock starts when the sign-in URL 
 a first-page user ID arrives in the terminal's WebSocket frames: the token exchanged for the cookie, the
 page and its script loaded, the WebSocket opened and the console process started on the server. In the
 terminal (a 120x40 pty, `cold_start.py`'s way) it starts when the process is spawned. Both are repeat
-starts (the inbox's first page comes from the record), interleaved so load hits both alike. Last, the
-time from SIGTERM to the web server's exit with two consoles open. Figures to read, not assertions.
+starts (the inbox's first page comes from the record), interleaved so load hits both alike. Then the
+memory of the browser's consoles on the server, one open and eight at once (each console is a process of
+its own: resident and proportional set sizes from /proc, PSS sharing the pages the processes share), and
+the server's own. Last, the time from SIGTERM to the web server's exit with two consoles open. Figures to
+read, not assertions.
 """
 
 from __future__ import annotations
@@ -36,12 +39,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+MANY = 8
+"""Consoles open at once for the memory figure."""
+MEMORY_TARGET_MB = 80.0
+
+
 def start_server(env: dict[str, str], folder: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     out = folder / "web.out"
     with open(out, "wb") as stdout:
-        process = subprocess.Popen([*console_argv(), "web", "--port", str(port)], stdout=stdout,
-                                   stderr=subprocess.DEVNULL, env=env)
+        process = subprocess.Popen([*console_argv(), "web", "--port", str(port), "--max-sessions-per-user",
+                                    str(MANY)], stdout=stdout, stderr=subprocess.DEVNULL, env=env)
     deadline = time.monotonic() + 30
     while not out.read_text().strip():
         if time.monotonic() > deadline or process.poll() is not None:
@@ -51,8 +59,9 @@ def start_server(env: dict[str, str], folder: Path) -> tuple[subprocess.Popen[by
 
 
 def browser_first_rows(browser, url: str, markers: list[str], timeout: float = 30.0,  # type: ignore[no-untyped-def]
-                       keep: bool = False) -> float:
-    """Seconds from opening `url` to a marker in the terminal's frames; `keep` leaves the tab open."""
+                       keep: list[object] | None = None) -> float:
+    """Seconds from opening `url` to a marker in the terminal's frames; `keep`: the tab stays open (its
+    browser context is appended there, to close later)."""
     wanted = [m.encode() for m in markers]
     received: list[bytes] = []
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -70,8 +79,60 @@ def browser_first_rows(browser, url: str, markers: list[str], timeout: float = 3
                 raise TimeoutError("no inbox rows in the browser")
             page.wait_for_timeout(5)
     finally:
-        if not keep:
+        if keep is None:
             context.close()
+        else:
+            keep.append(context)
+
+
+def memory_kb(pid: int) -> tuple[int, int]:
+    """(RSS, PSS) of one process, in kB, from /proc/PID/smaps_rollup."""
+    found = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if name in ("Rss", "Pss"):
+            found[name] = int(rest.split()[0])
+    return found["Rss"], found["Pss"]
+
+
+def consoles_memory(folder: str) -> list[tuple[int, int]]:
+    """(RSS, PSS) of each browser console this run's server has open."""
+    return [memory_kb(int(pid)) for pid in os.listdir("/proc") if pid.isdigit() and _console_of(int(pid), folder)]
+
+
+def settled_memory(folder: str, count: int, seconds: float = 3.0) -> list[tuple[int, int]]:
+    """Once `count` consoles are open and their inbox drawn: their memory after a few quiet seconds (a
+    console's start-up work ends a moment after its first rows)."""
+    deadline = time.monotonic() + 30
+    while len(consoles_memory(folder)) != count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(seconds)
+    return consoles_memory(folder)
+
+
+def no_consoles_left(folder: str, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while consoles_memory(folder) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def mb(kb: float) -> str:
+    return f"{kb / 1024:.1f} MB"
+
+
+def memory_rows(one: list[tuple[int, int]], many: list[tuple[int, int]], server_kb: tuple[int, int]) -> list[Row]:
+    rss_one, pss_one = one[0]
+    rss_many, pss_many = sum(r for r, _ in many), sum(p for _, p in many)
+    each = pss_many / len(many)
+    return [
+        Row("browser console: memory of one (RSS)", mb(rss_one), "-", "-", f"< {MEMORY_TARGET_MB:.0f} MB",
+            rss_one / 1024 < MEMORY_TARGET_MB, note=f"PSS {mb(pss_one)}; one console process, inbox shown"),
+        Row(f"browser consoles: memory of {len(many)} at once (PSS)", mb(pss_many), "-", "-",
+            f"< {MEMORY_TARGET_MB * len(many):.0f} MB", each / 1024 < MEMORY_TARGET_MB,
+            note=f"{mb(each)} each (PSS counts shared pages once); RSS added up {mb(rss_many)}"),
+        Row("web server itself: memory (RSS)", mb(server_kb[0]), "-", "-", "-", None,
+            note=f"PSS {mb(server_kb[1])}, with {len(many)} consoles open"),
+    ]
 
 
 def measure(runs: int) -> list[Row]:
@@ -89,9 +150,22 @@ def measure(runs: int) -> list[Row]:
             for _ in range(runs):
                 terminal.append(time_to_texts(console_argv(), [markers], env)[0])
                 web.append(browser_first_rows(browser, url, markers))
+            # Memory: one console open, then MANY at once (once the timing runs' consoles have ended).
+            no_consoles_left(tmp)
+            tabs: list[object] = []
+            browser_first_rows(browser, url, markers, keep=tabs)
+            one = settled_memory(tmp, 1)
+            for _ in range(MANY - 1):
+                browser_first_rows(browser, url, markers, timeout=60.0, keep=tabs)
+            many = settled_memory(tmp, MANY)
+            server_kb = memory_kb(server.pid)
+            for context in tabs:
+                context.close()  # type: ignore[attr-defined]
+            no_consoles_left(tmp)
             # SIGTERM with two consoles open: time until the server has exited.
+            tabs = []
             for _ in range(2):
-                browser_first_rows(browser, url, markers, keep=True)
+                browser_first_rows(browser, url, markers, keep=tabs)
             started = time.perf_counter()
             server.send_signal(signal.SIGTERM)
             server.wait(30)
@@ -106,9 +180,10 @@ def measure(runs: int) -> list[Row]:
         Row("terminal: first inbox rows (median)", ms(median(terminal)), "-", "-", "-", None,
             note=f"120x40 pty, process spawn to a first-page user ID; {how}"),
         Row("browser: first inbox rows (median)", ms(median(web)), ms(median(terminal)),
-            f"{median(web) / median(terminal):.2f}x", "-", None,
+            f"{median(web) / median(terminal):.2f}x", "< 1.3x", median(web) / median(terminal) < 1.3,
             note=f"chromium 1280x800, sign-in URL opened to a first-page user ID in the frames; {how}; "
             f"min {ms(min(web))}"),
+        *memory_rows(one, many, server_kb),
         Row("web server: SIGTERM to exit, 2 consoles open", ms(stopped), "-", "-", "< 5 s", stopped < 5),
         Row("web server: consoles left after SIGTERM", str(left), "-", "-", "0", left == 0),
     ]
