@@ -326,6 +326,19 @@ def test_tls_is_decided_on_what_libpq_will_use(tmp_path: Path) -> None:
     assert parse("postgresql:///team", {"PGHOST": "/var/run/postgresql"}).hosts == ("/var/run/postgresql",)
 
 
+def test_hostaddr_off_loopback_needs_tls() -> None:
+    # libpq connects to hostaddr, not host: a loopback host name beside an outside address is not loopback.
+    with pytest.raises(RecordUrlError, match=r"10\.0\.0\.5 would be reached without TLS"):
+        parse("postgresql://alice@localhost/team?hostaddr=10.0.0.5", {})
+    with pytest.raises(RecordUrlError, match=r"10\.0\.0\.5 \(a host libpq takes from the environment"):
+        parse("postgresql://alice@localhost/team", {"PGHOSTADDR": "10.0.0.5"})
+    with pytest.raises(RecordUrlError, match="does not check which server answers"):
+        parse("postgresql://alice@localhost/team?hostaddr=10.0.0.5&sslmode=require", {})
+    assert parse("postgresql://alice@localhost/team?hostaddr=10.0.0.5&sslmode=verify-full", {}).hosts == (
+        "localhost", "10.0.0.5")
+    assert parse("postgresql://alice@localhost/team?hostaddr=127.0.0.1", {}).sslmode == ""
+
+
 @pytest.fixture
 def silent_server() -> Iterator[int]:
     """A port that accepts connections and never answers (a stopped server behind a live kernel)."""

@@ -136,6 +136,28 @@ def test_no_step_on_a_request_the_provider_closed(team_db: TeamDb) -> None:
         insert(conn, "wait")
 
 
+def test_triage_step_without_its_audit_entry_is_refused(team_db: TeamDb) -> None:
+    alice = PgRecord(parse(team_db.url("alice")), lambda name: SERVER if name else "")
+    alice.claim("embedded", RFI, "alice", datetime.now(timezone.utc))
+    alice.close()
+    with team_db.connect("alice") as conn:
+        with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match="ready on .* has none"):
+            with conn.transaction():  # the step alone: refused when the transaction commits
+                conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step) VALUES (%s, %s, 'ready')",
+                             (SERVER, RFI))
+        with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match="has none"):
+            with conn.transaction():  # an entry of another step, or of another request, is not its entry
+                conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step) VALUES (%s, %s, 'ready')",
+                             (SERVER, RFI))
+                conn.execute("INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, "
+                             "server) VALUES ('embedded', 'sandbox', 'triage.wait', %s, 'by hand', '{}', %s), "
+                             "('embedded', 'sandbox', 'triage.ready', %s, 'by hand', '{}', %s)",
+                             (RFI, SERVER, OTHER, SERVER))
+        assert triage_rows(team_db) == []
+        insert(conn, "ready")  # with its own entry it is kept
+    assert triage_rows(team_db) == [("ready", "alice")]
+
+
 # --- the policy: a lead's, never an analyst's -------------------------------------------------------------------
 
 
