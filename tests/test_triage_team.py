@@ -141,7 +141,7 @@ def test_triage_step_without_its_audit_entry_is_refused(team_db: TeamDb) -> None
     alice.claim("embedded", RFI, "alice", datetime.now(timezone.utc))
     alice.close()
     with team_db.connect("alice") as conn:
-        with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match="ready on .* has none"):
+        with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match=r"ready on .* has none"):
             with conn.transaction():  # the step alone: refused when the transaction commits
                 conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step) VALUES (%s, %s, 'ready')",
                              (SERVER, RFI))

@@ -17,6 +17,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from stablepay_console.web.settings import WebSettings
+from stablepay_console.web.signin import SignIns
 from tests.web_harness import (
     Terminal,
     WebServer,
@@ -124,6 +126,21 @@ async def test_a_console_starts_for_the_signed_in_user_and_ends_with_its_tab(iso
         # The server logs the end once it has reaped the console: a moment after the process is gone.
         assert wait_until(lambda: "session end user=" in server.log(), 15), server.log()
         assert "session start user=" in server.log()
+
+
+def test_idle_signins_are_forgotten() -> None:
+    signins = SignIns(WebSettings(), "ops")
+    idle, used = signins.start("ops", "token"), signins.start("ops", "token")
+    twelve_hours = 12 * 3600.0
+    idle.last_seen -= twelve_hours + 1  # unused for just over twelve hours
+    used.last_seen -= twelve_hours - 60  # a minute short of it: this browser comes back in time
+    assert signins.by_cookie(used.id) is used
+    assert signins.by_cookie(idle.id) is None, "a browser unused for twelve hours was still signed in"
+    used.last_seen -= 120  # its visit above started its twelve hours again
+    assert signins.by_cookie(used.id) is used
+    idle.last_seen += twelve_hours  # forgotten for good: no later clock brings it back
+    assert signins.by_cookie(idle.id) is None
+    assert signins.by_cookie("") is None and signins.by_cookie(None) is None
 
 
 async def test_trusted_header_only_from_a_trusted_proxy(isolated_config: Path) -> None:
