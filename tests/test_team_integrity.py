@@ -23,6 +23,7 @@ from stablepay_console.storage.record_chain import entry_hash
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, SeenPage
 from stablepay_console.storage.team import connection as record_pg_conn
 from stablepay_console.storage.team.connection import RecordOutcomeUnknown, RecordUnavailable
+from stablepay_console.storage.team.conninfo import libpq_view
 from stablepay_console.storage.team.schema import LATEST, init_schema
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import RecordUrlError, parse
@@ -324,6 +325,33 @@ def test_tls_is_decided_on_what_libpq_will_use(tmp_path: Path) -> None:
     assert parse("postgresql:///team?service=team-verified", env).sslmode == "verify-full"
     assert parse("postgresql://alice@db.example.com/team", {"PGSSLMODE": "verify-full"}).hosts == ("db.example.com",)
     assert parse("postgresql:///team", {"PGHOST": "/var/run/postgresql"}).hosts == ("/var/run/postgresql",)
+
+
+def test_tls_is_decided_on_the_service_files_libpq_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home, system = tmp_path / "home", tmp_path / "etc"
+    home.mkdir()
+    system.mkdir()
+    remote = "[team]\nhost=db.example.com\napplication_name=50%off\n"  # a % is a value, not an interpolation
+    (home / ".pg_service.conf").write_text(remote, encoding="utf-8")
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com \(a host libpq takes"):
+        parse("postgresql:///team", {"HOME": str(home), "PGSERVICE": "team"})  # ~/.pg_service.conf
+    (home / ".pg_service.conf").unlink()
+    (system / "pg_service.conf").write_text(remote, encoding="utf-8")
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com"):  # no file of the user's: the system's
+        parse("postgresql:///team", {"HOME": str(home), "PGSYSCONFDIR": str(system), "PGSERVICE": "team"})
+    empty_host = libpq_view({"host": "", "dbname": "team"}, {"PGHOST": "db.example.com"})
+    assert empty_host == {"dbname": "team", "host": "db.example.com"}  # an empty value is libpq's "not given"
+    monkeypatch.setenv("PGHOST", "db.example.com")
+    assert libpq_view({"dbname": "team"})["host"] == "db.example.com"  # no environment given: the process's
+
+
+@pytest.mark.xfail(strict=True, reason="storage/team/conninfo.py merges a service given twice (the later value "
+                   "wins); libpq reads the first section and stops: the remote host below gets no TLS check")
+def test_a_service_given_twice_is_read_as_libpq_reads_it(tmp_path: Path) -> None:
+    twice = tmp_path / "twice.conf"  # libpq 15 connects to db.example.com here, in plain text unless refused
+    twice.write_text("[team]\nhost=db.example.com\n[team]\nhost=localhost\n", encoding="utf-8")
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com"):
+        parse("postgresql:///team?service=team", {"PGSERVICEFILE": str(twice), "PGSYSCONFDIR": str(tmp_path)})
 
 
 def test_hostaddr_off_loopback_needs_tls() -> None:
