@@ -339,6 +339,10 @@ def test_tls_is_decided_on_the_service_files_libpq_reads(tmp_path: Path, monkeyp
     (system / "pg_service.conf").write_text(remote, encoding="utf-8")
     with pytest.raises(RecordUrlError, match=r"db\.example\.com"):  # no file of the user's: the system's
         parse("postgresql:///team", {"HOME": str(home), "PGSYSCONFDIR": str(system), "PGSERVICE": "team"})
+    other_twice = home / "other.conf"  # a section given twice elsewhere in the file does not hide this one
+    other_twice.write_text("[old]\nhost=a\n[old]\nhost=b\n[team]\nhost=db.example.com\n", encoding="utf-8")
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com"):
+        parse("postgresql:///team?service=team", {"PGSERVICEFILE": str(other_twice), "PGSYSCONFDIR": str(home)})
     empty_host = libpq_view({"host": "", "dbname": "team"}, {"PGHOST": "db.example.com"})
     assert empty_host == {"dbname": "team", "host": "db.example.com"}  # an empty value is libpq's "not given"
     monkeypatch.setenv("PGHOST", "db.example.com")
