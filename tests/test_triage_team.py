@@ -128,6 +128,29 @@ def test_an_analysts_own_psql_cannot_approve_their_own_answer(team_db: TeamDb) -
     assert triage_rows(team_db) == [("ready", "alice"), ("approve", "bob")]
 
 
+def test_steps_out_of_order_are_refused_from_psql(team_db: TeamDb) -> None:
+    with team_db.connect("bob") as conn:  # nobody claimed it: only a claim may come first
+        with pytest.raises(psycopg.errors.CheckViolation, match="is unclaimed; 'reject' needs it ready or approved"):
+            insert(conn, "reject", "no reason to be here")
+        with pytest.raises(psycopg.errors.CheckViolation, match="is unclaimed; 'wait' needs it claimed or ready"):
+            insert(conn, "wait")
+        with pytest.raises(psycopg.errors.CheckViolation, match="is unclaimed; 'resume' needs it waiting"):
+            insert(conn, "resume")
+    alice = PgRecord(parse(team_db.url("alice")), lambda name: SERVER if name else "")
+    alice.claim("embedded", RFI, "alice", datetime.now(timezone.utc))
+    alice.close()
+    with team_db.connect("alice") as conn:
+        with pytest.raises(psycopg.errors.CheckViolation, match="is claimed; 'resume' needs it waiting"):
+            insert(conn, "resume")
+        insert(conn, "wait")
+        with pytest.raises(psycopg.errors.CheckViolation, match="is waiting; 'ready' needs it claimed"):
+            insert(conn, "ready")
+        with pytest.raises(psycopg.errors.CheckViolation, match="is waiting; 'wait' needs it claimed or ready"):
+            insert(conn, "wait")
+        insert(conn, "resume")
+    assert triage_rows(team_db) == [("wait", "alice"), ("resume", "alice")]
+
+
 def test_no_step_on_a_request_the_provider_closed(team_db: TeamDb) -> None:
     with team_db.connect() as conn:
         conn.execute("INSERT INTO stablepay.rfis (server, rfi_id, environment, status, fingerprint, wire, first_seen, "
