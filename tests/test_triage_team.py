@@ -125,6 +125,8 @@ def test_an_analysts_own_psql_cannot_approve_their_own_answer(team_db: TeamDb) -
     with team_db.connect(OWNER) as conn:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"):
             conn.execute("DELETE FROM stablepay.triage")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only: TRUNCATE is refused"):
+            conn.execute("TRUNCATE stablepay.triage")  # a row trigger never sees a TRUNCATE: a statement one does
     assert triage_rows(team_db) == [("ready", "alice"), ("approve", "bob")]
 
 
