@@ -11,6 +11,7 @@ import pytest
 from stablepay_console.cli.main import main
 from stablepay_console.services.audit import verify
 from stablepay_console.storage.local import open_record, record_file
+from stablepay_console.storage.record_chain import GENESIS, canonical, entry_hash
 from stablepay_console.storage.record_types import AuditDraft
 from tests.conftest import FIXED_NOW
 
@@ -50,6 +51,18 @@ def test_an_intact_log_verifies(capsys: pytest.CaptureFixture[str]) -> None:
 def test_an_empty_log_verifies(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("audit", "verify") == 0
     assert "intact: 0 entries" in capsys.readouterr().out
+
+
+def test_the_chain_hash_is_pinned_byte_for_byte() -> None:
+    # Records written by earlier versions, and the team database's own entry_hash(), compute exactly this:
+    # a change to the canonical form (key order, spacing, escapes) would make every kept log fail to verify.
+    content = {"seq": 2, "actor": "alice", "detail": {"note": "caf\u00e9 \u2028 \"q\""},
+               "at": "2026-11-20T09:30:00+00:00"}
+    assert canonical(content) == (b'{"actor":"alice","at":"2026-11-20T09:30:00+00:00",'
+                                  b'"detail":{"note":"caf\\u00e9 \\u2028 \\"q\\""},"seq":2}')
+    assert entry_hash(GENESIS, content) == "802b44bf3f8a9c90deb44eca89da5e86a5ee16e9737928179b0ce942dedc7761"
+    # A previous hash that is not hex (a row edited by hand) still gives a hash, which then fails the link.
+    assert entry_hash("\u00e9" * 64, content) == "1f7e93090d3beb55b7afac6ca71da48710db10af8bade70bf1d2609a2c447d20"
 
 
 BROKEN: dict[str, tuple[tuple[str, ...], int, str]] = {

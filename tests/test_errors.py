@@ -15,6 +15,7 @@ from stablepay_console.api import (
     MetricResult,
     OnrampTransfer,
     Pong,
+    ResponseTooLarge,
     RfiPage,
     ServerError,
     StablePayClient,
@@ -39,6 +40,21 @@ def response(
 
 
 # --- RFI error shape ------------------------------------------------------------------
+
+
+def test_server_text_in_an_error_is_cleaned_and_cut() -> None:
+    said = "x" * 5000 + "\x1b[2J"
+    error = ServerError(said, status=500, code="C" * 300 + "\x1b]52;c;")
+    assert len(error.message) == 4000 and error.message.endswith("x…")
+    assert str(error) == f"HTTP 500: {error.message}"
+    assert error.code == "C" * 199 + "…"  # a code is cut at 200
+    field = FieldError("f" * 5000, "\x1b[31m" + "m" * 5000, "c" * 5000)
+    assert [len(v) for v in (field.field, field.message, field.code)] == [4000, 4000, 4000]
+    assert field.message.startswith("\\x1b[31m")  # the escape shown, not sent to the terminal
+    assert str(TransportError("connection refused")) == "connection refused"  # no response: no status to show
+    too_large = ResponseTooLarge("the answer passed 8 MiB", limit=8 << 20, status=200)
+    assert isinstance(too_large, APIError) and too_large.limit == 8 << 20
+    assert str(too_large) == "HTTP 200: the answer passed 8 MiB"
 
 
 def test_validation_error_with_fields() -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,10 @@ from stablepay_console.api.models import RfiItem
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.export import evidence
-from stablepay_console.storage.record_types import RfiHistory
+from stablepay_console.storage.record_types import Claim, Imported, Note, RfiHistory
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW
+from tests.small_disk import SmallDisk
 from tests.test_audit_chain import cli
 from tests.test_record_history import Clock, fetch, issued
 
@@ -65,6 +67,10 @@ async def test_the_pack_holds_the_request_rounds_notes_and_actions(
     services: Services, sandbox: Sandbox, clock: Clock, out: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rfi_id = await two_rounds(services, sandbox, clock)
+    other = next(r.id for r in sandbox.data.rfis if r.id != rfi_id)  # what is about another request, or was
+    services.notes.add(EMBEDDED_PROFILE, other, "another request", author="alice").result(10)  # done under
+    second = dataclasses.replace(EMBEDDED_PROFILE, name="second")
+    services.notes.add(second, rfi_id, "another profile's", author="bob").result(10)  # another profile: stays out
     out = out / "for-the-auditor"
     assert cli("rfis", "evidence", rfi_id, "--output", str(out)) == 0
     assert capsys.readouterr().out.strip() == str(out)
@@ -72,13 +78,17 @@ async def test_the_pack_holds_the_request_rounds_notes_and_actions(
 
     request = json.loads((out / "rfi.json").read_text())
     assert request["profile"] == "embedded" and request["environment"] == "sandbox"
+    first, last = (datetime.fromisoformat(request[k]) for k in ("firstSeen", "lastSeen"))
+    assert last - first == timedelta(hours=1)
     assert request["request"]["id"] == rfi_id and request["request"]["round"]["items"][0]["label"].startswith("Stat")
     rounds = json.loads((out / "rounds.json").read_text())
     assert [r["entry"] for r in rounds["rounds"]] == [1, 2] and rounds["statuses"][0]["status"] == "issued"
     assert "compliance asked again" in rounds["rounds"][1]["changes"][0]
     notes = json.loads((out / "notes.json").read_text())
     assert notes["notes"][0]["text"] == "Asked the customer\nfor statements"
-    assert notes["claim"]["claimant"] == "alice"
+    assert notes["claim"]["claimant"] == "alice" and datetime.fromisoformat(notes["claim"]["since"]).tzinfo
+    assert notes["notes"][0]["author"] == "alice" and datetime.fromisoformat(notes["notes"][0]["at"]).tzinfo
+    assert len(notes["notes"]) == 1
     audit = json.loads((out / "audit.json").read_text())
     assert [e["action"] for e in audit["entries"]] == ["note.add", "claim"]
     assert all(e["target"] == rfi_id and len(e["hash"]) == 64 for e in audit["entries"])
@@ -141,6 +151,37 @@ def test_a_failed_write_leaves_nothing_behind(out: Path, monkeypatch: pytest.Mon
     with pytest.raises(evidence.EvidenceError, match=refused):
         evidence.write_pack(found, tmp_path / "pack", FIXED_NOW, "alice", "0")
     assert list(tmp_path.iterdir()) == [], "no partial folder, no half pack"
+
+
+def test_a_pack_on_another_disk_keeps_an_imported_note_and_no_raw_bidi(small_disk: SmallDisk) -> None:
+    imported = Imported("laptop:/home/carol/record.sqlite3", "carol", FIXED_NOW, "bob", FIXED_NOW - timedelta(days=1))
+    note = Note(1, "embedded", "x", "carol", FIXED_NOW, "Checked \u202egnp.exe", imported)
+    claim = Claim("embedded", "x", "alice", FIXED_NOW + timedelta(hours=2))
+    found = evidence.Gathered(RfiHistory("embedded", "x", None), [note], claim, [])
+    target = small_disk.path / "pack"  # staged beside it, on the same disk: a rename, never a copy across disks
+    pack = evidence.write_pack(found, target, FIXED_NOW, "alice", "9.9")
+    assert pack == evidence.EvidencePack(target, 0, 1, 0)
+    assert [p.name for p in small_disk.path.iterdir()] == ["pack"]
+    text = (target / "notes.json").read_text(encoding="utf-8")
+    assert "\u202e" not in text  # what an auditor cats shows no reordered text
+    notes = json.loads(text)
+    assert notes == {
+        "notes": [{"author": "carol", "at": FIXED_NOW.isoformat(), "text": "Checked \u202egnp.exe", "imported": {
+            **imported.to_json(), "description": imported.describe()}}],
+        "claim": {"claimant": "alice", "since": (FIXED_NOW + timedelta(hours=2)).isoformat()},
+    }
+    assert "imported by carol on 2026-11-20" in notes["notes"][0]["imported"]["description"]
+    readme = (target / "README.md").read_text(encoding="utf-8")
+    assert "by alice with stablepay-console 9.9" in readme and "2026-11-20" in readme
+
+
+def test_a_pack_where_no_folder_can_be_made_says_so(out: Path) -> None:
+    (out / "a-file").write_text("mine", encoding="utf-8")
+    found = evidence.Gathered(RfiHistory("embedded", "x", None), [], None, [])
+    refused = r"^Could not write the evidence pack to .*a-file/pack: not a directory\.$"
+    with pytest.raises(evidence.EvidenceError, match=refused):
+        evidence.write_pack(found, out / "a-file" / "pack", FIXED_NOW, "alice", "0")
+    assert [p.name for p in out.iterdir()] == ["a-file"]
 
 
 def test_a_request_nothing_is_known_about_writes_no_pack(out: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,8 @@ from stablepay_console.services.export.requests import (
     export_rfis,
     resolve_export_path,
 )
+from stablepay_console.services.export.rows import json_record
+from stablepay_console.storage import writing
 from tests.conftest import FIXED_NOW
 
 
@@ -83,6 +86,47 @@ async def test_failure_mid_export_leaves_no_file(client: StablePayClient, sandbo
     with pytest.raises(ServerError, match="Simulated internal failure"):
         await export_rfis(client, path, "csv", RfiFilters(), progress=fail_from_now)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("final_step", ["renameat2", "hard link"])
+async def test_export_never_replaces_a_file_that_appeared(
+    client: StablePayClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, final_step: str
+) -> None:
+    if final_step == "hard link":  # as on a kernel or C library without renameat2
+        monkeypatch.setattr(writing, "_renameat2", None)
+    elif sys.platform.startswith("linux"):
+        assert writing._renameat2 is not None, "renameat2 was not found in the C library"
+    path = tmp_path / "rfis.csv"
+
+    def someone_saves_there(done: int, total: int) -> None:
+        if done and done == total and not path.exists():  # every row written, the file not yet in place
+            path.write_text("someone else's file\n", encoding="utf-8")
+
+    with pytest.raises(FileExistsError, match="appeared while it was being written; the new file was not kept"):
+        await export_rfis(client, path, "csv", RfiFilters(), progress=someone_saves_there)
+    assert path.read_text(encoding="utf-8") == "someone else's file\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["rfis.csv"]  # and no part file left beside it
+
+
+def test_a_row_carries_its_round_whole_and_keeps_accents(sandbox: Sandbox) -> None:
+    opened = next(r for r in sandbox.data.rfis if r.round is not None and any(i.required for i in r.round.items))
+    wire = opened.to_wire()
+    wire["round"]["items"][0]["label"] = "Relevé de compte\x1b[2J"
+    rfi = Rfi.model_validate(wire)
+    assert rfi.round is not None
+    row = dict(zip(CSV_COLUMNS, csv_row(rfi), strict=True))
+    assert (row["roundId"], row["link"]) == (rfi.round.id, rfi.round.link)
+    assert row["roundIssuedAt"] == rfi.round.issued_at.isoformat()
+    assert row["roundExpiresAt"] == (rfi.round.expires_at.isoformat() if rfi.round.expires_at else "")
+    assert row["roundSubmittedAt"] == (rfi.round.submitted_at.isoformat() if rfi.round.submitted_at else "")
+    assert row["itemCount"] == str(len(rfi.round.items))
+    assert row["requiredItemCount"] == str(sum(1 for i in rfi.round.items if i.required))
+    assert "Relevé de compte\\u001b[2J" in row["items"]  # accents as they are, the escape made visible
+    assert json.loads(row["items"])[0]["label"] == "Relevé de compte\x1b[2J"
+    assert "Relevé de compte\\u001b[2J" in json_record(rfi)
+    closed = next(r for r in sandbox.data.rfis if r.round is None)
+    row = dict(zip(CSV_COLUMNS, csv_row(closed), strict=True))
+    assert [row[c] for c in CSV_COLUMNS[9:16]] == [""] * 7 and row["items"] == "[]"
 
 
 def test_default_name_names_the_filters() -> None:

@@ -6,16 +6,26 @@ Each test writes onto a real small file system (tests/small_disk.py: a tmpfs the
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from stablepay_console.storage import writing
 from stablepay_console.storage.prefs import Prefs
-from stablepay_console.storage.writing import NotWritten, part_file, write_atomically
+from stablepay_console.storage.writing import (
+    NotWritten,
+    NotWrittenBoard,
+    not_written,
+    part_file,
+    reason,
+    write_atomically,
+)
 from tests.cli_e2e import console
 from tests.small_disk import SmallDisk
 from tests.terminal import Terminal, console_command
@@ -190,3 +200,76 @@ def test_the_console_keeps_running_on_a_full_disk_and_says_so_once(
         assert term.alive()
     finally:
         term.close()
+
+
+# --- the writing helpers themselves, on the ordinary disk ---------------------------------------------------------
+
+
+def test_a_write_that_failed_is_one_line_naming_what_where_and_why() -> None:
+    full = NotWritten("the export", Path("/x/rfis.csv"), OSError(errno.ENOSPC, "No space left on device"))
+    assert str(full) == "Could not write the export to /x/rfis.csv: the disk is full."
+    assert isinstance(full, OSError) and (full.errno, full.strerror) == (errno.ENOSPC, str(full))
+    assert not_written("the log", "/y", full) is full  # already said: not wrapped again
+    denied = not_written("the log", "/l/console.log", PermissionError(errno.EACCES, "Permission denied"))
+    assert str(denied) == "Could not write the log to /l/console.log: permission denied."
+    assert reason(OSError(errno.EIO, "Input/output error")) == "input/output error"
+    assert reason(OSError()) == "oserror"
+
+
+def test_atomic_and_part_files_keep_their_names_and_modes(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    write_atomically(state, "{}", "the state")
+    assert state.read_text() == "{}" and state.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+    target = tmp_path / "m.csv"
+    with part_file(target, "the metric's CSV") as out:
+        out.write("a,b\n")
+        assert (tmp_path / "m.csv.part").exists() and not target.exists()
+    assert target.read_text() == "a,b\n" and not (tmp_path / "m.csv.part").exists()
+    (tmp_path / "n.csv.part").write_text("another writer's", encoding="utf-8")
+    with pytest.raises(FileExistsError), part_file(tmp_path / "n.csv") as out:
+        out.write("mine")
+    assert (tmp_path / "n.csv.part").read_text() == "another writer's" and not (tmp_path / "n.csv").exists()
+    with pytest.raises(NotWritten, match=r"^Could not write the export to .*gone\.csv: no such file or directory\.$"):
+        with part_file(tmp_path / "gone.csv", "the export") as out:
+            out.write("x")
+            (tmp_path / "gone.csv.part").unlink()  # someone removed the part file while it was written
+
+
+@pytest.mark.parametrize("final_step", ["renameat2", "hard link"])
+def test_the_final_step_never_replaces_a_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, final_step: str) -> None:
+    loaded = writing._load_renameat2()
+    if sys.platform.startswith("linux"):
+        assert loaded is not None, "renameat2 was not found in the C library"
+    monkeypatch.setattr(writing, "_renameat2", loaded if final_step == "renameat2" else None)
+    (tmp_path / "new").write_text("new", encoding="utf-8")
+    writing.rename_no_replace(tmp_path / "new", tmp_path / "kept")
+    assert [p.name for p in tmp_path.iterdir()] == ["kept"] and (tmp_path / "kept").read_text() == "new"
+    (tmp_path / "newer").write_text("newer", encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        writing.rename_no_replace(tmp_path / "newer", tmp_path / "kept")
+    assert (tmp_path / "kept").read_text() == "new" and (tmp_path / "newer").exists()
+    with pytest.raises(FileNotFoundError) as missing:
+        writing.rename_no_replace(tmp_path / "no-such", tmp_path / "other")
+    assert missing.value.strerror == "No such file or directory"
+
+
+def test_the_board_tells_each_line_once_and_keeps_the_untold_for_a_listener() -> None:
+    board = NotWrittenBoard()
+    board.post("a")
+    board.post("a")
+    board.post("b")
+    heard: list[str] = []
+    board.listen(heard.append)
+    assert heard == ["a", "b"] and board.lines == ["a", "b"]
+    board.post("c")
+    board.post("a")
+    assert heard == ["a", "b", "c"]
+    board.listen(None)
+    board.post("d")
+    later: list[str] = []
+    board.listen(later.append)
+    assert heard == ["a", "b", "c"] and later == ["d"] and board.lines == ["a", "b", "c", "d"]
+    board.reset()
+    board.post("a")
+    assert board.lines == ["a"] and later == ["d"]  # forgotten, listener included

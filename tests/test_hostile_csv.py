@@ -40,6 +40,8 @@ def test_plain_text_numbers_and_times_are_written_as_they_are() -> None:
     assert guard_cell(Decimal("-12.50")) == "-12.50"  # a number is not a formula
     assert guard_cell(Decimal("1e400")) == "1E+400"
     assert guard_cell(7) == "7" and guard_cell(True) == "true" and guard_cell(None) == ""
+    assert guard_cell(False) == "false"
+    assert guard_text("X-ray of the ID") == "X-ray of the ID"  # only leading spaces are looked past
     assert guard_text("-12") == "'-12"  # but text that starts like one is guarded
 
 

@@ -155,3 +155,70 @@ async def test_the_wizard_draws_the_refusal_escaped_now_and_on_resume(team: Prof
         output = terminal_output(again)
         assert raw_in(output) == set()
         assert raw_in(notifications(again)) == set()
+
+
+# --- the saved progress, read and written without a console ------------------------------------------------------
+
+
+def test_saved_progress_is_cleaned_and_cut_both_ways() -> None:
+    from stablepay_console.profiles.rotation_state import RotationState
+
+    read = RotationState.from_dict({
+        "step": 99, "profile": "prod\x1b]52;c;cHduZWQ=\x07", "old_key": "sk_live_" + "x" * 500,
+        "error": "\x1b[2J" + "e" * 2000, "new_key": 5, "unknown": "ignored",
+    })
+    assert read.step == Step.GENERATE  # an unknown step starts again at the first
+    assert read.profile == "prod\\x1b]52;c;cHduZWQ=\\x07"
+    assert len(read.old_key) == 120 and read.old_key.endswith("x…")
+    assert len(read.error) == 600 and read.error.startswith("\\x1b[2J")
+    assert read.new_key == ""  # not text: not taken
+    assert [RotationState.from_dict({"step": s}).step for s in (4, "4", 0, 8, 2.0)] == [Step.SWITCH] + [
+        Step.GENERATE] * 3 + [Step.GENERATE]
+    read.error, read.base_url = "\x1b[31m" + "e" * 700, "https://" + "h" * 200  # as the wizard sets them
+    saved = read.to_dict()
+    assert saved["step"] == Step.GENERATE and saved["new_key"] == ""
+    assert len(saved["error"]) == 600 and saved["error"].startswith("\\x1b[31m")
+    assert len(saved["base_url"]) == 120 and saved["profile"] == "prod\\x1b]52;c;cHduZWQ=\\x07"
+
+
+def test_progress_files_are_per_profile_and_refuse_what_is_not_progress(tmp_path: Any) -> None:
+    from stablepay_console.profiles.rotation_state import FileProgress
+    from stablepay_console.storage import locations
+    from stablepay_console.storage.writing import NotWritten
+
+    progress = FileProgress("Prod/../é x")
+    assert progress.path == locations.data_dir() / "rotation-Prod_..___x.json"  # one plain name, never a path
+    assert progress.path == progress_path("Prod/../é x")
+    assert progress.load() is None
+    progress.clear()  # nothing saved yet: nothing to do
+    data = {"step": 4, "profile": "prod", "error": "refusé"}
+    progress.save(data)
+    assert progress.load() == data
+    for text in ("[1, 2]", "{not json", ""):
+        progress.path.write_text(text, encoding="utf-8")
+        assert progress.load() is None, text
+    progress.clear()
+    assert not progress.path.exists()
+    progress.clear()
+    blocked = FileProgress("prod")
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    blocked.path = tmp_path / "a-file" / "rotation-prod.json"
+    with pytest.raises(NotWritten, match=r"^Could not write the rotation's progress to .*a-file/rotation-prod\.json"):
+        blocked.save(data)
+
+
+def test_a_built_in_profiles_progress_stays_in_its_vault() -> None:
+    from stablepay_console.profiles.keys import MemoryVault
+    from stablepay_console.profiles.rotation_state import MemoryProgress
+
+    vault = MemoryVault()
+    embedded, other = MemoryProgress(vault, "embedded"), MemoryProgress(vault, "simulated")
+    assert embedded.load() is None
+    embedded.save({"step": 3})
+    assert embedded.load() == {"step": 3} and other.load() is None
+    loaded = embedded.load()
+    assert loaded is not None
+    loaded["step"] = 6  # a copy: changing it changes nothing saved
+    assert vault.progress == {"embedded": {"step": 3}}
+    embedded.clear()
+    assert embedded.load() is None and vault.progress == {}

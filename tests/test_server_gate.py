@@ -5,12 +5,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from email.utils import formatdate
 from typing import Any, TypeVar
 
 import httpx
 
 from stablepay_console.api import StablePayClient, StatusError
-from stablepay_console.api.gate import PER_SERVER, ServerGate, gate_for, serving_no_person
+from stablepay_console.api.gate import (
+    PER_SERVER,
+    ServerGate,
+    gate_for,
+    held_answer,
+    retry_after_seconds,
+    serving_no_person,
+)
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 
 URL = "http://localhost"
@@ -122,6 +130,23 @@ async def test_every_caller_together_stays_within_the_servers_limit(sandbox: San
     assert counts[0] and counts[1]
     assert len(front.log) > 2 * PER_SERVER
     assert front.most_in_flight <= PER_SERVER
+
+
+def test_retry_after_is_capped_at_max_hold() -> None:
+    hour, day = 3600.0, 86400.0
+    now = [1000.0]
+    gate = ServerGate(clock=lambda: now[0])  # the gate's own clock, moved by hand: no waiting
+    gate.learn(httpx.Response(429, headers={"Retry-After": "86400"}))
+    assert 0 < gate.held_for() <= hour, "a server's Retry-After held the console for more than an hour"
+    answer = held_answer(httpx.Request("GET", URL), gate.held_for())
+    assert 0 < int(answer.headers["Retry-After"]) <= hour
+    now[0] += hour
+    assert gate.held_for() == 0, "the gate was still held an hour later"
+    gate.hold(day)
+    assert 0 < gate.held_for() <= hour
+    tomorrow = formatdate(1_000_000.0 + day, usegmt=True)
+    assert 0 < (retry_after_seconds(httpx.Headers({"Retry-After": tomorrow}), now=1_000_000.0) or 0) <= hour
+    assert retry_after_seconds(httpx.Headers({"Retry-After": "99999999999999999999"})) == hour
 
 
 async def test_a_page_asked_for_goes_before_the_bulk_pages_waiting() -> None:

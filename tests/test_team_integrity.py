@@ -23,9 +23,10 @@ from stablepay_console.storage.record_chain import entry_hash
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, SeenPage
 from stablepay_console.storage.team import connection as record_pg_conn
 from stablepay_console.storage.team.connection import RecordOutcomeUnknown, RecordUnavailable
+from stablepay_console.storage.team.conninfo import libpq_view
 from stablepay_console.storage.team.schema import LATEST, init_schema
 from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import RecordUrlError, parse
+from stablepay_console.storage.team.url import RecordUrlError, parse, shown
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb, wait_for
 
@@ -325,6 +326,92 @@ def test_tls_is_decided_on_what_libpq_will_use(tmp_path: Path) -> None:
     assert parse("postgresql:///team?service=team-verified", env).sslmode == "verify-full"
     assert parse("postgresql://alice@db.example.com/team", {"PGSSLMODE": "verify-full"}).hosts == ("db.example.com",)
     assert parse("postgresql:///team", {"PGHOST": "/var/run/postgresql"}).hosts == ("/var/run/postgresql",)
+
+
+def test_tls_is_decided_on_the_service_files_libpq_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home, system = tmp_path / "home", tmp_path / "etc"
+    home.mkdir()
+    system.mkdir()
+    remote = "[team]\nhost=db.example.com\napplication_name=50%off\n"  # a % is a value, not an interpolation
+    (home / ".pg_service.conf").write_text(remote, encoding="utf-8")
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com \(a host libpq takes"):
+        parse("postgresql:///team", {"HOME": str(home), "PGSERVICE": "team"})  # ~/.pg_service.conf
+    (home / ".pg_service.conf").unlink()
+    (system / "pg_service.conf").write_text(remote, encoding="utf-8")
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com"):  # no file of the user's: the system's
+        parse("postgresql:///team", {"HOME": str(home), "PGSYSCONFDIR": str(system), "PGSERVICE": "team"})
+    other_twice = home / "other.conf"  # a section given twice elsewhere in the file does not hide this one
+    other_twice.write_text("[old]\nhost=a\n[old]\nhost=b\n[team]\nhost=db.example.com\n", encoding="utf-8")
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com"):
+        parse("postgresql:///team?service=team", {"PGSERVICEFILE": str(other_twice), "PGSYSCONFDIR": str(home)})
+    empty_host = libpq_view({"host": "", "dbname": "team"}, {"PGHOST": "db.example.com"})
+    assert empty_host == {"dbname": "team", "host": "db.example.com"}  # an empty value is libpq's "not given"
+    monkeypatch.setenv("PGHOST", "db.example.com")
+    assert libpq_view({"dbname": "team"})["host"] == "db.example.com"  # no environment given: the process's
+
+
+@pytest.mark.xfail(strict=True, reason="storage/team/conninfo.py merges a service given twice (the later value "
+                   "wins); libpq reads the first section and stops: the remote host below gets no TLS check")
+def test_a_service_given_twice_is_read_as_libpq_reads_it(tmp_path: Path) -> None:
+    twice = tmp_path / "twice.conf"  # libpq 15 connects to db.example.com here, in plain text unless refused
+    twice.write_text("[team]\nhost=db.example.com\n[team]\nhost=localhost\n", encoding="utf-8")
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com"):
+        parse("postgresql:///team?service=team", {"PGSERVICEFILE": str(twice), "PGSYSCONFDIR": str(tmp_path)})
+
+
+PASSWORD_HOME = ("Keep the password where libpq looks for it: the PGPASSWORD variable, ~/.pgpass (mode 0600), a "
+                 "service file, or use peer or certificate authentication.")
+REFUSED_URLS = {
+    "mysql://a@b/c": "mysql://a@b/c is not a PostgreSQL URL: write postgresql://ROLE@HOST:PORT/DB.",
+    "postgresql://alice:pw@db/team": f"The record URL holds a password (postgresql://alice:***@db/team); it is not "
+                                     f"kept. {PASSWORD_HOME}",
+    "postgresql://a@h/d?sslpassword=x": f"The record URL holds a password (postgresql://a@h/d?sslpassword=***); it is "
+                                        f"not kept. {PASSWORD_HOME}",
+    "postgresql://alice@localhost/team?port=1&&x": "postgresql://alice@localhost/team?port=1&x= is not a URL like "
+                                                   "postgresql://ROLE@HOST:PORT/DB.",
+    "postgresql://alice@db.example.com/team": (
+        "The team record at db.example.com would be reached without TLS that checks the server (sslmode=prefer). "
+        "Add ?sslmode=verify-full to the URL (the server's CA certificate in ~/.postgresql/root.crt or "
+        "sslrootcert=FILE); plain connections are allowed to loopback and local sockets only, as plain HTTP is."),
+    "postgresql://alice@db.example.com/team?sslmode=require": (
+        "The team record at db.example.com would be reached with sslmode=require, which encrypts but does not check "
+        "which server answers. Use ?sslmode=verify-full (the server's CA certificate in ~/.postgresql/root.crt or "
+        "sslrootcert=FILE)."),
+}
+
+
+@pytest.mark.parametrize("url", list(REFUSED_URLS))
+def test_every_refused_record_url_is_told_in_one_full_sentence(url: str) -> None:
+    with pytest.raises(RecordUrlError) as refused:
+        parse(url, {})
+    assert str(refused.value) == REFUSED_URLS[url]
+
+
+def test_a_record_url_names_its_database_and_role(monkeypatch: pytest.MonkeyPatch) -> None:
+    verified = parse(" postgresql://alice@db:5432/team?sslmode=verify-full ", {})
+    assert (verified.url, verified.hosts, verified.port, verified.database, verified.user, verified.sslmode) == (
+        "postgresql://alice@db:5432/team?sslmode=verify-full", ("db",), "5432", "team", "alice", "verify-full")
+    assert (verified.where, verified.role) == ("db:5432/team", "alice")
+    monkeypatch.setenv("PGUSER", "carol")
+    socket_url = parse("postgresql:///team", {})
+    assert (socket_url.where, socket_url.role, socket_url.user) == ("local socket/team", "carol", "")
+    assert parse("postgres://127.0.0.1", {}).where == "127.0.0.1/(default database)"
+    assert shown("postgresql://alice:pw@h/d?password=x&sslmode=require") == (
+        "postgresql://alice:***@h/d?password=***&sslmode=require")
+    assert shown("postgresql://[bad") == "(an unreadable URL)"
+
+
+def test_hostaddr_off_loopback_needs_tls() -> None:
+    # libpq connects to hostaddr, not host: a loopback host name beside an outside address is not loopback.
+    with pytest.raises(RecordUrlError, match=r"10\.0\.0\.5 would be reached without TLS"):
+        parse("postgresql://alice@localhost/team?hostaddr=10.0.0.5", {})
+    with pytest.raises(RecordUrlError, match=r"10\.0\.0\.5 \(a host libpq takes from the environment"):
+        parse("postgresql://alice@localhost/team", {"PGHOSTADDR": "10.0.0.5"})
+    with pytest.raises(RecordUrlError, match="does not check which server answers"):
+        parse("postgresql://alice@localhost/team?hostaddr=10.0.0.5&sslmode=require", {})
+    assert parse("postgresql://alice@localhost/team?hostaddr=10.0.0.5&sslmode=verify-full", {}).hosts == (
+        "localhost", "10.0.0.5")
+    assert parse("postgresql://alice@localhost/team?hostaddr=127.0.0.1", {}).sslmode == ""
 
 
 @pytest.fixture

@@ -123,7 +123,32 @@ def test_an_analysts_own_psql_cannot_approve_their_own_answer(team_db: TeamDb) -
     with team_db.connect(OWNER) as conn:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"):
             conn.execute("DELETE FROM stablepay.triage")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only: TRUNCATE is refused"):
+            conn.execute("TRUNCATE stablepay.triage")  # a row trigger never sees a TRUNCATE: a statement one does
     assert triage_rows(team_db) == [("ready", "alice"), ("approve", "bob")]
+
+
+def test_steps_out_of_order_are_refused_from_psql(team_db: TeamDb) -> None:
+    with team_db.connect("bob") as conn:  # nobody claimed it: only a claim may come first
+        with pytest.raises(psycopg.errors.CheckViolation, match="is unclaimed; 'reject' needs it ready or approved"):
+            insert(conn, "reject", "no reason to be here")
+        with pytest.raises(psycopg.errors.CheckViolation, match="is unclaimed; 'wait' needs it claimed or ready"):
+            insert(conn, "wait")
+        with pytest.raises(psycopg.errors.CheckViolation, match="is unclaimed; 'resume' needs it waiting"):
+            insert(conn, "resume")
+    alice = PgRecord(parse(team_db.url("alice")), lambda name: SERVER if name else "")
+    alice.claim("embedded", RFI, "alice", datetime.now(timezone.utc))
+    alice.close()
+    with team_db.connect("alice") as conn:
+        with pytest.raises(psycopg.errors.CheckViolation, match="is claimed; 'resume' needs it waiting"):
+            insert(conn, "resume")
+        insert(conn, "wait")
+        with pytest.raises(psycopg.errors.CheckViolation, match="is waiting; 'ready' needs it claimed"):
+            insert(conn, "ready")
+        with pytest.raises(psycopg.errors.CheckViolation, match="is waiting; 'wait' needs it claimed or ready"):
+            insert(conn, "wait")
+        insert(conn, "resume")
+    assert triage_rows(team_db) == [("wait", "alice"), ("resume", "alice")]
 
 
 def test_no_step_on_a_request_the_provider_closed(team_db: TeamDb) -> None:
@@ -132,6 +157,28 @@ def test_no_step_on_a_request_the_provider_closed(team_db: TeamDb) -> None:
                      "last_seen) VALUES (%s, %s, 'sandbox', 'expired', 'f', '{}', 'x', 'x')", (SERVER, RFI))
     with team_db.connect("alice") as conn, pytest.raises(psycopg.errors.CheckViolation, match="closed"):
         insert(conn, "wait")
+
+
+def test_triage_step_without_its_audit_entry_is_refused(team_db: TeamDb) -> None:
+    alice = PgRecord(parse(team_db.url("alice")), lambda name: SERVER if name else "")
+    alice.claim("embedded", RFI, "alice", datetime.now(timezone.utc))
+    alice.close()
+    with team_db.connect("alice") as conn:
+        with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match=r"ready on .* has none"):
+            with conn.transaction():  # the step alone: refused when the transaction commits
+                conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step) VALUES (%s, %s, 'ready')",
+                             (SERVER, RFI))
+        with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match="has none"):
+            with conn.transaction():  # an entry of another step, or of another request, is not its entry
+                conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step) VALUES (%s, %s, 'ready')",
+                             (SERVER, RFI))
+                conn.execute("INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, "
+                             "server) VALUES ('embedded', 'sandbox', 'triage.wait', %s, 'by hand', '{}', %s), "
+                             "('embedded', 'sandbox', 'triage.ready', %s, 'by hand', '{}', %s)",
+                             (RFI, SERVER, OTHER, SERVER))
+        assert triage_rows(team_db) == []
+        insert(conn, "ready")  # with its own entry it is kept
+    assert triage_rows(team_db) == [("ready", "alice")]
 
 
 # --- the policy: a lead's, never an analyst's -------------------------------------------------------------------

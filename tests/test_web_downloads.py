@@ -8,7 +8,41 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
+from stablepay_console.web.downloads import download_headers, safe_file_name
 from tests.web_harness import Terminal, deliveries, pump, send_keys, signin_cookie, web_server, ws_session
+
+
+@pytest.mark.parametrize(("name", "mime", "encoding", "kind"), [
+    ("rfis.csv", "text/csv", "utf-8", "text/csv; charset=utf-8"),
+    ("rfis.json", "application/json", None, "application/json"),
+    ("page.html", "text/html", "utf-8", "application/octet-stream"),
+    ("image.svg", "image/svg+xml", None, "application/octet-stream"),
+])
+def test_downloads_are_sandboxed_by_csp(name: str, mime: str, encoding: str | None, kind: str) -> None:
+    # Whatever a console names its file and its type, the browser saves it and never runs it in our origin.
+    headers = download_headers(name, mime, encoding)
+    assert headers["Content-Security-Policy"] == "sandbox; default-src 'none'"
+    assert headers["Content-Type"] == kind
+    assert headers["Content-Disposition"] == f'attachment; filename="{name}"'
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Cache-Control"] == "no-store"
+
+
+@pytest.mark.parametrize(("given", "kept"), [
+    ('../../etc/passwd"; x=y', "etc_passwd_x_y"),
+    (".hidden.csv", "hidden.csv"),
+    ("X-ray_2026.X", "X-ray_2026.X"),  # only dots and underscores are stripped from the ends
+    ("r\u00e9sum\u00e9 \u202e.csv", "r_sum_.csv"),
+    ("", "download"),
+    (None, "download"),
+    ("...", "download"),
+    ("a" * 200 + ".csv", "a" * 120),
+])
+def test_a_download_name_is_safe_whatever_the_console_asks(given: object, kept: str) -> None:
+    assert safe_file_name(given) == kept
+    assert download_headers(given, "text/csv", None)["Content-Disposition"] == f'attachment; filename="{kept}"'
 
 
 def fetch(url: str, cookie: str) -> tuple[int, bytes, dict[str, str]]:
@@ -45,6 +79,7 @@ async def test_an_export_is_a_download_for_its_own_sign_in_only(isolated_config:
         assert headers["Content-Disposition"].endswith('.csv"')
         assert headers["Content-Type"].startswith("text/csv")
         assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["Content-Security-Policy"] == "sandbox; default-src 'none'"
         lines = body.decode().splitlines()
         assert len(lines) == 241 and lines[0].lower().startswith("id")
         assert fetch(f"{server.base}/download/{key}", mine)[0] == 404  # single use

@@ -6,6 +6,8 @@ consoles are capped, idle ones end, a closed tab leaves no process, and SIGTERM 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import logging
 import os
 import signal
 import sys
@@ -17,6 +19,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from stablepay_console.web.settings import WebSettings, proxy_network
+from stablepay_console.web.signin import SignIn, SignIns
 from tests.web_harness import (
     Terminal,
     WebServer,
@@ -125,6 +129,62 @@ async def test_a_console_starts_for_the_signed_in_user_and_ends_with_its_tab(iso
         # The server logs the end once it has reaped the console: a moment after the process is gone.
         assert wait_until(lambda: "session end user=" in server.log(), 15), server.log()
         assert "session start user=" in server.log()
+
+
+def test_idle_signins_are_forgotten() -> None:
+    signins = SignIns(WebSettings(), "ops")
+    idle, used = signins.start("ops", "token"), signins.start("ops", "token")
+    twelve_hours = 12 * 3600.0
+    idle.last_seen -= twelve_hours + 1  # unused for just over twelve hours
+    used.last_seen -= twelve_hours - 60  # a minute short of it: this browser comes back in time
+    assert signins.by_cookie(used.id) is used
+    assert signins.by_cookie(idle.id) is None, "a browser unused for twelve hours was still signed in"
+    used.last_seen -= 120  # its visit above started its twelve hours again
+    assert signins.by_cookie(used.id) is used
+    idle.last_seen += twelve_hours  # forgotten for good: no later clock brings it back
+    assert signins.by_cookie(idle.id) is None
+    assert signins.by_cookie("") is None and signins.by_cookie(None) is None
+
+
+NOT_TRUSTED = "the sign-in header came from an address that is not a trusted proxy"
+NOT_A_NAME = "the sign-in header does not hold a valid user name"
+
+
+def test_a_proxy_header_counts_only_from_a_trusted_address(caplog: pytest.LogCaptureFixture) -> None:
+    settings = WebSettings(trusted_header="X-Forwarded-User",
+                           trusted_proxies=(proxy_network("10.1.0.0/16"), proxy_network("::1")))
+    signins = SignIns(settings, "ops")
+    assert signins.by_header("10.1.2.3", None) is None  # no header at all: not a header sign-in
+    for remote in ("10.2.0.1", None, "", "proxy.example", "10.1.2.3.4"):
+        assert signins.by_header(remote, "alice") == NOT_TRUSTED, remote
+    for name in ("", " ", "-alice", ".alice", "al ice", "al;ice", "a" * 64, "alice\x1b[2J"):
+        assert signins.by_header("10.1.2.3", name) == NOT_A_NAME, name
+    with caplog.at_level(logging.INFO, logger="stablepay_console.web.access"):
+        alice = signins.by_header("10.1.2.3", " alice ")
+    assert isinstance(alice, SignIn) and (alice.user, alice.via) == ("alice", "header")
+    assert caplog.messages == [f"sign-in user=alice via=header from=10.1.2.3 session={alice.short}"]
+    assert alice.id not in caplog.text  # the cookie's value is never logged
+    signins.start("alice", "token")  # a browser of the same name signed in with the token is another sign-in
+    alice.last_seen -= 600
+    assert signins.by_header("::1%lo", "alice") is alice  # one sign-in per user through the proxy, seen again
+    assert alice.last_seen > time.monotonic() - 60
+    bob = signins.by_header("10.1.255.255", "bob.smith@example")
+    assert isinstance(bob, SignIn) and bob is not alice and bob.user == "bob.smith@example"
+    assert isinstance(signins.by_header("10.1.2.3", "b" * 63), SignIn)
+
+
+def test_a_cookie_or_token_counts_only_whole() -> None:
+    signins = SignIns(WebSettings(), "ops", token="the-server-token")
+    assert signins.user == "ops"  # who signs in with the token: the server's own user
+    assert signins.token_matches("the-server-token")
+    assert not any(signins.token_matches(t) for t in ("the-server-toke", "the-server-tokenX", "", "THE-SERVER-TOKEN"))
+    made = SignIns(WebSettings(), "ops").token
+    assert len(made) >= 43 and made != SignIns(WebSettings(), "ops").token  # 32 random bytes, new each start
+    signin = signins.start("ops", "token")
+    assert signins.by_cookie(signin.id) is signin
+    assert signins.by_cookie(signin.id[:-1]) is None and signins.by_cookie(signin.id + "x") is None
+    assert signin.short == hashlib.sha256(signin.id.encode()).hexdigest()[:8] and signin.short not in signin.id
+    assert len(signin.id) >= 43 and signins.start("ops", "token").id != signin.id
 
 
 async def test_trusted_header_only_from_a_trusted_proxy(isolated_config: Path) -> None:

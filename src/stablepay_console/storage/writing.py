@@ -9,8 +9,10 @@ with `not_written`. `NotWritten`'s message is the line to show: what was not wri
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -73,6 +75,44 @@ def write_atomically(path: Path, text: str, what: str, mode: int = 0o600) -> Non
         raise not_written(what, path, exc) from None
 
 
+AT_FDCWD = -100
+RENAME_NOREPLACE = 1
+"""renameat2(2): fail with EEXIST instead of replacing the target."""
+NO_SUCH_FLAG = (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP)
+"""What renameat2 says on a file system (or kernel) that cannot rename without replacing."""
+
+
+def _load_renameat2() -> Callable[[int, bytes, int, bytes, int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a C library without it (glibc before 2.28)
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function  # type: ignore[no-any-return]
+
+
+_renameat2 = _load_renameat2()
+
+
+def rename_no_replace(source: Path, target: Path) -> None:
+    """Give `source` the name `target` unless `target` exists (FileExistsError), in one step of the file
+    system: no other writer can put a file at `target` between a check and the rename, because there is no
+    check. renameat2 with RENAME_NOREPLACE where the kernel and file system have it; else a hard link (which
+    refuses an existing name too) and the removal of `source`."""
+    if _renameat2 is not None:
+        if _renameat2(AT_FDCWD, os.fsencode(source), AT_FDCWD, os.fsencode(target), RENAME_NOREPLACE) == 0:
+            return
+        code = ctypes.get_errno()
+        if code not in NO_SUCH_FLAG:
+            raise OSError(code, os.strerror(code), str(target))  # EEXIST is a FileExistsError
+    os.link(source, target)
+    with suppress(OSError):  # the file is in place under its name: a second name left behind harms nothing
+        os.unlink(source)
+
+
 def part_path(path: Path) -> Path:
     return path.with_name(path.name + ".part")
 
@@ -81,8 +121,9 @@ def part_path(path: Path) -> Path:
 def part_file(path: Path, what: str = "the file") -> Iterator[IO[str]]:
     """Write `<path>.part`, rename it to `path` once complete; on any failure or cancellation remove it.
 
-    Never overwrites: an existing `path` (or a `.part` left by another writer, which is left alone) is
-    refused by the exclusive open. An OSError while writing is raised as NotWritten.
+    Never overwrites: an existing `.part` (left by another writer, which is left alone) is refused by the
+    exclusive open, and a `path` that exists at the end, even one that appeared a moment before, by the
+    rename that never replaces (FileExistsError). An OSError while writing is raised as NotWritten.
     """
     part = part_path(path)
     created = False
@@ -90,9 +131,10 @@ def part_file(path: Path, what: str = "the file") -> Iterator[IO[str]]:
         with part.open("x", encoding="utf-8", newline="") as out:
             created = True
             yield out
-        if path.exists():
-            raise FileExistsError(f"{path} appeared while it was being written; the new file was not kept.")
-        part.replace(path)
+        try:
+            rename_no_replace(part, path)
+        except FileExistsError:
+            raise FileExistsError(f"{path} appeared while it was being written; the new file was not kept.") from None
     except BaseException as exc:
         if created:
             with suppress(OSError):
