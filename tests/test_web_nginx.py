@@ -1,6 +1,6 @@
-"""The README's proxy set-up, as printed: its set-up commands, its server command and its nginx server block (all
-read from the README, as tests/test_readme.py reads the test command), with Debian's nginx in front of the web
-server and a small stand-in for oauth2-proxy's sign-in.
+"""The browser page's proxy set-up, as printed: its set-up commands, its server command and its nginx server block
+(all read from docs/web.md, as tests/test_readme.py reads the README's test command), with Debian's nginx in front
+of the web server and a small stand-in for oauth2-proxy's sign-in.
 
 Only what must differ on a test machine is replaced, each exactly once: the paths under /run and /etc become
 a temporary folder's, `listen 443 ssl` a free loopback port, oauth2-proxy's 127.0.0.1:4180 the stand-in's
@@ -51,13 +51,12 @@ SIGNED_IN = "_oauth2_proxy"
 """The stand-in's session cookie: its value is the signed-in user (oauth2-proxy's is encrypted, of course)."""
 
 
-def browser_section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return text[text.index("## In a browser"):text.index("## Run the tests")]
+def web_page() -> str:
+    return (ROOT / "docs" / "web.md").read_text(encoding="utf-8")
 
 
 def code_blocks() -> list[str]:
-    return re.findall(r"```\n(.*?)\n```", browser_section(), flags=re.S)
+    return re.findall(r"```\n(.*?)\n```", web_page(), flags=re.S)
 
 
 def block_with(marker: str) -> str:
@@ -66,9 +65,9 @@ def block_with(marker: str) -> str:
 
 
 def replaced(text: str, changes: list[tuple[str, str]]) -> str:
-    """`text` with each (old, new) replaced; each `old` must be there (the README changed otherwise)."""
+    """`text` with each (old, new) replaced; each `old` must be there (docs/web.md changed otherwise)."""
     for old, new in changes:
-        assert old in text, f"the README no longer has {old!r}"
+        assert old in text, f"docs/web.md no longer has {old!r}"
         text = text.replace(old, new)
     return text
 
@@ -119,7 +118,7 @@ def need_nginx() -> None:
 
 @pytest.fixture
 def set_up() -> Iterator[SetUp]:
-    """The README's commands as root, into a temporary folder (as another account: its own group for www-data)."""
+    """The page's commands as root, into a temporary folder (as another account: its own group for www-data)."""
     need_nginx()
     folder = Path(tempfile.mkdtemp(prefix="stablepay-nginx-"))
     folder.chmod(0o755)  # nginx's workers pass through it to the socket's folder
@@ -160,7 +159,7 @@ def stand_in(set_up: SetUp) -> Iterator[int]:
 
 @contextlib.contextmanager
 def nginx(set_up: SetUp) -> Iterator[None]:
-    """Debian's nginx, not a daemon, with its own prefix and the README's server block."""
+    """Debian's nginx, not a daemon, with its own prefix and the page's server block."""
     server_block = replaced(block_with("server {"), [
         ("listen 443 ssl;", f"listen 127.0.0.1:{set_up.nginx_port};"),
         ("127.0.0.1:4180", f"127.0.0.1:{set_up.stand_in_port}"),
@@ -198,7 +197,7 @@ def nginx(set_up: SetUp) -> Iterator[None]:
 
 
 def server_args(set_up: SetUp) -> list[str]:
-    """The README's server command, its arguments after `web`, as they run here (the socket given apart)."""
+    """The page's server command, its arguments after `web`, as they run here (the socket given apart)."""
     [command] = [b for b in code_blocks() if b.startswith(".venv/bin/stablepay-console web --socket")]
     words = shlex.split(replaced(command.replace("\\\n", " "), [
         ("/run/stablepay/web.sock", str(set_up.socket)),

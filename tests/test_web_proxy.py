@@ -99,7 +99,7 @@ def test_a_secret_file_others_may_read_or_that_is_not_a_secret_is_refused(
 
 @pytest.fixture
 def proxy_folder() -> Iterator[Path]:
-    """A folder as the README makes /run/stablepay: the server's, group www-data, set-group-ID, mode 2750."""
+    """A folder as docs/web.md makes /run/stablepay: the server's, group www-data, set-group-ID, mode 2750."""
     folder = Path(tempfile.mkdtemp(prefix="stablepay-web-"))
     try:
         if os.geteuid() == 0:

@@ -13,7 +13,7 @@ from typing import Protocol
 import httpx
 
 DEFAULT_MAX_BODY = 16 * 1024 * 1024
-"""16 MiB of decoded body (see the README's Security section for why)."""
+"""16 MiB of decoded body (see docs/security.md for why)."""
 
 ACCEPT_ENCODING = "gzip, deflate"
 
