@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stablepay_console.services.team.live import Change, TeamListener, listen
+from stablepay_console.tui.team_messages import TeamChanged
 
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
@@ -60,17 +61,6 @@ def show_state(app: ConsoleApp, reachable: bool, problem: str) -> None:
 
 
 def apply_change(app: ConsoleApp, change: Change) -> None:
-    """Read again what the change touched, on every screen of the console that shows it."""
-    from stablepay_console.tui.widgets.inbox_claims import InboxClaims
-    from stablepay_console.tui.widgets.inbox_triage import InboxTriage
-    from stablepay_console.tui.widgets.rfi_record import RfiRecordPanel
-
-    everything = change.kind == "resync"
+    """Tell every open screen (`TeamChanged`): each that shows something of the team reads it again."""
     for screen in app.screen_stack:
-        if isinstance(screen, InboxClaims) and (everything or change.kind == "claims"):
-            screen.refresh_claims()
-        if isinstance(screen, InboxTriage) and (everything or change.kind in ("claims", "triage")):
-            screen.reread_triage()  # a step, or a claim that changes one
-        for panel in screen.query(RfiRecordPanel):
-            if everything or panel.rfi_id == change.rfi_id:
-                panel.reload()
+        screen.post_message(TeamChanged(change))

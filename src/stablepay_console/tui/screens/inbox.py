@@ -15,6 +15,7 @@ from stablepay_console.tui.formatters.inbox_lines import active_line, status_lin
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.screens.inbox_help import HELP
+from stablepay_console.tui.team_messages import TeamChanged
 from stablepay_console.tui.team_radar import needs_action_team
 from stablepay_console.tui.widgets.auto_refresh import AutoRefresh
 from stablepay_console.tui.widgets.export_progress import ExportProgress
@@ -201,6 +202,13 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
             self.action_refresh()
 
     # --- filters -----------------------------------------------------------------
+
+    @on(TeamChanged)
+    def read_team_again(self, message: TeamChanged) -> None:
+        if message.touches("claims"):
+            self.refresh_claims()
+        if message.touches("claims", "triage"):
+            self.reread_triage()  # a step, or a claim that changes one
 
     @on(InboxFilterBar.Applied)
     def apply_filters(self, event: InboxFilterBar.Applied) -> None:

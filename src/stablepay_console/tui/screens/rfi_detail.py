@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual import events
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -16,6 +16,7 @@ from stablepay_console.services.provenance import Provenance
 from stablepay_console.tui.formatters.rfi import held_transfer, link_absence_reason, status_long
 from stablepay_console.tui.formatters.text import ago, clean, countdown, plain, when
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.team_messages import TeamChanged
 from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
 from stablepay_console.tui.widgets.rfi_record import RECORD_BINDINGS, RECORD_HELP, RecordActions, RfiRecordPanel
 
@@ -101,6 +102,12 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         if self.provenance is None:
             return Text("")
         return Text(f"From {self.provenance.describe()}", style="dim")
+
+    @on(TeamChanged)
+    def read_team_again(self, message: TeamChanged) -> None:
+        if message.everything or message.change.rfi_id == self.rfi.id:
+            for panel in self.query(RfiRecordPanel):
+                panel.reload()
 
     def on_profile_changed(self) -> None:
         """This request was read under another profile: grey it and say so; nothing here is current now."""
