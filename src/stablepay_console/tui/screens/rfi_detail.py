@@ -14,7 +14,7 @@ from textual.widgets import Static
 from stablepay_console.api.models import Rfi
 from stablepay_console.services.provenance import Provenance
 from stablepay_console.tui.formatters.rfi import held_transfer, link_absence_reason, status_long
-from stablepay_console.tui.formatters.text import ago, clean, countdown, plain, when
+from stablepay_console.tui.formatters.text import NO_DEADLINE, ago, clean, countdown, plain, when
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
 from stablepay_console.tui.widgets.rfi_record import RECORD_BINDINGS, RECORD_HELP, RecordActions, RfiRecordPanel
@@ -156,11 +156,14 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         """Re-render only the countdown line."""
         r = self.rfi.round
         line = Text()
-        if r is not None and r.expires_at is not None:
-            if r.submitted_at is not None:
+        if r is not None and r.submitted_at is not None:
+            if r.expires_at is not None:
                 line.append("Answered; no reply is due.", style="dim")
+        elif r is not None:
+            line.append("Time left: ", style="bold")
+            if r.expires_at is None:
+                line.append(f"{NO_DEADLINE} (the round gives no date a reply is due by)", style="dim")
             else:
-                line.append("Time left: ", style="bold")
                 line.append_text(countdown(r.expires_at, self.console.now()))
         self.query_one("#rfi-countdown", Static).update(line)
 

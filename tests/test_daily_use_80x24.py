@@ -1,0 +1,65 @@
+"""Daily use at 80x24 in tmux, read off the installed console's screen as a new user would (issue 41).
+
+Every wait polls the captured pane (never a fixed sleep).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from tests.terminal import Terminal, console_command
+
+pytestmark = pytest.mark.e2e
+
+
+def shell(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([console_command(), *argv], env=env, capture_output=True, text=True, timeout=60,
+                          check=False)
+
+
+@pytest.fixture
+def small_console(term_env: dict[str, str]) -> Iterator[Terminal]:
+    term = Terminal([console_command()], term_env, width=80, height=24)
+    try:
+        yield term
+    finally:
+        term.close()
+
+
+def framed(text: str) -> bool:
+    """the banner on top and help and quit in the footer"""
+    shown = text.rstrip("\n").split("\n")
+    return "SANDBOX" in shown[0] and "? Help" in shown[-1] and "q Quit" in shown[-1]
+
+
+def table_header(text: str) -> str:
+    return next((line for line in text.splitlines() if "Created" in line and "Status" in line), "")
+
+
+# --- item 5: no deadline, and a claim mark that leaves the Kind column in place --------------------------------------
+
+
+def test_no_deadline_is_said_and_a_claim_keeps_the_kind_column(term_env: dict[str, str]) -> None:
+    listed = json.loads(shell(term_env, "rfis", "list", "--limit", "15", "--json").stdout)["data"]
+    issued = [(i, r) for i, r in enumerate(listed) if r["status"] == "issued"]
+    undated = next(i for i, r in issued if not (r["round"] or {}).get("expiresAt"))
+    claimed = next(r for _, r in issued if (r["round"] or {}).get("expiresAt"))
+    assert shell(term_env, "rfis", "claim", claimed["id"]).returncode == 0
+    term = Terminal([console_command()], term_env, width=80, height=24)
+    try:
+        text = term.wait_for(framed, "Kind", "◆", "no deadline")
+        header = table_header(text)
+        assert "Kind" in header and "Deadline" in header, text
+        claimed_line = next(line for line in text.splitlines() if "◆" in line)
+        assert re.search(r"\b(onboarding|transaction)\b", claimed_line), claimed_line
+        assert "claimed" in claimed_line, "the Step column says claimed"
+        term.send(*["Down"] * undated, "Enter")
+        text = term.wait_for("Time left:", framed)
+        assert re.search(r"Time left: no deadline", text), text
+    finally:
+        term.close()
