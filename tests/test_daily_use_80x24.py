@@ -63,3 +63,13 @@ def test_no_deadline_is_said_and_a_claim_keeps_the_kind_column(term_env: dict[st
         assert re.search(r"Time left: no deadline", text), text
     finally:
         term.close()
+
+
+# --- item 3: the banner keeps the due and overdue counts longest ---------------------------------------------------
+
+
+def test_the_banner_keeps_due_and_overdue_at_80_columns(small_console: Terminal) -> None:
+    counts = re.compile(r"ping ✓ · \d+ overdue · \d+ due\b")
+    text = small_console.wait_for(framed, lambda t: counts.search(t.splitlines()[0]) is not None)
+    top = text.splitlines()[0]
+    assert "SANDBOX" in top and "embedded" in top, "the environment and the profile stay too"
