@@ -37,6 +37,11 @@ def framed(text: str) -> bool:
     return "SANDBOX" in shown[0] and "? Help" in shown[-1] and "q Quit" in shown[-1]
 
 
+def typed(value: str) -> re.Pattern[str]:
+    """the ID field holding `value`"""
+    return re.compile(rf"▊\s+{value}\s+▎")
+
+
 def table_header(text: str) -> str:
     return next((line for line in text.splitlines() if "Created" in line and "Status" in line), "")
 
@@ -73,3 +78,36 @@ def test_the_banner_keeps_due_and_overdue_at_80_columns(small_console: Terminal)
     text = small_console.wait_for(framed, lambda t: counts.search(t.splitlines()[0]) is not None)
     top = text.splitlines()[0]
     assert "SANDBOX" in top and "embedded" in top, "the environment and the profile stay too"
+
+
+# --- item 1: the digits switch screens; / or Enter starts typing an ID ---------------------------------------------
+
+
+def test_digits_switch_screens_and_slash_or_enter_starts_typing(small_console: Terminal) -> None:
+    term = small_console
+    term.wait_for(framed, "Page 1 of")
+    term.send("2")
+    term.wait_for("type a transfer ID", framed)
+    term.send("3")
+    term.wait_for("type an onramp ID", framed)
+    term.send("4")
+    text = term.wait_for("type a metric ID", framed)
+    assert "34" not in text and "Metric ID (UUID), then Enter" in text, "nothing was typed into an ID field"
+    term.send("2")
+    term.wait_for("type a transfer ID")
+    term.send("Enter")  # start typing: now a digit is part of the ID
+    term.type("12")
+    text = term.wait_for(typed("12"), "type a transfer ID")
+    term.send("Escape")  # Esc gives the keys back (the footer says ? and q again): 3 goes to the quote screen
+    term.wait_for(framed, typed("12"))
+    term.send("3")
+    term.wait_for("type an onramp ID", framed)
+    term.send("2")
+    text = term.wait_for("type a transfer ID", typed("12"), framed)
+    term.send("/")
+    term.type("3")
+    term.wait_for(typed("3"))  # `/` selects what the field holds: typing replaces it, as in an address bar
+    term.send("Escape")
+    term.wait_for(framed)
+    term.send("1")
+    term.wait_for("Page 1 of", framed)

@@ -185,6 +185,10 @@ async def test_help_and_quit_show_the_key_that_works_and_it_works() -> None:
     app = build_app(opens_on="batch")
     async with app.run_test(size=SMALL) as pilot:
         await open_mode(pilot, "batch")
+        assert app.focused is None, "the screen opens with the keys: ? and q (and the digits) work"
+        keys = footer_keys(app)
+        assert (keys["toggle_help"].key_display, keys["quit"].key_display) == ("?", "q")
+        await press(pilot, "slash")
         assert isinstance(app.focused, Input)  # the ID field: `?` and `q` would be typed there
         keys = footer_keys(app)
         assert (keys["toggle_help"].key_display, keys["quit"].key_display) == ("f1", "^c")
