@@ -111,3 +111,36 @@ def test_digits_switch_screens_and_slash_or_enter_starts_typing(small_console: T
     term.wait_for(framed)
     term.send("1")
     term.wait_for("Page 1 of", framed)
+
+
+# --- item 2: a request opens at its top and scrolls with the keyboard ----------------------------------------------
+
+
+def top_shown(text: str) -> bool:
+    """the request's title and its ID, status and user on screen"""
+    shown = text.splitlines()
+    return (len(shown) > 2 and "Request for information" in shown[2]
+            and all(re.search(rf"│ {label} +\S", text) for label in ("ID", "Status", "User")))
+
+
+def scrolled(text: str) -> bool:
+    """the title scrolled away"""
+    return "Request for information" not in text
+
+
+def test_a_request_opens_at_its_top_and_the_keys_bring_the_top_back(small_console: Terminal) -> None:
+    term = small_console
+    term.wait_for(framed, "Page 1 of")
+    term.send("Enter")
+    term.wait_for(framed, top_shown, "Time left:", "esc Back")
+    for away, back in (("PageDown", "Home"), ("PageDown", "PageUp"), ("Down", "Up")):
+        term.send(*[away] * 6)
+        term.wait_for(framed, scrolled)
+        term.send(*[back] * 6)
+        term.wait_for(framed, top_shown)
+    term.send("Tab")  # the items: the table has the keys, the body scrolls to it
+    term.wait_for(framed, "Items (", scrolled)
+    term.send("Up")  # on the first item: back to the top of the request
+    term.wait_for(framed, top_shown)
+    term.send("Tab", "Tab", "Tab")  # the items, the note field, the request's top again
+    term.wait_for(framed, top_shown, "? Help")

@@ -145,6 +145,8 @@ async def test_detail_document_type_breaks_between_words() -> None:
     async with app.run_test(size=SMALL) as pilot:
         screen = await open_detail(pilot)
         table = screen.query_one(RfiItemsTable)
+        await pilot.press("tab")  # the items, below the request's details
+        await pilot.pause()
         at = table.get_column_index("type")
         width = table.ordered_columns[at].width
         lines = table.get_cell_at(Coordinate(1, at)).plain.split("\n")
