@@ -288,6 +288,7 @@ async def submit_id(pilot: Pilot[Any], value: str) -> Screen[Any]:
     screen = pilot.app.screen
     entry = screen.entry  # type: ignore[attr-defined]
     entry.input.focus()
+    await pilot.pause()  # focused first (what the field held is selected then), as `/` or Enter does, then typed
     entry.input.value = value
     await pilot.press("enter")
     await wait_for_workers(pilot)

@@ -75,6 +75,22 @@ async def test_pages_carry_provenance_and_neighbours_are_prefetched(client: Stab
     assert [c[4] for c in counting.calls[3:]] == [60]  # pages 3 and 1 are cached already
 
 
+async def test_a_page_on_screen_checked_again_says_refreshing_not_loading(client: StablePayClient) -> None:
+    """Page 2 painted from the cache and then checked with the server reads "refreshing", not "Loading page 2"."""
+    p = pager()
+    await p.load(client)
+    await p.prefetch(client)
+    p.go(20)
+    assert p.show_cached()
+    p.begin()
+    kind, words = p.state.status_line()
+    assert (kind, words) == ("loading", "refreshing…")
+    await p.load(client)
+    p.go(60)  # page 4 is not cached: nothing of it is on screen yet
+    p.begin()
+    assert p.state.status_line() == ("loading", "Loading page 4…")
+
+
 async def test_paging_back_prefetches_the_pages_behind(client: StablePayClient) -> None:
     counting = CountingClient(client)
     p = pager()

@@ -11,6 +11,7 @@ every top-level screen and the detail at 80x24 close the file.
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 import pytest
@@ -185,6 +186,10 @@ async def test_help_and_quit_show_the_key_that_works_and_it_works() -> None:
     app = build_app(opens_on="batch")
     async with app.run_test(size=SMALL) as pilot:
         await open_mode(pilot, "batch")
+        assert app.focused is None, "the screen opens with the keys: ? and q (and the digits) work"
+        keys = footer_keys(app)
+        assert (keys["toggle_help"].key_display, keys["quit"].key_display) == ("?", "q")
+        await press(pilot, "slash")
         assert isinstance(app.focused, Input)  # the ID field: `?` and `q` would be typed there
         keys = footer_keys(app)
         assert (keys["toggle_help"].key_display, keys["quit"].key_display) == ("f1", "^c")
@@ -302,7 +307,7 @@ async def open_first_issued_transaction(pilot: Pilot[Any]) -> Any:
 
 
 @pytest.mark.parametrize("profile", ["embedded", "embedded-production"])
-async def test_detail_at_80x24_keeps_the_banner_and_shows_the_reply_first(profile: str) -> None:
+async def test_detail_at_80x24_keeps_the_banner_and_opens_at_the_top(profile: str) -> None:
     app = build_app()
     async with app.run_test(size=SMALL) as pilot:
         if profile == EMBEDDED_PRODUCTION_PROFILE.name:
@@ -311,13 +316,19 @@ async def test_detail_at_80x24_keeps_the_banner_and_shows_the_reply_first(profil
         rfi = detail.rfi
         items = detail.query_one(RfiItemsTable)
         body = Region(0, 2, 80, 21)
-        # The first screen: the deadline, the link and every item of the round, without scrolling.
+        # The first screen: the title, the deadline, the link and the request's ID, status and user.
         assert len(rfi.round.items) >= 2
-        for widget in ("#rfi-countdown", "#rfi-link", "#rfi-items"):
+        for widget in ("#rfi-title", "#rfi-countdown", "#rfi-link"):
             assert body.contains_region(detail.query_one(widget).region), widget
-        assert items.row_count == len(rfi.round.items) and items.max_scroll_y == 0 and items.max_scroll_x == 0
         text = "\n".join(screen_lines(app))
-        assert "Time left: in " in text and rfi.round.items[0].label[:20] in text
+        assert "Time left: in " in text and rfi.id in text
+        assert all(re.search(rf"│ {label} +\S", text) for label in ("ID", "Status", "User")), text
+        # Tab: the items, every one of them on screen, without scrolling inside the table.
+        await press(pilot, "tab")
+        assert app.focused is items
+        assert body.contains_region(items.region), "the body scrolled to the items"
+        assert items.row_count == len(rfi.round.items) and items.max_scroll_y == 0 and items.max_scroll_x == 0
+        assert rfi.round.items[0].label[:20] in "\n".join(screen_lines(app))
 
         # Scrolled to the end, the banner (red on production) and the footer are still there.
         scroller = detail.query_one("#rfi-body")

@@ -206,7 +206,7 @@ async def test_every_id_copies_with_one_key(make_app) -> None:  # type: ignore[n
         for key, expected in (("c", RFI_ID), ("u", USER_ID), ("t", TRANSFER_ID), ("d", ROUND_ID), ("i", ITEMS[0].id)):
             await pilot.press(key)
             assert app.clipboard == expected, key
-        await pilot.press("down", "down", "i")
+        await pilot.press("tab", "down", "down", "i")  # Tab: the items have the keys
         assert app.clipboard == ITEMS[2].id
 
 
@@ -260,6 +260,19 @@ def test_snapshot_detail_transaction_issued(make_app, sandbox: Sandbox, snap_com
         await wait_for_workers(pilot)
 
     assert snap_compare(make_app(ping_on_start=False), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
+def test_snapshot_detail_opens_at_its_top(make_app, sandbox: Sandbox, snap_compare, size) -> None:  # type: ignore[no-untyped-def]
+    """The request's title and its ID, status and user on the first screen, with the deadline and the link."""
+    target = next(i for i, r in enumerate(sandbox.data.rfis) if r.kind == "transaction" and r.status == "issued")
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await wait_for_workers(pilot)
+        await pilot.press(*(["down"] * target), "enter")
+        await wait_for_workers(pilot)
+
+    assert snap_compare(make_app(ping_on_start=False), terminal_size=size, run_before=run_before)
 
 
 def test_snapshot_detail_submitted_without_link(make_app, snap_compare) -> None:  # type: ignore[no-untyped-def]

@@ -28,4 +28,5 @@ async def test_bobs_step_from_his_shell_shows_in_alices_inbox(  # type: ignore[n
         assert await asyncio.to_thread(main, ["rfis", "claim", rfi.id]) == 0
         assert await asyncio.to_thread(main, ["rfis", "ready", rfi.id, "--note", "checked"]) == 0
         await until(pilot, lambda: str(table.get_cell(rfi.id, "step")) == "ready", 10)
-        assert "◆ bob" in str(table.get_cell(rfi.id, "status"))
+        assert str(table.get_cell(rfi.id, "status")) == "issued ◇", "someone else's claim; at 80 columns Kind stays"
+        assert "kind" in table.shown_columns

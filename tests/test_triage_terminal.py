@@ -40,7 +40,7 @@ def framed(text: str) -> bool:
 
 
 def my_row(text: str) -> str:
-    return next((line for line in text.splitlines() if "◆ me" in line), "")
+    return next((line for line in text.splitlines() if "◆" in line), "")
 
 
 def test_step_and_time_left_in_the_inbox_and_the_team_screen_at_80x24(console: Terminal) -> None:

@@ -23,7 +23,7 @@ from stablepay_console.api.body import (
     settled,
 )
 from stablepay_console.api.decoding import M, decode, error_from
-from stablepay_console.api.errors import DeadlineExceeded, MalformedResponse, ResponseTooLarge, TransportError
+from stablepay_console.api.errors import APIError, DeadlineExceeded, MalformedResponse, ResponseTooLarge, TransportError
 from stablepay_console.api.gate import BULK, PoliteTransport, gate_for
 from stablepay_console.api.models import (
     BatchTransfer,
@@ -75,6 +75,9 @@ def default_retry() -> Retry:
         total_timeout=20.0,
     )
 
+
+PING_PATHS: dict[str, str] = {}
+"""Base URL -> where its key check answered last ("/ping" or "/v2/ping"), for as long as the process runs."""
 
 DECODE_IN_THREAD = 256 * 1024
 """Bodies larger than this are decoded in a worker thread, so a UI on the same loop keeps answering keys."""
@@ -269,8 +272,36 @@ class StablePayClient:
         return await self._get(f"/v2/reporting/metrics/{mid}/results", MetricResult)
 
     async def ping(self) -> Pong:
-        """GET /ping: does this key work against this base URL?"""
-        return await self._get("/ping", Pong)
+        """GET /ping: does this key work against this base URL?
+
+        The contract puts the key check at `/ping`; the provider's own published description puts it at
+        `/v2/ping`. A 404 from one is followed by one try of the other, and the one that answered (anything
+        but a 404) is remembered for this server, so each later check is one request. A 404 from both is
+        the first one's error."""
+        first = PING_PATHS.get(self.base_url, "/ping")
+        try:
+            return await self._ping_at(first)
+        except APIError as exc:
+            if exc.status != 404:
+                raise
+            refused = exc
+        other = "/v2/ping" if first == "/ping" else "/ping"
+        try:
+            return await self._ping_at(other)
+        except APIError as exc:
+            if exc.status == 404:
+                raise refused from None
+            raise
+
+    async def _ping_at(self, path: str) -> Pong:
+        try:
+            pong = await self._get(path, Pong)
+        except APIError as exc:
+            if exc.status is not None and exc.status != 404:
+                PING_PATHS[self.base_url] = path  # the route is there: it refused the key, or failed
+            raise
+        PING_PATHS[self.base_url] = path
+        return pong
 
     # --- plumbing --------------------------------------------------------------
 

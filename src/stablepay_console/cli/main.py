@@ -186,7 +186,8 @@ def run_sandbox(args: argparse.Namespace) -> int:
         rate_limit_rate=args.rate_limit_rate,
         malformed_rate=args.malformed_rate,
     )
-    return serve(host=args.host, port=args.port, seed=args.seed, rfis=args.rfis, faults=faults)
+    return serve(host=args.host, port=args.port, seed=args.seed, rfis=args.rfis, faults=faults,
+                 ping_path=args.ping_path)
 
 
 HEADLESS: dict[tuple[str, str], tuple[str, str]] = {

@@ -65,6 +65,8 @@ def add_sandbox_command(sub: argparse._SubParsersAction[a.Parser]) -> None:
     serve.add_argument("--error-rate", type=a.rate, default=0.0, help="share of requests answered 500")
     serve.add_argument("--rate-limit-rate", type=a.rate, default=0.0, help="share of requests answered 429")
     serve.add_argument("--malformed-rate", type=a.rate, default=0.0, help="share of requests given a broken body")
+    serve.add_argument("--ping-path", choices=("/ping", "/v2/ping"), default="/ping",
+                       help="where the key check answers (default /ping; the other one is a 404)")
 
 
 def add_filters(parser: argparse.ArgumentParser) -> None:

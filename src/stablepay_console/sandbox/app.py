@@ -25,7 +25,7 @@ ENVIRONMENTS = ("sandbox", "production")
 
 
 def _unauthorized(path: str) -> JSONResponse:
-    if path == "/ping":
+    if path in ("/ping", "/v2/ping"):
         return JSONResponse({"error": "Not authorized"}, status_code=401)
     return JSONResponse(
         {"code": 401, "error": "Unauthorized", "errorDetails": "Missing or invalid API key"},
@@ -172,6 +172,9 @@ def build_app(state: SandboxState) -> Starlette:
         return JSONResponse(body)
 
     async def ping(request: Request) -> Response:
+        if request.url.path != state.ping_path:  # an unknown route on this server, whatever the key
+            state.calls.append((request.method, request.url.path))
+            return _status_error(404, "NOT_FOUND", "Route not found")
         if (refused := await guard(request)) is not None:
             return refused
         return JSONResponse({"message": "pong"})
@@ -190,6 +193,7 @@ def build_app(state: SandboxState) -> Starlette:
             Route("/v2/onramps/{transfer_id}/quote/refresh", refresh_quote, methods=["POST"]),
             Route("/v2/reporting/metrics/{metric_id}/results", run_metric, methods=["GET"]),
             Route("/ping", ping, methods=["GET"]),
+            Route("/v2/ping", ping, methods=["GET"]),
             *dashboard_routes(state),
             Route("/rfi/respond/{token}", hosted_page, methods=["GET"]),
             *control_routes(state),
@@ -212,6 +216,7 @@ class Sandbox:
         environment: str = "sandbox",
         faults: Faults | None = None,
         keys: dict[str, str] | None = None,
+        ping_path: str = "/ping",
     ) -> None:
         if environment not in ENVIRONMENTS:
             raise ValueError(f"Unknown environment {environment!r}.")
@@ -225,6 +230,7 @@ class Sandbox:
             environment=environment,
             keys=dict(keys) if keys is not None else default_keys,
             faults=faults or Faults(),
+            ping_path=ping_path,
         )
         self.app = build_app(self.state)
 

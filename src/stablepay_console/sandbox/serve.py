@@ -19,11 +19,12 @@ def serve(
     seed: int = 7,
     rfis: int = 240,
     faults: Faults | None = None,
+    ping_path: str = "/ping",
 ) -> int:
     if not is_loopback(host):
         print(f"Refusing to serve the sandbox on {host}: loopback addresses only.", file=sys.stderr)
         return 2
-    sandbox = Sandbox(seed=seed, rfis=rfis, faults=faults)
+    sandbox = Sandbox(seed=seed, rfis=rfis, faults=faults, ping_path=ping_path)
     config = uvicorn.Config(sandbox.app, host=host, port=port, log_level="warning", lifespan="off")
     shown_host = f"[{host}]" if ":" in host else host
     server = _AnnouncingServer(config, f"http://{shown_host}:{port}")

@@ -19,6 +19,9 @@ class SandboxState:
     keys: dict[str, str] = field(default_factory=dict)
     """key value -> descriptive name; only these keys are accepted."""
     faults: Faults = field(default_factory=Faults)
+    ping_path: str = "/ping"
+    """Where the key check answers: "/ping" as the contract has it, or "/v2/ping" as the provider's own published
+    description has it (the other one is an unknown route, 404)."""
     rng: random.Random = field(default_factory=lambda: random.Random(99))
     calls: list[tuple[str, str]] = field(default_factory=list)
     """(method, path) of every API request received, for tests that count requests."""

@@ -220,7 +220,19 @@ class InboxPager:
         if self.view == NEEDS_ACTION:
             self.action.begin("Loading every issued request…")
         else:
-            self.page.begin(f"Loading page {self.query.page_number}…")
+            self.page.begin(self.loading_words(self.query))
+
+    def loading_words(self, query: InboxQuery) -> str:
+        """"Loading page 3…" for a page not yet on screen; "refreshing…" while the page on screen (from the
+        cache, or a reload) is checked again with the server."""
+        shown = self.page.current
+        on_screen = (
+            shown is not None
+            and shown.provenance.asked == f"{query.filters.describe()} · page {query.page_number}"
+            and shown.value.pagination.offset == query.offset
+            and shown.value.pagination.limit == query.limit
+        )
+        return "refreshing…" if on_screen else f"Loading page {query.page_number}…"
 
     async def load(self, client: StablePayClient) -> bool:
         """Fetch the asked page; on failure keep the last good one (stale) and its window.
@@ -229,7 +241,7 @@ class InboxPager:
         which need not be painted again)."""
         query = self.query
         was = self.page.current
-        self.page.begin(f"Loading page {query.page_number}…")
+        self.page.begin(self.loading_words(query))
         try:
             loaded = await self._fetch(client, query)
         except APIError as exc:

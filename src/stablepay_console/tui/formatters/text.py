@@ -66,6 +66,10 @@ def ago(value: datetime | None, now: datetime) -> str:
 URGENT = timedelta(hours=24)
 
 
+NO_DEADLINE = "no deadline"
+"""An open round whose `expiresAt` is missing: no reply is due by a date."""
+
+
 def countdown(deadline: datetime | None, now: datetime) -> Text:
     """`in 5h 12m` (red under 24 hours), `expired` once past, blank without a deadline."""
     if deadline is None:

@@ -19,7 +19,7 @@ from stablepay_console.tui.widgets.batch_recipients import RecipientsTable, summ
 from stablepay_console.tui.widgets.id_entry import IdEntry
 from stablepay_console.tui.widgets.result_status import ResultStatus
 
-READY = "Paste a transfer ID and press Enter, or pick one of your recent lookups (or a sample)."
+READY = "/ or Enter: type a transfer ID (or paste one), then Enter; or pick one of your recent lookups or a sample."
 
 
 class BatchScreen(LookupScreen[BatchTransfer]):
@@ -31,7 +31,8 @@ class BatchScreen(LookupScreen[BatchTransfer]):
 Look up a batch crypto transfer by its ID: status, chain, token, source wallet,
 the receipt's hashes, and every recipient with the count and the exact total.
 
-- Type or paste the **transfer ID** and press **Enter**. It is checked first:
+- **/** or **Enter** to type the **transfer ID** (or paste it), then **Enter**; **Esc** leaves the field,
+  so the digits switch screens again. It is checked first:
   a malformed ID is explained under the input and nothing is sent.
 - **Recent lookups** (per profile) are in the list beside the input.
 - **/** goes back to the ID input; **r** looks the shown transfer up again.
@@ -41,7 +42,7 @@ the receipt's hashes, and every recipient with the count and the exact total.
 """
 
     BINDINGS = [
-        Binding("slash", "edit_id", "Edit ID", id="batch.edit", tooltip="Type another transfer ID"),
+        Binding("slash,enter", "edit_id", "Type ID", id="batch.edit", tooltip="Type a transfer ID"),
         Binding("r", "reload", "Reload", id="batch.reload", tooltip="Fetch the shown transfer again"),
         Binding("c", "copy", "Copy", id="batch.copy", tooltip="Copy the selected hash, address or ID"),
         Binding("t", "copy_hash", "Copy hash", id="batch.copy_hash", tooltip="Copy the transaction hash"),
@@ -62,7 +63,6 @@ the receipt's hashes, and every recipient with the count and the exact total.
     def on_mount(self) -> None:
         self.render_status()
         self.load_recent()
-        self.entry.input.focus()
 
     def load_recent(self) -> None:
         profile = self.console.profile

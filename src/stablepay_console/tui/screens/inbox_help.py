@@ -15,7 +15,8 @@ Requests for information raised by compliance, newest first.
 - **Enter** opens the request; **c** copies its ID, **y** its user ID.
 - **e** exports the current filter, all pages, to CSV or JSON; **Esc** cancels a running export.
 
-The deadline counts down to the current round's `expiresAt`, red under 24 hours. *link* after
+The deadline counts down to the current round's `expiresAt`, red under 24 hours; *no deadline*: the
+round gives no date. *link* after
 the round number: its hosted reply page is still open (the request's detail says why when not).
 Pages you visit and their neighbours are kept for a moment, so paging is instant; each is
 checked again quietly and marked *updated* when it changed. **r** asks the server afresh.

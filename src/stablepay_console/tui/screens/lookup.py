@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Generic, TypeVar
 
+from textual import events, on
 from textual.widget import Widget
 
 from stablepay_console.api import APIError
@@ -22,7 +23,13 @@ T = TypeVar("T")
 
 
 class LookupScreen(ConsoleScreen, Generic[T]):
-    """Subclasses name their entry, status and result widgets, and render `self.result.current`."""
+    """Subclasses name their entry, status and result widgets, and render `self.result.current`.
+
+    The screen opens (and comes back) with the focus on the screen, not in the ID field: the digits switch
+    screens (`2 3 4` goes to batch, quote and metrics), and `/` or Enter starts typing (Esc stops). A paste
+    goes into the ID field wherever the focus is."""
+
+    AUTO_FOCUS = ""
 
     ENTRY = "#lookup-entry"
     STATUS = "#lookup-status"
@@ -79,4 +86,18 @@ class LookupScreen(ConsoleScreen, Generic[T]):
         self.refresh_bindings()
 
     def action_edit_id(self) -> None:
-        self.entry.input.focus()
+        # Now, not after this key's handling (`focus()` waits): a digit typed right after `/` is the ID's.
+        self.set_focus(self.entry.input)
+
+    @on(events.ScreenResume)
+    def _keys_to_the_screen(self) -> None:
+        if self.focused is self.entry.input:
+            self.set_focus(None)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """Pasted with the focus on the screen: the ID field takes it (its first line), as if focused first."""
+        field = self.entry.input
+        if event.text and self.focused is not field:
+            event.stop()
+            self.set_focus(field)
+            field.insert_text_at_cursor(event.text.splitlines()[0])

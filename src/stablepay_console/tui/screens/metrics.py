@@ -41,14 +41,14 @@ Run a saved reporting metric and read it as a chart or a table.
 - **e** exports the dataset to CSV (exact values, one line per row the server sent), named after the
   metric, in the same folder and by the same rules as the inbox export.
 - **b** bookmarks the typed ID; in the bookmark list **n** renames and **Delete** removes one.
-- **i** puts the cursor back in the ID field.
+- **/**, **Enter** or **i** puts the cursor in the ID field (**Esc** leaves it, so the digits switch screens).
 
 Periods are sorted by time. A bucket the server left out is a gap in the chart, never a zero.
 With breakdowns there is one series per combination of values: the ten largest, plus "other";
 four series or more start as stacked bars.
 """
 
-READY = "Type a metric ID and press Enter, or pick a bookmark (m)."
+READY = "/ or Enter: type a metric ID, then Enter; or pick a bookmark (m)."
 
 
 class MetricsScreen(LookupScreen[MetricResult]):
@@ -61,7 +61,8 @@ class MetricsScreen(LookupScreen[MetricResult]):
         Binding("e", "export", "Export CSV", id="metrics.export", tooltip="Save the dataset as CSV"),
         Binding("b", "bookmark", "Bookmark", id="metrics.bookmark", tooltip="Bookmark the typed metric ID"),
         Binding("m", "focus_bookmarks", "Bookmarks", id="metrics.bookmarks", tooltip="Go to the bookmark list"),
-        Binding("i", "focus_id", "Metric ID", id="metrics.focus_id", tooltip="Type a metric ID"),
+        Binding("slash,enter,i", "focus_id", "Type ID", id="metrics.focus_id",
+                tooltip="Type a metric ID (Esc: the keys go back)"),
     ]
     ENTRY, STATUS, RESULT = "#metric-entry", "#metric-status", "#metric-views"
 
@@ -169,7 +170,7 @@ class MetricsScreen(LookupScreen[MetricResult]):
         self.render_result()
 
     def action_focus_id(self) -> None:
-        self.entry.input.focus()
+        self.action_edit_id()
 
     def action_focus_bookmarks(self) -> None:
         self.query_one(BookmarkList).focus()

@@ -23,7 +23,7 @@ from stablepay_console.tui.widgets.quote_parties import destination_rows, source
 from stablepay_console.tui.widgets.quote_table import LINES, QuoteTable, expiry_text
 from stablepay_console.tui.widgets.result_status import ResultStatus
 
-READY = "Type an onramp ID and press Enter to refresh its quote, or pick one of your recent onramps."
+READY = "/ or Enter: type an onramp ID (or paste one), then Enter to refresh its quote; or pick a recent onramp."
 ONLY_OPEN = f"Only an onramp in status {OPEN_QUOTE} has a quote that can be refreshed."
 
 
@@ -41,7 +41,8 @@ class QuoteScreen(LookupScreen[OnrampTransfer]):
 Refresh the conversion-rate quote of a quote-based onramp and read it: what is
 sent, the rail fee, what is received, the rate and when the quote expires.
 
-- Type or paste the **onramp ID** and press **Enter** to refresh. A malformed
+- **/** or **Enter** to type the **onramp ID** (or paste it), then **Enter** to refresh (**Esc** leaves
+  the field, so the digits switch screens again). A malformed
   ID is explained under the input and nothing is sent.
 - **r** refreshes the shown onramp again (the one on screen, not what is typed). From
   the second refresh on, the rate and the receive amounts show how they moved (▲ up,
@@ -54,7 +55,7 @@ sent, the rail fee, what is received, the rate and when the quote expires.
 """
 
     BINDINGS = [
-        Binding("slash", "edit_id", "Edit ID", id="quote.edit", tooltip="Type another onramp ID"),
+        Binding("slash,enter", "edit_id", "Type ID", id="quote.edit", tooltip="Type an onramp ID"),
         Binding("r", "refresh_quote", "Refresh", id="quote.refresh", tooltip="Ask for a new quote (POST)"),
         Binding("c", "copy", "Copy", id="quote.copy", tooltip="Copy the selected value"),
     ]
@@ -85,7 +86,6 @@ sent, the rail fee, what is received, the rate and when the quote expires.
         self.query_one("#quote-history").border_title = "Refreshes this session"
         self.render_status()
         self.load_recent()
-        self.entry.input.focus()
         self._ticker = self.set_interval(1.0, self.tick)
 
     def load_recent(self) -> None:

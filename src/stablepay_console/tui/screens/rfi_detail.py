@@ -14,7 +14,7 @@ from textual.widgets import Static
 from stablepay_console.api.models import Rfi
 from stablepay_console.services.provenance import Provenance
 from stablepay_console.tui.formatters.rfi import held_transfer, link_absence_reason, status_long
-from stablepay_console.tui.formatters.text import ago, clean, countdown, plain, when
+from stablepay_console.tui.formatters.text import NO_DEADLINE, ago, clean, countdown, plain, when
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.team_messages import TeamChanged
 from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
@@ -29,10 +29,21 @@ deadline counting down, and the items the round asks for, in the server's order.
 - **o** opens the hosted reply page in the browser; **l** copies its link.
 - **c** copies the request ID, **u** the user ID, **t** the held transfer ID,
   **d** the round ID, **i** the highlighted item's ID (quoted as `requestItemId` in a reply).
+- **Up**, **Down**, **PageUp**, **PageDown**, **Home** and **End** scroll the request; **Tab** goes to the
+  items (their rows), and **Tab** again, or **Up** on the first item, back to the top of the request.
 - **Esc** goes back to the inbox.
 
 When the round has no link, the screen says why: answered and under review, closed, or asked again.
 """
+
+
+class DetailBody(VerticalScroll):
+    """The detail's scrolling body. It has the keys when the request opens (Up, Down, PageUp, PageDown, Home and
+    End scroll it), and each time it is given them again (Tab, Shift+Tab, or Up, PageUp or Home on the items' first
+    row) it shows its top: the title and the request's ID, status and user."""
+
+    def on_focus(self) -> None:
+        self.scroll_home(animate=False)
 
 
 def _grid() -> Table:
@@ -65,29 +76,32 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         self._tick_timer: Timer | None = None
 
     def compose_body(self) -> ComposeResult:
-        # Only the body scrolls (the banner stays); what the reply needs comes first, so at 80x24 the
-        # deadline, the link and the items are on the first screen, the request's details below them.
+        # Only the body scrolls (the banner stays). It opens at its top: at 80x24 the title, the deadline, the link
+        # and the request's ID, status and user are on the first screen, the round's items below them (Tab).
         rfi = self.rfi
         items = rfi.round.items if rfi.round is not None else []
         title = f"Items ({len(items)}), in the order the server gives them" if items else "No items: no round is open."
         heading = Text.assemble(("Request for information ", "bold"), clean(rfi.id), no_wrap=True, overflow="ellipsis")
-        with VerticalScroll(id="rfi-body"):
+        with DetailBody(id="rfi-body"):
             yield Static(heading, id="rfi-title")
             yield Static(self._provenance_line(), id="rfi-provenance")
             yield Static("", id="rfi-countdown")
             yield Static(self._link_line(), id="rfi-link")
-            yield Static(Text(title), id="rfi-items-title")
-            yield RfiItemsTable(items, id="rfi-items")
             with Horizontal(id="rfi-panels"):
                 yield Static(self._request_panel(), id="rfi-request")
                 with Vertical(id="rfi-round-box"):
                     yield Static(self._round_panel(), id="rfi-round")
+            yield Static(Text(title), id="rfi-items-title")
+            yield RfiItemsTable(items, id="rfi-items")
             yield RfiRecordPanel(rfi.id, id="rfi-record")
 
     def on_mount(self) -> None:
         self.tick()
         self._tick_timer = self.set_interval(1.0, self.tick)
-        self.query_one(RfiItemsTable).focus()
+        self.query_one(DetailBody).focus()
+
+    def on_rfi_items_table_above_top(self, _: RfiItemsTable.AboveTop) -> None:
+        self.query_one(DetailBody).focus()
 
     def on_screen_suspend(self, _: events.ScreenSuspend) -> None:
         if self._tick_timer is not None:
@@ -163,11 +177,14 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         """Re-render only the countdown line."""
         r = self.rfi.round
         line = Text()
-        if r is not None and r.expires_at is not None:
-            if r.submitted_at is not None:
+        if r is not None and r.submitted_at is not None:
+            if r.expires_at is not None:
                 line.append("Answered; no reply is due.", style="dim")
+        elif r is not None:
+            line.append("Time left: ", style="bold")
+            if r.expires_at is None:
+                line.append(f"{NO_DEADLINE} (the round gives no date a reply is due by)", style="dim")
             else:
-                line.append("Time left: ", style="bold")
                 line.append_text(countdown(r.expires_at, self.console.now()))
         self.query_one("#rfi-countdown", Static).update(line)
 

@@ -13,6 +13,11 @@ from stablepay_console.tui.web_mode import web_user
 
 MIN_WHERE = 10
 """The cells the address needs to say something (`in-process`); with less room it is left out."""
+GIVE_WAY = ("breached", "the word profile", "address", "ping words", "environment words", "due")
+"""What the banner leaves out, first to last, when the line does not hold everything: the count of service
+levels breached, the word "profile", the server's address, the ping's words (its ✓ or ✗ stays), the
+environment's explanation ("SANDBOX" or "PRODUCTION" stays), and then the due count. The overdue count goes
+never: it is the last thing on a line too narrow for even that, where the line ends in an ellipsis."""
 
 
 class EnvironmentBanner(Static):
@@ -61,35 +66,53 @@ class EnvironmentBanner(Static):
         profile = self.profile
         if profile is None:
             return Text("no profile")
+        room = self.content_size.width or max(0, self.size.width - 2)
+        left_out: set[str] = set()
+        line = self._line(profile, left_out, room)
+        for part in GIVE_WAY:  # the stated order: the due and overdue counts stay longest
+            if line is not None:
+                return line
+            left_out.add(part)
+            line = self._line(profile, left_out, room)
+        return line if line is not None else self._line(profile, left_out, None)  # type: ignore[return-value]
+
+    def _line(self, profile: Profile, left_out: set[str], room: int | None) -> Text | None:
+        """The banner without the parts `left_out`; None when it does not fit in `room` cells."""
+        words = "environment words" not in left_out
         if profile.is_production:
-            env = Text(" PRODUCTION: real money ", style="bold reverse")
+            env = Text(" PRODUCTION: real money " if words else " PRODUCTION ", style="bold reverse")
         else:
-            env = Text(" SANDBOX: simulated, no real money ", style="bold")
-        # The ping comes before the address: on a narrow terminal the address is what gets cut. Narrow, the
-        # word "profile" gives its room to the deadline count, so "4 overdue" still shows at 80 columns.
+            env = Text(" SANDBOX: simulated, no real money " if words else " SANDBOX ", style="bold")
         badges = " · ".join(clean(b, 24) for b in (self.badge, self.record_badge) if b)
         badge = Text(f" {badges} ", style="bold black on yellow") if badges else Text("")
-        narrow = self.size.width < 110
         user = web_user()
+        ping = clean(self.ping, 60)
+        if "ping words" in left_out and ping[:1] in ("✓", "✗"):
+            ping = ping[:1]  # the answer's mark stays: ✓ the key works, ✗ it does not
         text = Text.assemble(
             env,
             Text(f" {user} ", style="bold reverse") if user else "",
             badge,
-            "  " if narrow else "  profile ",
+            "  " if "the word profile" in left_out else "  profile ",
             (clean(profile.name, 30), "bold"),
             " · ping ",
-            clean(self.ping, 60),
+            ping,
             no_wrap=True,
             overflow="ellipsis",
         )
-        where = clean(profile.where, 80)
-        radar = radar_text(self.radar, narrow=narrow, room=self.size.width - text.cell_len)
-        wanted = len(" · ") + min(len(where), MIN_WHERE)
-        if not narrow and self.size.width - text.cell_len - radar.cell_len < wanted:
-            # the service levels breached are the count's least urgent part: they give way to the server's address
-            urgent = " · ".join(part for part in self.radar.split(" · ") if not part.endswith(" breached"))
-            radar = radar_text(urgent, narrow=narrow, room=self.size.width - text.cell_len)
-        text.append_text(radar)
-        if self.size.width - text.cell_len >= wanted:
-            text.append_text(Text.assemble(" · ", where))  # else no dangling " ·" at the end
+        parts = [part for part in self.radar.split(" · ") if part]
+        if "breached" in left_out:
+            parts = [part for part in parts if not part.endswith(" breached")]
+        if "due" in left_out:
+            parts = [part for part in parts if not part.endswith(" due < 24h")]
+        narrow = room is not None and room < 108
+        text.append_text(radar_text(" · ".join(parts), narrow=narrow))
+        if room is not None and text.cell_len > room:
+            return None
+        if "address" not in left_out:
+            where = clean(profile.where, 80)
+            spare = (room if room is not None else 10_000) - text.cell_len - len(" · ")
+            if spare < min(len(where), MIN_WHERE):
+                return None
+            text.append_text(Text.assemble(" · ", where[:spare] if len(where) <= spare else where[: spare - 1] + "…"))
         return text

@@ -31,7 +31,8 @@ CLAIM_BINDING = Binding("m", "cycle_claims", "Claims", show=False, id="inbox.cla
                         tooltip="Cycle the claim filter: any, claimed by me, unclaimed")
 
 CLAIMS_HELP = """
-Claims (kept in the local record): a claimed request's status shows **◆ me** or **◆ who**.
+Claims (kept in the local record): a claimed request's status shows **◆ me** or **◆ who** (a bare **◆**,
+yours, or **◇**, someone else's, when the table has no room for who; the detail says who).
 **m** cycles the claim filter on the page shown: any, claimed by me, unclaimed.
 """
 

@@ -25,7 +25,7 @@ from textual.message import Message
 
 from stablepay_console.tui.formatters.lists import first_of_each, hidden_note
 from stablepay_console.tui.formatters.rfi import held_short, status_text
-from stablepay_console.tui.formatters.text import ago, countdown, plain, short_id, when
+from stablepay_console.tui.formatters.text import NO_DEADLINE, ago, countdown, plain, short_id, when
 from stablepay_console.tui.formatters.triage import sla_cell, step_cell
 from stablepay_console.tui.widgets.columns import CELL_PADDING, SCROLLBAR, columns_that_fit
 from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable
@@ -63,14 +63,27 @@ COLUMNS = (
 KEYS = tuple(column.key for column in COLUMNS)
 FULL_IDS = ("user", "held")
 """Columns that show a whole ID when there is room, a shortened one otherwise."""
+MARK_BEFORE = 5
+"""The claim mark's who (`issued ◆ bob`) is shown only while every column that drops at this priority or later
+(Kind and the more useful ones) still fits with it; otherwise the mark is a bare `◆` (mine) or `◇` (someone
+else's), as wide as the status words already are, and the Step column says "claimed": a claim never pushes the
+Kind column out."""
 
 
 def fit_columns(widths: dict[str, int], room: int, full_widths: dict[str, int]) -> tuple[list[str], set[str]]:
-    """The columns to show in `room` cells (in table order), and which of FULL_IDS get whole IDs."""
-    kept = columns_that_fit([widths[c.key] for c in COLUMNS], [c.drop for c in COLUMNS], room)
+    """The columns to show in `room` cells (in table order), which of FULL_IDS get whole IDs, and "status" in that
+    set when the claim marks say who."""
+    drops = [c.drop for c in COLUMNS]
+    marked = dict(widths, status=full_widths["status"])
+    kept = columns_that_fit([marked[c.key] for c in COLUMNS], drops, room)
+    full = set()
+    if all(i in kept for i, c in enumerate(COLUMNS) if c.drop <= MARK_BEFORE):
+        widths = marked
+        full.add("status")
+    else:
+        kept = columns_that_fit([widths[c.key] for c in COLUMNS], drops, room)
     keys = [COLUMNS[i].key for i in kept]
     spare = room - sum(widths[k] + CELL_PADDING for k in keys)
-    full = set()
     for key in FULL_IDS:
         grow = full_widths[key] - widths[key]
         if key in keys and grow <= spare:
@@ -80,9 +93,12 @@ def fit_columns(widths: dict[str, int], room: int, full_widths: dict[str, int]) 
 
 
 def deadline_cell(rfi: Rfi, now: datetime) -> Text:
-    """The countdown to the open round's deadline; a round already answered owes no reply."""
+    """The countdown to the open round's deadline; a round already answered owes no reply; an issued request
+    whose round gives no deadline says so ("no deadline", never an empty cell that reads as not loaded)."""
     if rfi.round is not None and rfi.round.submitted_at is not None:
         return Text("answered", style="dim")
+    if rfi.deadline is None and rfi.status == "issued":
+        return Text(NO_DEADLINE, style="dim")
     return countdown(rfi.deadline, now)
 
 
@@ -182,7 +198,7 @@ class InboxTable(WindowedTable):
         now = self._now
         if now is None:
             return widths
-        shape = frozenset(FULL_IDS) if full else frozenset()
+        shape = frozenset({*FULL_IDS, "status"}) if full else frozenset()
         for rfi in self.order[: self.window]:
             for key, cell in zip(KEYS, self._cells(rfi, now, shape), strict=True):
                 widths[key] = max(widths[key], min(cell.cell_len, caps[key]))
@@ -196,7 +212,7 @@ class InboxTable(WindowedTable):
         widths, full_widths = self._measure(full=False), self._measure(full=True)
         keys, full = fit_columns(widths, room, full_widths)
         sizes = [full_widths[k] if k in full else widths[k] for k in keys]
-        layout = (tuple(keys), tuple(sizes))
+        layout = (tuple(keys), tuple(sizes), frozenset(full))
         if layout == self._layout:
             return False
         self._layout, self.shown_columns, self._full = layout, tuple(keys), frozenset(full)
@@ -244,13 +260,16 @@ class InboxTable(WindowedTable):
         made = self._made.get(key)
         if made is None:
             cells = inbox_cells(rfi, now, self._deadline(rfi, now), shape, self.triage_of(rfi, now))
-            made = self._made[key] = self._marked(rfi, cells)
+            made = self._made[key] = self._marked(rfi, cells, shape)
         return made
 
-    def _marked(self, rfi: Rfi, cells: tuple[Text, ...]) -> tuple[Text, ...]:
-        if rfi.id in self.marks:
-            return (*cells[:2], cells[2] + self.marks[rfi.id], *cells[3:])
-        return cells
+    def _marked(self, rfi: Rfi, cells: tuple[Text, ...], shape: frozenset[str]) -> tuple[Text, ...]:
+        mark = self.marks.get(rfi.id)
+        if mark is None:
+            return cells
+        if "status" not in shape:  # no room to say who (see MARK_BEFORE): mine or someone else's
+            mark = Text(" ◆" if mark.plain == " ◆ me" else " ◇", style=mark.style)
+        return (*cells[:2], cells[2] + mark, *cells[3:])
 
     def _say_duplicates(self, rfis: list[Rfi]) -> None:
         ids = frozenset(rfi.id for rfi in rfis) if self.duplicates_hidden else frozenset()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
+from textual.message import Message
 
 from stablepay_console.api.models import RfiItem
 from stablepay_console.tui.formatters.lists import first_of_each, hidden_note
@@ -61,7 +62,30 @@ def item_columns(width: int, count: int) -> list[tuple[str, str, int]]:
 
 
 class RfiItemsTable(WindowedTable):
-    """One row per item, keyed by item ID; rows grow to fit wrapped text."""
+    """One row per item, keyed by item ID; rows grow to fit wrapped text.
+
+    Up, PageUp or Home on the first row post `AboveTop`: the detail gives the keys to its body, back at its top."""
+
+    class AboveTop(Message):
+        """A key asked to go above the table's first row."""
+
+    def _above_top(self) -> bool:
+        if self.position:
+            return False
+        self.post_message(self.AboveTop())
+        return True
+
+    def action_cursor_up(self) -> None:
+        if not self._above_top():
+            super().action_cursor_up()
+
+    def action_page_up(self) -> None:
+        if not self._above_top():
+            super().action_page_up()
+
+    def action_scroll_top(self) -> None:
+        if not self._above_top():
+            super().action_scroll_top()
 
     def __init__(self, items: list[RfiItem], **kwargs: object) -> None:
         super().__init__(window=200, **kwargs)

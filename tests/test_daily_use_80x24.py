@@ -1,0 +1,146 @@
+"""Daily use at 80x24 in tmux, read off the installed console's screen as a new user would (issue 41).
+
+Every wait polls the captured pane (never a fixed sleep).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from tests.terminal import Terminal, console_command
+
+pytestmark = pytest.mark.e2e
+
+
+def shell(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([console_command(), *argv], env=env, capture_output=True, text=True, timeout=60,
+                          check=False)
+
+
+@pytest.fixture
+def small_console(term_env: dict[str, str]) -> Iterator[Terminal]:
+    term = Terminal([console_command()], term_env, width=80, height=24)
+    try:
+        yield term
+    finally:
+        term.close()
+
+
+def framed(text: str) -> bool:
+    """the banner on top and help and quit in the footer"""
+    shown = text.rstrip("\n").split("\n")
+    return "SANDBOX" in shown[0] and "? Help" in shown[-1] and "q Quit" in shown[-1]
+
+
+def typed(value: str) -> re.Pattern[str]:
+    """the ID field holding `value`"""
+    return re.compile(rf"▊\s+{value}\s+▎")
+
+
+def table_header(text: str) -> str:
+    return next((line for line in text.splitlines() if "Created" in line and "Status" in line), "")
+
+
+# --- item 5: no deadline, and a claim mark that leaves the Kind column in place --------------------------------------
+
+
+def test_no_deadline_is_said_and_a_claim_keeps_the_kind_column(term_env: dict[str, str]) -> None:
+    listed = json.loads(shell(term_env, "rfis", "list", "--limit", "15", "--json").stdout)["data"]
+    issued = [(i, r) for i, r in enumerate(listed) if r["status"] == "issued"]
+    undated = next(i for i, r in issued if not (r["round"] or {}).get("expiresAt"))
+    claimed = next(r for _, r in issued if (r["round"] or {}).get("expiresAt"))
+    assert shell(term_env, "rfis", "claim", claimed["id"]).returncode == 0
+    term = Terminal([console_command()], term_env, width=80, height=24)
+    try:
+        text = term.wait_for(framed, "Kind", "◆", "no deadline")
+        header = table_header(text)
+        assert "Kind" in header and "Deadline" in header, text
+        claimed_line = next(line for line in text.splitlines() if "◆" in line)
+        assert re.search(r"\b(onboarding|transaction)\b", claimed_line), claimed_line
+        assert "claimed" in claimed_line, "the Step column says claimed"
+        term.send(*["Down"] * undated, "Enter")
+        text = term.wait_for("Time left:", framed)
+        assert re.search(r"Time left: no deadline", text), text
+    finally:
+        term.close()
+
+
+# --- item 3: the banner keeps the due and overdue counts longest ---------------------------------------------------
+
+
+def test_the_banner_keeps_due_and_overdue_at_80_columns(small_console: Terminal) -> None:
+    counts = re.compile(r"ping ✓ · \d+ overdue · \d+ due\b")
+    text = small_console.wait_for(framed, lambda t: counts.search(t.splitlines()[0]) is not None)
+    top = text.splitlines()[0]
+    assert "SANDBOX" in top and "embedded" in top, "the environment and the profile stay too"
+
+
+# --- item 1: the digits switch screens; / or Enter starts typing an ID ---------------------------------------------
+
+
+def test_digits_switch_screens_and_slash_or_enter_starts_typing(small_console: Terminal) -> None:
+    term = small_console
+    term.wait_for(framed, "Page 1 of")
+    term.send("2")
+    term.wait_for("type a transfer ID", framed)
+    term.send("3")
+    term.wait_for("type an onramp ID", framed)
+    term.send("4")
+    text = term.wait_for("type a metric ID", framed)
+    assert "34" not in text and "Metric ID (UUID), then Enter" in text, "nothing was typed into an ID field"
+    term.send("2")
+    term.wait_for("type a transfer ID")
+    term.send("Enter")  # start typing: now a digit is part of the ID
+    term.type("12")
+    text = term.wait_for(typed("12"), "type a transfer ID")
+    term.send("Escape")  # Esc gives the keys back (the footer says ? and q again): 3 goes to the quote screen
+    term.wait_for(framed, typed("12"))
+    term.send("3")
+    term.wait_for("type an onramp ID", framed)
+    term.send("2")
+    text = term.wait_for("type a transfer ID", typed("12"), framed)
+    term.send("/")
+    term.type("3")
+    term.wait_for(typed("3"))  # `/` selects what the field holds: typing replaces it, as in an address bar
+    term.send("Escape")
+    term.wait_for(framed)
+    term.send("1")
+    term.wait_for("Page 1 of", framed)
+
+
+# --- item 2: a request opens at its top and scrolls with the keyboard ----------------------------------------------
+
+
+def top_shown(text: str) -> bool:
+    """the request's title and its ID, status and user on screen"""
+    shown = text.splitlines()
+    return (len(shown) > 2 and "Request for information" in shown[2]
+            and all(re.search(rf"│ {label} +\S", text) for label in ("ID", "Status", "User")))
+
+
+def scrolled(text: str) -> bool:
+    """the title scrolled away"""
+    return "Request for information" not in text
+
+
+def test_a_request_opens_at_its_top_and_the_keys_bring_the_top_back(small_console: Terminal) -> None:
+    term = small_console
+    term.wait_for(framed, "Page 1 of")
+    term.send("Enter")
+    term.wait_for(framed, top_shown, "Time left:", "esc Back")
+    for away, back in (("PageDown", "Home"), ("PageDown", "PageUp"), ("Down", "Up")):
+        term.send(*[away] * 6)
+        term.wait_for(framed, scrolled)
+        term.send(*[back] * 6)
+        term.wait_for(framed, top_shown)
+    term.send("Tab")  # the items: the table has the keys, the body scrolls to it
+    term.wait_for(framed, "Items (", scrolled)
+    term.send("Up")  # on the first item: back to the top of the request
+    term.wait_for(framed, top_shown)
+    term.send("Tab", "Tab", "Tab")  # the items, the note field, the request's top again
+    term.wait_for(framed, top_shown, "? Help")
