@@ -110,7 +110,7 @@ def opening_a_request(term: Terminal) -> None:
 def in_a_request(term: Terminal) -> None:
     term.wait_for(FIRST_ROWS)
     term.send("Enter")
-    term.wait_for("Asked for")
+    term.wait_for("Request for information")  # the detail opens at its top (its items below the fold at 80x24)
 
 
 def mid_start(seconds: float) -> Moment:

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from stablepay_console.api import StablePayClient, TransportError
-from stablepay_console.api.client import tls_for, verified_tls
+from stablepay_console.api.tls import tls_for, verified_tls
 from tests.ci import in_ci
 
 KEY = "sk_sandbox_tls_test_key_0000000000000000"

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-import ssl
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from contextlib import aclosing
 from datetime import datetime
@@ -23,8 +21,9 @@ from stablepay_console.api.body import (
     settled,
 )
 from stablepay_console.api.decoding import M, decode, error_from
-from stablepay_console.api.errors import APIError, DeadlineExceeded, MalformedResponse, ResponseTooLarge, TransportError
+from stablepay_console.api.errors import DeadlineExceeded, MalformedResponse, ResponseTooLarge, TransportError
 from stablepay_console.api.gate import BULK, PoliteTransport, gate_for
+from stablepay_console.api.key_check import check_key
 from stablepay_console.api.models import (
     BatchTransfer,
     MetricResult,
@@ -36,6 +35,7 @@ from stablepay_console.api.models import (
 from stablepay_console.api.paging import PagingReport, walk_pages
 from stablepay_console.api.sanitize import clean
 from stablepay_console.api.secret import ApiKey
+from stablepay_console.api.tls import tls_for
 from stablepay_console.api.urls import check_base_url
 from stablepay_console.api.validation import (
     check_kind,
@@ -76,9 +76,6 @@ def default_retry() -> Retry:
     )
 
 
-PING_PATHS: dict[str, str] = {}
-"""Base URL -> where its key check answered last ("/ping" or "/v2/ping"), for as long as the process runs."""
-
 DECODE_IN_THREAD = 256 * 1024
 """Bodies larger than this are decoded in a worker thread, so a UI on the same loop keeps answering keys."""
 
@@ -96,26 +93,6 @@ class BearerAuth(httpx.Auth):
 
     def __repr__(self) -> str:
         return f"BearerAuth({self._key!r})"
-
-
-@functools.cache
-def verified_tls() -> ssl.SSLContext:
-    """The TLS settings of every https client of this process: the trusted roots (certifi's, or the system's
-    where `SSL_CERT_FILE` / `SSL_CERT_DIR` say), a certificate and host name checked on every connection.
-
-    Made once: loading the roots costs about 75 ms of CPU, which httpx would spend again for every client
-    (each command, each profile switch, each check of the rotation wizard). One context serves any number of
-    connections and threads."""
-    return httpx.create_ssl_context()
-
-
-def tls_for(url: httpx.URL) -> ssl.SSLContext:
-    """`verified_tls()` for https. Plain http is for loopback only (`check_base_url`) and redirects are never
-    followed, so such a client never speaks TLS: it gets a context that trusts no root at all, which would
-    refuse any certificate, and costs nothing to make."""
-    if url.scheme == "https":
-        return verified_tls()
-    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 class StablePayClient:
@@ -272,36 +249,8 @@ class StablePayClient:
         return await self._get(f"/v2/reporting/metrics/{mid}/results", MetricResult)
 
     async def ping(self) -> Pong:
-        """GET /ping: does this key work against this base URL?
-
-        The contract puts the key check at `/ping`; the provider's own published description puts it at
-        `/v2/ping`. A 404 from one is followed by one try of the other, and the one that answered (anything
-        but a 404) is remembered for this server, so each later check is one request. A 404 from both is
-        the first one's error."""
-        first = PING_PATHS.get(self.base_url, "/ping")
-        try:
-            return await self._ping_at(first)
-        except APIError as exc:
-            if exc.status != 404:
-                raise
-            refused = exc
-        other = "/v2/ping" if first == "/ping" else "/ping"
-        try:
-            return await self._ping_at(other)
-        except APIError as exc:
-            if exc.status == 404:
-                raise refused from None
-            raise
-
-    async def _ping_at(self, path: str) -> Pong:
-        try:
-            pong = await self._get(path, Pong)
-        except APIError as exc:
-            if exc.status is not None and exc.status != 404:
-                PING_PATHS[self.base_url] = path  # the route is there: it refused the key, or failed
-            raise
-        PING_PATHS[self.base_url] = path
-        return pong
+        """GET /ping (or /v2/ping where only that answers: `api/key_check.py`): does this key work here?"""
+        return await check_key(self.base_url, lambda path: self._get(path, Pong))
 
     # --- plumbing --------------------------------------------------------------
 
