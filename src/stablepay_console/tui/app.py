@@ -266,7 +266,9 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
         await open_needs_action(self)
 
     def action_toggle_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        from stablepay_console.tui.modals.keys_help import KeysHelp
+
+        if isinstance(self.screen, KeysHelp):
+            self.screen.dismiss(None)
         else:
-            self.action_show_help_panel()
+            self.push_screen(KeysHelp(self.screen))
