@@ -33,6 +33,11 @@ def profiles_file() -> Path:
     return config_dir() / "profiles.toml"
 
 
+def keymap_file() -> Path:
+    """The user's own keys: binding id -> keys (`stablepay-console keys` lists the ids)."""
+    return config_dir() / "keymap.toml"
+
+
 def state_file(name: str) -> Path:
     """A small JSON file of per-profile state (recent lookups, bookmarks, rotation progress)."""
     return data_dir() / f"{name}.json"

@@ -139,6 +139,9 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
 
     def on_mount(self) -> None:
         self.catch_exit_signals()
+        from stablepay_console.tui.keymap import use_keymap_file
+
+        use_keymap_file(self)  # the user's own keys (keymap.toml), before the first screen's footer
         if self.build_services is not None:
             from stablepay_console.tui.boot import BootScreen
 

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 
 @dataclass(frozen=True)
@@ -84,3 +88,72 @@ def clashes(screen_keys: list[KeyEntry], everywhere: list[KeyEntry]) -> list[tup
             else:
                 owner[key] = entry.binding_id
     return found
+
+
+# --- every binding of the console, and the user's keymap checked against them --------------------------------------
+
+EVERYWHERE = "everywhere"
+
+
+def screens(app: type[DOMNode]) -> list[tuple[str, type[DOMNode]]]:
+    """(name, class) of everything with keys: the app (keys that work everywhere), then each screen."""
+    import importlib
+
+    from stablepay_console.tui.screens import TOP_LEVEL
+
+    found: list[tuple[str, type[DOMNode]]] = [(EVERYWHERE, app)]
+    for entry in TOP_LEVEL:
+        found.append((entry.mode, getattr(importlib.import_module(f"stablepay_console.tui.screens.{entry.module}"),
+                                          entry.cls)))
+    from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
+    from stablepay_console.tui.screens.rotation import RotationScreen
+
+    return [*found, ("request detail", RfiDetailScreen), ("key rotation", RotationScreen)]
+
+
+def catalogue(app: type[DOMNode], keymap: Mapping[str, str] | None = None) -> list[tuple[str, KeyEntry, KeyEntry]]:
+    """(screen, default, current) for every binding of every screen, the app's first."""
+    rows = []
+    for name, cls in screens(app):
+        bindings = own_bindings(cls)
+        for default, current in zip(entries(bindings), entries(bindings, keymap), strict=True):
+            rows.append((name, default, current))
+    return rows
+
+
+def problems(app: type[DOMNode], keymap: Mapping[str, str]) -> list[str]:
+    """What is wrong with a keymap: ids no screen has, and keys it makes two ids claim on one screen."""
+    keymap = normalized(keymap)
+    listed = screens(app)
+    known = {entry.binding_id for _, cls in listed for entry in entries(own_bindings(cls))}
+    said = [f"no key has the id {binding_id!r} (stablepay-console keys lists them)"
+            for binding_id in keymap if binding_id not in known]
+    everywhere = entries(own_bindings(listed[0][1]), keymap)
+    for name, cls in listed:
+        own = entries(own_bindings(cls), keymap) if name != EVERYWHERE else []
+        ids = {entry.binding_id for entry in own} if own else {entry.binding_id for entry in everywhere}
+        where = "everywhere" if name == EVERYWHERE else f"on the {name} screen"
+        for key, first, second in clashes(own, everywhere):
+            if (first in keymap or second in keymap) and (first in ids or second in ids):
+                said.append(f"{where}, {key!r} would be claimed by both {first} and {second}")
+    return list(dict.fromkeys(said))
+
+
+def use_keymap_file(app: App[Any]) -> None:
+    """Read keymap.toml and hand it to Textual; a file with a problem is not used at all, and the console says
+    why in a notification (the default keys stay)."""
+    from stablepay_console.storage.keymap_file import KeymapFileError, read_keymap
+
+    try:
+        keymap = read_keymap()
+    except KeymapFileError as exc:
+        wrong = [str(exc)]
+    else:
+        if not keymap:
+            return
+        wrong = problems(type(app), keymap)
+        if not wrong:
+            app.set_keymap(keymap)
+            return
+    app.notify(f"keymap.toml is not used: {'; '.join(wrong)}. The default keys are in use.",
+               title="Your keys", severity="error", timeout=20, markup=False)
