@@ -162,7 +162,8 @@ def run_status(args: argparse.Namespace) -> int:
     if out.fmt == "json":
         out.json(fields)
     else:
-        out.fields([(k, v) for k, v in fields.items() if k != "problem"])
+        out.fields([(k, ("yes" if v else "no") if isinstance(v, bool) else v) for k, v in fields.items()
+                    if k != "problem"])  # words: "lead: no", "reachable: yes"
     if not fields["reachable"]:
         fail(str(fields.get("problem", "the record cannot be used.")))
         return FAILED
