@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -144,3 +144,32 @@ def test_a_request_opens_at_its_top_and_the_keys_bring_the_top_back(small_consol
     term.wait_for(framed, top_shown)
     term.send("Tab", "Tab", "Tab")  # the items, the note field, the request's top again
     term.wait_for(framed, top_shown, "? Help")
+
+
+# --- item 4: F1 lists this screen's own keys, readably, over the whole screen; Esc or F1 closes it -----------------
+
+
+def help_open(title: str) -> Callable[[str], bool]:
+    def check(text: str) -> bool:
+        return f"Keys: {title}" in text
+    check.__doc__ = f"the help of {title}"
+    return check
+
+
+def test_f1_lists_the_screens_own_keys_and_esc_or_f1_closes_it(small_console: Terminal) -> None:
+    term = small_console
+    term.wait_for(framed, "Page 1 of")
+    term.send("F1")
+    text = term.wait_for(help_open("RFI inbox"), re.compile(r"\bn {2,}Next page"))
+    assert "Page Left" not in text and "^pgup" not in text, "no table's own cursor keys"
+    box = next(line for line in text.splitlines() if "Keys: RFI inbox" in line)
+    assert len(box.rstrip()) >= 76, f"the help is not squeezed into a side panel: {box!r}"
+    term.send("Escape")
+    term.wait_for(framed, "Page 1 of", lambda t: "Keys:" not in t)
+    term.send("2")
+    term.wait_for("type a transfer ID")
+    term.send("F1")
+    text = term.wait_for(help_open("Batch lookup"), re.compile(r"/, ⏎ {2,}Type a transfer ID"))
+    assert re.search(r"\br {2,}Fetch the shown transfer again", text), text
+    term.send("F1")
+    term.wait_for(framed, "type a transfer ID", lambda t: "Keys:" not in t)

@@ -520,12 +520,14 @@ def running(app: ConsoleApp) -> bool:
 
 
 async def answers_f1(pilot: Pilot[Any], check: Callable[[], Awaitable[None]]) -> None:
-    """F1 opens the help panel and F1 closes it again, whatever the screen is waiting for."""
+    """F1 opens the help and F1 closes it again, whatever the screen is waiting for."""
+    from stablepay_console.tui.modals.keys_help import KeysHelp
+
     await pilot.press("f1")
-    assert pilot.app.screen.query("HelpPanel"), "F1 was not handled"
+    assert isinstance(pilot.app.screen, KeysHelp), "F1 was not handled"
     await check()
     await pilot.press("f1")
-    assert not pilot.app.screen.query("HelpPanel")
+    assert not isinstance(pilot.app.screen, KeysHelp)
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])

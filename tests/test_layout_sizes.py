@@ -25,6 +25,7 @@ from stablepay_console.api import ApiKey
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox, data
 from stablepay_console.tui.app import ConsoleApp
+from stablepay_console.tui.modals.keys_help import KeysHelp
 from stablepay_console.tui.screens import TOP_LEVEL
 from stablepay_console.tui.widgets.banner import EnvironmentBanner
 from stablepay_console.tui.widgets.footer import ConsoleFooter
@@ -194,12 +195,16 @@ async def test_help_and_quit_show_the_key_that_works_and_it_works() -> None:
         keys = footer_keys(app)
         assert (keys["toggle_help"].key_display, keys["quit"].key_display) == ("f1", "^c")
         await press(pilot, "f1")
-        assert app.screen.query("HelpPanel"), "f1 opens the help"
+        assert isinstance(app.screen, KeysHelp), "f1 opens the help, even from the text field"
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, KeysHelp), "Esc closes it"
         await press(pilot, "escape")  # leave the field: the screen's keys (and ? and q) are back
         keys = footer_keys(app)
         assert (keys["toggle_help"].key_display, keys["quit"].key_display) == ("?", "q")
         await press(pilot, "question_mark")
-        assert not app.screen.query("HelpPanel"), "? closes the help again"
+        assert isinstance(app.screen, KeysHelp), "? opens the help"
+        await press(pilot, "question_mark")
+        assert not isinstance(app.screen, KeysHelp), "? closes the help again"
         await press(pilot, "f2")
         assert footer_keys(app)["quit"].key_display == "q", "a dialog shows q too"
         await press(pilot, "q")

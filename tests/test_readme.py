@@ -76,3 +76,24 @@ def test_no_project_doc_points_outside_the_project() -> None:
     outside = [f"{page.relative_to(ROOT)}: {word}" for page in _project_docs()
                for word in ("../shared", "/work/") if word in page.read_text(encoding="utf-8")]
     assert not outside, f"the project's docs must stand alone: {outside}"
+
+
+def test_the_readme_never_names_an_old_schema_number() -> None:
+    from stablepay_console.storage.team.schema import LATEST
+
+    text = "".join((ROOT / page).read_text(encoding="utf-8") for page in ("README.md", "docs/team-record.md"))
+    named = {int(n) for n in re.findall(r"\bschema (?:version )?(\d+)\b", text)}
+    assert named <= {LATEST}, f"the team record's pages name schema {sorted(named)}; the newest migration is {LATEST}"
+
+
+def test_audit_help_names_the_team_record_too() -> None:
+    import subprocess
+    import sys
+
+    shown = subprocess.run([sys.executable, "-m", "stablepay_console", "audit", "--help"], capture_output=True,
+                           text=True, timeout=60, check=True).stdout
+    listed = subprocess.run([sys.executable, "-m", "stablepay_console", "--help"], capture_output=True,
+                            text=True, timeout=60, check=True).stdout
+    for text in (shown, " ".join(listed.split())):
+        assert "the team's with a team record" in " ".join(text.split()), text
+    assert "audit log of this machine" not in " ".join(listed.split())

@@ -42,8 +42,8 @@ async def test_escape_leaves_a_text_field_so_number_keys_switch_screens(make_app
             await pilot.press(key)
             await wait_for_workers(pilot)
             assert app.current_mode == mode
-            await pilot.press("slash")  # the screen opens with the keys on it: / starts typing the ID
-            await wait_for_workers(pilot)
+            assert app.screen.focused is None, "the screen opens with the keys: the digits switch screens"
+            await pilot.press("slash")  # start typing the ID
             assert isinstance(app.screen.focused, Input)
             await pilot.press("1")  # typed into the field, not a screen switch
             assert app.current_mode == mode

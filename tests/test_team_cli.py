@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -62,6 +63,10 @@ def test_use_saves_the_url_and_status_says_who_you_are(team_db: TeamDb, capsys: 
         "stampedByNobody": {},
     }
     assert status["store"].split()[1].startswith("15")
+    assert cli("record", "status") == 0
+    shown = capsys.readouterr().out
+    assert re.search(r"^lead: +no$", shown, re.M) and re.search(r"^reachable: +yes$", shown, re.M), shown
+    assert "False" not in shown and "True" not in shown, "yes and no, in words"
     assert cli("record", "use", "--local") == 0
     capsys.readouterr()
     assert cli("record", "status", "--json") == 0

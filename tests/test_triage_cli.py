@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -42,6 +43,10 @@ def test_steps_in_order_each_with_its_audit_entry(capsys: pytest.CaptureFixture[
         cli("rfis", "reject", RFI)  # a rejection needs --note
     assert usage.value.code == 2
     assert cli("rfis", "reject", RFI, "--note", "wrong account") == 0
+    said_back = capsys.readouterr().err
+    assert re.search(rf"{RFI}: sent back by \S+ at \d{{4}}-\d\d-\d\d \d\d:\d\d UTC; its step is now claimed\.",
+                     said_back), said_back
+    assert "(reject by" not in said_back
     assert actions() == [("triage.ready", "refused: only the claimant makes an answer ready; "
                           f"{RFI} is claimed by ana"), ("triage.wait", "waiting"),
                          ("triage.ready", f"refused: {RFI} is waiting; 'ready' needs it claimed"),
@@ -92,13 +97,17 @@ def test_the_report_from_the_shell(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("rfis", "report", "--csv") == 0
     assert capsys.readouterr().out.splitlines()[0] == "section,key,measure,value"
     assert cli("rfis", "report") == 0
-    assert "ISSUED" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "ISSUED" in shown and "SUBMITTED IN TIME" in shown and "MADE READY" in shown and "OPEN NOW" in shown
+    assert "SUBMITTEDINTIME" not in shown and "MADEREADY" not in shown, "the headings read as words"
 
 
 def test_rfis_due_lists_the_breached_service_levels(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("rfis", "due", "--within", "1d") in (3, 4)
     said = capsys.readouterr()
     assert "LATE BY" in said.out and "service levels breached" in said.err
+    lates = [late for _, _, late in breach_rows(said.out).values()]
+    assert lates and all(re.fullmatch(r"\d+ days? \d+ h|\d+ h \d+ min|\d+ min", late) for late in lates), lates
     late = [line for line in said.out.splitlines() if " unclaimed " in f" {line} " and " claim " in f" {line} "]
     assert late, said.out
     assert cli("rfis", "due", "--within", "1d", "--json") in (3, 4)
@@ -108,16 +117,15 @@ def test_rfis_due_lists_the_breached_service_levels(capsys: pytest.CaptureFixtur
 def breach_rows(out: str) -> dict[str, tuple[str, str, str]]:
     """The breach table of `rfis due`: id -> (step, level, late by)."""
     table = out[out.index("LATE BY"):].splitlines()[1:]
-    return {cells[0]: (cells[2], cells[3], cells[4]) for cells in (line.split() for line in table) if len(cells) == 5}
+    return {cells[0]: (cells[2], cells[3], cells[4]) for cells in (line.split(None, 4) for line in table)
+            if len(cells) == 5}
 
 
 def test_rfis_due_counts_each_request_at_its_own_step(capsys: pytest.CaptureFixture[str]) -> None:
-    from stablepay_console.cli.durations import parse_duration
-
     assert cli("rfis", "due", "--within", "1d") in (3, 4)
     before = breach_rows(capsys.readouterr().out)
     # Late to be claimed by more than a day: the answer is late to be made ready as well.
-    rfi = next(i for i, (step, level, late) in before.items() if step == "unclaimed" and parse_duration(late).days)
+    rfi = next(i for i, (step, level, late) in before.items() if step == "unclaimed" and re.match(r"\d+ days? ", late))
     assert before[rfi][1] == "claim"
     assert cli("rfis", "claim", rfi) == 0
     assert cli("rfis", "wait", rfi, "--note", "asked for a bank statement") == 0

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from stablepay_console.cli.durations import format_seconds
 from stablepay_console.cli.output import Output, note
 
 if TYPE_CHECKING:
@@ -30,7 +29,13 @@ def late_words(seconds: float) -> str:
 @functools.lru_cache(maxsize=8192)
 def _minutes_words(minutes: int) -> str:
     # `rfis due` words tens of thousands of breaches, most of them late by a few thousand distinct minutes.
-    return format_seconds(60 * minutes)
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    if days:
+        return f"{days} day{'s' if days != 1 else ''} {hours} h"
+    if hours:
+        return f"{hours} h {mins} min"
+    return f"{mins} min"
 
 
 def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[BreachRow] | None:

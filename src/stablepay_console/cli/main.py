@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_profile_commands(sub, common)
     parsers.add_headless_commands(sub, common)
     add_audit_commands(sub)
+    keys = sub.add_parser("keys", help="every key binding: its id, screen, default and current keys (keymap.toml)")
+    keys.add_argument("--json", action="store_true", help="print JSON")
 
     export = sub.add_parser(
         "export",
@@ -96,6 +98,12 @@ def add_profile_commands(sub: argparse._SubParsersAction[Parser], common: Parser
         "its ping; 1 and 2 as usual.",
     )
     parsers.add_format(status)
+
+
+def run_keys(args: argparse.Namespace) -> int:
+    from stablepay_console.cli.keys import run_keys as listed
+
+    return listed(args)
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -236,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from stablepay_console.storage.writing import NOT_WRITTEN
 
     NOT_WRITTEN.listen(lambda line: print(f"stablepay-console: {say(line)}", file=sys.stderr, flush=True))
-    command = {"export": run_export, "profile": run_profile}.get(args.command) or headless(args)
+    command = {"export": run_export, "profile": run_profile, "keys": run_keys}.get(args.command) or headless(args)
     if command is None:
         return finished(run_console(args))
     # The record's thread gives up the interpreter's lock for every SQLite statement and, while the event loop

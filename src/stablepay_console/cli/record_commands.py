@@ -91,7 +91,9 @@ def add_record_commands(rfis_sub: argparse._SubParsersAction[Any], common: argpa
 
 def add_audit_commands(sub: argparse._SubParsersAction[Any]) -> None:
     """`audit verify` and `audit log` as a top-level group."""
-    audit = sub.add_parser("audit", help="the audit log of this machine: print it, verify its hash chain")
+    about = ("the audit log (this machine's, or the team's with a team record): print it, verify its hash "
+             "chain")
+    audit = sub.add_parser("audit", help=about, description=about[0].upper() + about[1:] + ".")
     audit_sub = audit.add_subparsers(dest="audit_command", required=True)
     verify = audit_sub.add_parser("verify", epilog=VERIFY_EXIT_CODES,
                                   help="check that no entry was changed, removed or reordered")

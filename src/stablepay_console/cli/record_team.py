@@ -175,7 +175,7 @@ def _field_text(name: str, value: Any) -> Any:
             return "none (every row names a login)"
         counts = ", ".join(f"{kind} {count}" for kind, count in value.items())
         return f"{counts}: written before schema 4 under a role that cannot log in (kept as they were)"
-    return value
+    return ("yes" if value else "no") if isinstance(value, bool) else value  # words: "lead: no", "reachable: yes"
 
 
 def _team_status(services: Services, team: Team) -> dict[str, Any]:

@@ -17,6 +17,20 @@ LOCAL_APPROVE = ("four eyes need the team record: on the local record one person
                  "nobody else can approve it. Set STABLEPAY_RECORD_URL or run `record use URL`.")
 
 
+HEADINGS = {"issued": "issued", "claimed": "claimed", "approved": "approved", "submittedInTime": "submitted in time",
+            "expired": "expired", "madeReady": "made ready", "openNow": "open now"}
+"""The report's columns as words (its JSON and CSV keep the field names)."""
+
+DONE = {"ready": "made ready", "approve": "approved", "reject": "sent back", "wait": "set waiting on the user",
+        "resume": "resumed"}
+"""What a step did, as the sentence after it says it: "bob approved it"."""
+
+
+def step_words(rfi_id: str, step: str, now: str, actor: str, at: datetime) -> str:
+    """`<id>: approved by bob at 2026-11-20 09:30 UTC; its step is now approved.`"""
+    return f"{rfi_id}: {DONE.get(step, step)} by {actor} at {at:%Y-%m-%d %H:%M} UTC; its step is now {now}."
+
+
 def run_step(args: argparse.Namespace) -> int:
     step = args.triage_step
     found = profile_for(args)
@@ -42,7 +56,7 @@ def run_step(args: argparse.Namespace) -> int:
         fail(f"{step} refused: {outcome.refusal}.")
         return FAILED
     if out.is_text and kept is not None:
-        note(f"{args.rfi_id} is {outcome.now} ({step} by {kept.actor}, {kept.at:%Y-%m-%d %H:%M} UTC).")
+        note(step_words(args.rfi_id, step, outcome.now, kept.actor, kept.at))
     return OK
 
 
@@ -94,8 +108,9 @@ def run_report(args: argparse.Namespace) -> int:
     if out.fmt == "csv":
         out.csv(("section", "key", "measure", "value"), made.csv_rows())
         return OK
-    out.table(("week", *WEEK_FIELDS), [(start.date().isoformat(), *(week[f] for f in WEEK_FIELDS))
-                                      for start, week in made.weeks], title="Per week", right=WEEK_FIELDS)
+    week_words = tuple(HEADINGS[f] for f in WEEK_FIELDS)
+    out.table(("week", *week_words), [(start.date().isoformat(), *(week[f] for f in WEEK_FIELDS))
+                                      for start, week in made.weeks], title="Per week", right=week_words)
     out.blank()
     out.table(("from → to", "count", "median", "p90"),
               [(name, str(made.spans[name].count), hours(made.spans[name].median), hours(made.spans[name].p90))
@@ -103,9 +118,10 @@ def run_report(args: argparse.Namespace) -> int:
     out.blank()
     out.table(("level", "breaches"), [(name, str(n)) for name, n in made.breaches.items()], title="Breaches")
     out.blank()
-    out.table(("analyst", *ANALYST_FIELDS), [(who, *(str(c[f]) for f in ANALYST_FIELDS))
+    analyst_words = tuple(HEADINGS[f] for f in ANALYST_FIELDS)
+    out.table(("analyst", *analyst_words), [(who, *(str(c[f]) for f in ANALYST_FIELDS))
                                             for who, c in sorted(made.analysts.items())],
-              title="Per analyst", right=ANALYST_FIELDS)
+              title="Per analyst", right=analyst_words)
     note(f"Rounds issued since {since:%Y-%m-%d %H:%M} UTC, profile {profile.name}.")
     return OK
 

@@ -40,6 +40,11 @@ def witness_file() -> Path:
     return data_dir() / "chain-witness.json"
 
 
+def keymap_file() -> Path:
+    """The user's own keys: binding id -> keys (`stablepay-console keys` lists the ids)."""
+    return config_dir() / "keymap.toml"
+
+
 def state_file(name: str) -> Path:
     """A small JSON file of per-profile state (recent lookups, bookmarks, rotation progress)."""
     return data_dir() / f"{name}.json"

@@ -139,6 +139,9 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
 
     def on_mount(self) -> None:
         self.catch_exit_signals()
+        from stablepay_console.tui.keymap import use_keymap_file
+
+        use_keymap_file(self)  # the user's own keys (keymap.toml), before the first screen's footer
         if self.build_services is not None:
             from stablepay_console.tui.boot import BootScreen
 
@@ -266,7 +269,9 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
         await open_needs_action(self)
 
     def action_toggle_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        from stablepay_console.tui.modals.keys_help import KeysHelp
+
+        if isinstance(self.screen, KeysHelp):
+            self.screen.dismiss(None)
         else:
-            self.action_show_help_panel()
+            self.push_screen(KeysHelp(self.screen))

@@ -78,14 +78,35 @@ class EnvironmentBanner(Static):
 
     def _line(self, profile: Profile, left_out: set[str], room: int | None) -> Text | None:
         """The banner without the parts `left_out`; None when it does not fit in `room` cells."""
+        text = self._who(profile, left_out)
+        text.append_text(radar_text(self._counts(left_out), narrow=room is not None and room < 108))
+        if room is not None and text.cell_len > room:
+            return None
+        if "address" in left_out:
+            return text
+        where = clean(profile.where, 80)
+        spare = (room if room is not None else 10_000) - text.cell_len - len(" · ")
+        if spare < min(len(where), MIN_WHERE):
+            return None
+        text.append_text(Text.assemble(" · ", where if len(where) <= spare else where[: spare - 1] + "…"))
+        return text
+
+    def _who(self, profile: Profile, left_out: set[str]) -> Text:
+        """The environment, the browser's user, the badges, the profile and the ping."""
+        words = "environment words" not in left_out
+        if profile.is_production:
+            env = Text(" PRODUCTION: real money " if words else " PRODUCTION ", style="bold reverse")
+        else:
+            env = Text(" SANDBOX: simulated, no real money " if words else " SANDBOX ", style="bold")
+        badges = " · ".join(clean(b, 24) for b in (self.badge, self.record_badge) if b)
         user = web_user()
         ping = clean(self.ping, 60)
         if "ping words" in left_out and ping[:1] in ("✓", "✗"):
             ping = ping[:1]  # the answer's mark stays: ✓ the key works, ✗ it does not
-        text = Text.assemble(
-            environment_text(profile, words="environment words" not in left_out),
+        return Text.assemble(
+            env,
             Text(f" {user} ", style="bold reverse") if user else "",
-            self._badge(),
+            Text(f" {badges} ", style="bold black on yellow") if badges else "",
             "  " if "the word profile" in left_out else "  profile ",
             (clean(profile.name, 30), "bold"),
             " · ping ",
@@ -93,33 +114,12 @@ class EnvironmentBanner(Static):
             no_wrap=True,
             overflow="ellipsis",
         )
-        text.append_text(radar_text(" · ".join(self._radar_parts(left_out)), narrow=room is not None and room < 108))
-        if room is not None and text.cell_len > room:
-            return None
-        if "address" in left_out:
-            return text
-        return with_address(text, clean(profile.where, 80), room)
 
-    def _badge(self) -> Text:
-        badges = " · ".join(clean(b, 24) for b in (self.badge, self.record_badge) if b)
-        return Text(f" {badges} ", style="bold black on yellow") if badges else Text("")
-
-    def _radar_parts(self, left_out: set[str]) -> list[str]:
-        gone = [suffix for part, suffix in (("breached", " breached"), ("due", " due < 24h")) if part in left_out]
-        return [part for part in self.radar.split(" · ") if part and not any(part.endswith(s) for s in gone)]
-
-
-def environment_text(profile: Profile, *, words: bool) -> Text:
-    """`PRODUCTION: real money` in reverse, or `SANDBOX: simulated, no real money`; the bare word when short."""
-    if profile.is_production:
-        return Text(" PRODUCTION: real money " if words else " PRODUCTION ", style="bold reverse")
-    return Text(" SANDBOX: simulated, no real money " if words else " SANDBOX ", style="bold")
-
-
-def with_address(text: Text, where: str, room: int | None) -> Text | None:
-    """`text` and the server's address after it, cut to the room left; None when not even the shortest fits."""
-    spare = (room if room is not None else 10_000) - text.cell_len - len(" · ")
-    if spare < min(len(where), MIN_WHERE):
-        return None
-    text.append_text(Text.assemble(" · ", where[:spare] if len(where) <= spare else where[: spare - 1] + "…"))
-    return text
+    def _counts(self, left_out: set[str]) -> str:
+        """The deadline count without what gives way (`left_out`)."""
+        parts = [part for part in self.radar.split(" · ") if part]
+        if "breached" in left_out:
+            parts = [part for part in parts if not part.endswith(" breached")]
+        if "due" in left_out:
+            parts = [part for part in parts if not part.endswith(" due < 24h")]
+        return " · ".join(parts)

@@ -33,11 +33,11 @@ def pinned_keys(active: dict[str, ActiveBinding]) -> list[tuple[str, ActiveBindi
     """(key, binding) for help and quit as they work now, in that order; missing ones are left out."""
     found = []
     for action, keys in PINNED.items():
-        for key in keys:
-            bound = active.get(key)
-            if bound is not None and bound.binding.action.removeprefix("app.") == action:
-                found.append((key, bound))
-                break
+        working = [(key, bound) for key, bound in active.items() if bound.binding.action.removeprefix("app.") == action]
+        # the preferred key that works now; with the user's own keys (keymap.toml), the key they gave
+        working.sort(key=lambda pair: keys.index(pair[0]) if pair[0] in keys else len(keys))
+        if working:
+            found.append(working[0])
     return found
 
 
