@@ -96,6 +96,7 @@ def test_digits_switch_screens_and_slash_or_enter_starts_typing(small_console: T
     term.send("2")
     term.wait_for("type a transfer ID")
     term.send("Enter")  # start typing: now a digit is part of the ID
+    term.wait_for("f1 Help")  # the field has the keys (there ? would be typed)
     term.type("12")
     text = term.wait_for(typed("12"), "type a transfer ID")
     term.send("Escape")  # Esc gives the keys back (the footer says ? and q again): 3 goes to the quote screen
@@ -105,10 +106,11 @@ def test_digits_switch_screens_and_slash_or_enter_starts_typing(small_console: T
     term.send("2")
     text = term.wait_for("type a transfer ID", typed("12"), framed)
     term.send("/")
+    term.wait_for("f1 Help")
     term.type("3")
     term.wait_for(typed("3"))  # `/` selects what the field holds: typing replaces it, as in an address bar
     term.send("Escape")
-    term.wait_for(framed)
+    term.wait_for(framed, "? Help")
     term.send("1")
     term.wait_for("Page 1 of", framed)
 
