@@ -96,6 +96,7 @@ def test_digits_switch_screens_and_slash_or_enter_starts_typing(small_console: T
     term.send("2")
     term.wait_for("type a transfer ID")
     term.send("Enter")  # start typing: now a digit is part of the ID
+    term.wait_for("f1 Help")  # the field has the keys (there ? would be typed)
     term.type("12")
     text = term.wait_for(typed("12"), "type a transfer ID")
     term.send("Escape")  # Esc gives the keys back (the footer says ? and q again): 3 goes to the quote screen
@@ -105,10 +106,11 @@ def test_digits_switch_screens_and_slash_or_enter_starts_typing(small_console: T
     term.send("2")
     text = term.wait_for("type a transfer ID", typed("12"), framed)
     term.send("/")
+    term.wait_for("f1 Help")
     term.type("3")
     term.wait_for(typed("3"))  # `/` selects what the field holds: typing replaces it, as in an address bar
     term.send("Escape")
-    term.wait_for(framed)
+    term.wait_for(framed, "? Help")
     term.send("1")
     term.wait_for("Page 1 of", framed)
 
@@ -173,3 +175,28 @@ def test_f1_lists_the_screens_own_keys_and_esc_or_f1_closes_it(small_console: Te
     assert re.search(r"\br {2,}Fetch the shown transfer again", text), text
     term.send("F1")
     term.wait_for(framed, "type a transfer ID", lambda t: "Keys:" not in t)
+
+
+# --- item 6: the Team chart's plain axis title and bars; the audit table's headings whole --------------------------
+
+
+def test_the_audit_table_and_the_team_chart_read_whole_at_80_columns(term_env: dict[str, str]) -> None:
+    listed = json.loads(shell(term_env, "rfis", "list", "--status", "issued", "--limit", "1", "--json").stdout)
+    rfi = listed["data"][0]["id"]
+    assert shell(term_env, "rfis", "claim", rfi).returncode == 0
+    assert shell(term_env, "rfis", "ready", rfi, "--note", "statement checked").returncode == 0
+    term = Terminal([console_command()], term_env, width=80, height=24)
+    try:
+        term.wait_for(framed, "Page 1 of")
+        term.send("6")
+        text = term.wait_for(framed, "of the latest", "made an answer ready")
+        header = next(line for line in text.splitlines() if "Time (UTC)" in line)
+        assert re.search(r"\bOutcome\s*$", header), f"the Outcome heading is whole: {header!r}"
+        outcomes = [line.split()[-1] for line in text.splitlines() if "claimed a request" in line]
+        assert outcomes == ["claimed"], text
+        term.send("7")
+        text = term.wait_for(framed, "Requests per week", "issued (")
+        assert "periodStart" not in text and re.search(r"^\s+Week\s*$", text, re.M), text
+        assert "█" in text and not re.search(r"[⠁-⣿]", text), "weekly counts are bars, not a curve"
+    finally:
+        term.close()

@@ -123,8 +123,10 @@ class Services:
     def sandbox(self) -> Sandbox:
         if self._sandbox is None:
             from stablepay_console.sandbox import Sandbox
+            from stablepay_console.storage.sandbox_clock import sandbox_anchor
 
-            self._sandbox = Sandbox(seed=self.sandbox_seed, rfis=self.sandbox_rfis)
+            anchor = sandbox_anchor(datetime.now(timezone.utc))  # the same world for a restart: no new round entries
+            self._sandbox = Sandbox(seed=self.sandbox_seed, rfis=self.sandbox_rfis, anchor=anchor)
             # Its data lives as long as the process: keep the cyclic GC from rescanning it, which
             # takes over half a second with a large sandbox and freezes the UI when it happens.
             gc.freeze()

@@ -217,11 +217,17 @@ class Sandbox:
         faults: Faults | None = None,
         keys: dict[str, str] | None = None,
         ping_path: str = "/ping",
+        anchor: datetime | None = None,
     ) -> None:
         if environment not in ENVIRONMENTS:
             raise ValueError(f"Unknown environment {environment!r}.")
         if now is None:
-            data = SandboxData(seed=seed, rfi_count=rfis)
+            # `anchor`: the moment its requests are made relative to, while its clock runs on (the console's
+            # built-in sandbox keeps one between starts); `now` freezes the clock too (tests).
+            if anchor is None:
+                data = SandboxData(seed=seed, rfi_count=rfis)
+            else:
+                data = SandboxData(seed=seed, rfi_count=rfis, now=anchor)
         else:
             data = SandboxData(seed=seed, rfi_count=rfis, now=now, frozen=True)
         default_keys = {SANDBOX_KEY: "default sandbox key"} if environment == "sandbox" else {}

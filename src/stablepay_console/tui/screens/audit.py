@@ -6,19 +6,24 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 
 from stablepay_console.services.audit import ACTIONS, ChainReport, verify
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_types import AuditEntry
 from stablepay_console.tui.formatters.text import clean, plain
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.widgets.columns import FittedTable
 
 SHOWN = 2000
 """The latest entries read into the view (`stablepay-console audit log` prints them all)."""
 
 COLUMNS = (("seq", "#"), ("at", "Time (UTC)"), ("actor", "Actor"), ("profile", "Profile"), ("action", "Action"),
            ("target", "Target"), ("outcome", "Outcome"))
+DROP = (4, 0, 2, 3, 0, 1, 0)
+"""When the columns do not all fit (80 columns), the entry's number goes first, then the profile, the actor and
+the target: a column is shown whole or not at all, so no heading or outcome is cut ("Outcom", "claime")."""
+OUTCOME_CELLS = 40
 
 HELP = """\
 ## Audit log
@@ -74,15 +79,14 @@ class AuditScreen(ConsoleScreen):
         yield Input(placeholder="Filter: action, request ID, profile, actor or outcome; Enter applies",
                     id="audit-filter")
         yield Static("", id="audit-status")
-        yield DataTable(id="audit-table", cursor_type="row", zebra_stripes=True)
+        yield FittedTable(id="audit-table", cursor_type="row", zebra_stripes=True)
 
     @property
-    def table(self) -> DataTable[Text]:
-        return self.query_one("#audit-table", DataTable)
+    def table(self) -> FittedTable:
+        return self.query_one("#audit-table", FittedTable)
 
     def on_mount(self) -> None:
-        for key, label in COLUMNS:
-            self.table.add_column(label, key=key)
+        self.table.show([label for _, label in COLUMNS], DROP, [], [])
         self.table.focus()
         self.action_verify()
 
@@ -100,7 +104,7 @@ class AuditScreen(ConsoleScreen):
             self.entries = await self.console.services.record.run(lambda record: record.audit(limit=SHOWN))
         except RecordError as exc:
             self.entries = []
-            self.query_one("#audit-status", Static).update(Text(f"The local record cannot be read: {exc}", "red"))
+            self.query_one("#audit-status", Static).update(Text(f"The record cannot be read: {exc}", "red"))
             self.table.clear()
             return
         self.render_entries()
@@ -128,16 +132,15 @@ class AuditScreen(ConsoleScreen):
 
     def render_entries(self) -> None:
         shown = [e for e in reversed(self.entries) if matches(e, self.needle)]
-        table = self.table
-        table.clear()
-        for e in shown:
-            table.add_row(
-                plain(e.seq), plain(e.at[:19].replace("T", " ")),
-                plain(e.actor if e.imported is None else f"{e.actor} (imported: {e.imported.written_as})", max_len=24),
-                plain(e.profile, "bold red" if e.environment == "production" else "", max_len=24),
-                plain(ACTIONS.get(e.action, e.action), max_len=28), plain(short_target(e.target)),
-                plain(e.outcome, max_len=60), key=str(e.seq),
-            )
+        rows = [
+            (plain(e.seq), plain(e.at[:19].replace("T", " ")),
+             plain(e.actor if e.imported is None else f"{e.actor} (imported: {e.imported.written_as})", max_len=24),
+             plain(e.profile, "bold red" if e.environment == "production" else "", max_len=24),
+             plain(ACTIONS.get(e.action, e.action), max_len=28), plain(short_target(e.target)),
+             plain(e.outcome, max_len=OUTCOME_CELLS))
+            for e in shown
+        ]
+        self.table.show([label for _, label in COLUMNS], DROP, rows, [str(e.seq) for e in shown])
         status = Text(f"{len(shown)} of the latest {len(self.entries)} entries", style="bold")
         if self.needle:
             status.append(" matching ")

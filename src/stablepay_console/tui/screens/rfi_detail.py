@@ -45,6 +45,25 @@ class DetailBody(VerticalScroll):
     def on_focus(self) -> None:
         self.scroll_home(animate=False)
 
+    # The keys move it at once, never animated: keys pressed in a burst (six Ups) land exactly where they add up to.
+    def action_scroll_up(self) -> None:
+        self.scroll_up(animate=False)
+
+    def action_scroll_down(self) -> None:
+        self.scroll_down(animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
+
+    def action_scroll_home(self) -> None:
+        self.scroll_home(animate=False)
+
+    def action_scroll_end(self) -> None:
+        self.scroll_end(animate=False)
+
 
 def _grid() -> Table:
     grid = Table.grid(padding=(0, 2))

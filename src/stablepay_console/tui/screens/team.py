@@ -151,7 +151,7 @@ class TeamScreen(ConsoleScreen):
         )
         self.query_one("#team-status", Static).update(said)
         weeks = weekly_series(made)
-        self.query_one(MetricChart).show(weeks, "line", "Requests per week")
+        self.query_one(MetricChart).show(weeks, "bar", "Requests per week")
         self.query_one(MetricLegend).show(weeks)
         lines = step_rows(made)
         steps.show(STEPS_HEADER, STEPS_DROP, lines, [f"s{i}" for i in range(len(lines))])

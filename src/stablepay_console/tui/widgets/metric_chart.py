@@ -159,7 +159,11 @@ class MetricChart(PlotextPlot):
             sub.xticks([float(t) for t in ticks], labels)
             self._y_axis(sub, series, len(data.periods))
         if len(data.fields) == 1 or len(fields) == 1:
-            plt.subplot(len(fields), 1).xlabel(f"periodStart, by {clean(data.interval or 'period', 20)}")
+            plt.subplot(len(fields), 1).xlabel(self._x_title(data))
+
+    def _x_title(self, data: MetricSeries) -> str:
+        """The x axis's title: the dataset's own period field and its interval."""
+        return f"periodStart, by {clean(data.interval or 'period', 20)}"
 
     def _subtitle(self, row: int, field: str) -> str:
         """Row 1 carries the chart's name; each subplot names its field in words."""

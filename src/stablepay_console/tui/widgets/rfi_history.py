@@ -42,19 +42,26 @@ class RfiHistoryView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Rounds seen"), id="history-title")
-        yield Static(Text("Reading the local record…", style="dim italic"), id="history-body")
+        yield Static(Text("Reading the record…", style="dim italic"), id="history-body")
+
+    def _seen_by(self) -> str:
+        """Whose sightings the rounds are: the team's (a team record) or this console's (the local record)."""
+        services = getattr(self.app, "services", None)
+        return "the team" if getattr(services, "team", None) is not None else "this console"
 
     def show(self, history: RfiHistory) -> None:
         count = len(history.rounds)
-        title = f"Rounds seen by this console ({count})" if history.seen else "Rounds seen by this console"
+        by = self._seen_by()
+        title = f"Rounds seen by {by} ({count})" if history.seen else f"Rounds seen by {by}"
         self.query_one("#history-title", Static).update(Text(title))
+        consoles = "the team's consoles receive" if by == "the team" else "this console receives"
         body = history_text(history) if history.seen else Text(
-            "Nothing recorded yet: the record keeps each request as this console receives it.", style="dim"
+            f"Nothing recorded yet: the record keeps each request as {consoles} it.", style="dim"
         )
         self.query_one("#history-body", Static).update(body)
 
     def show_problem(self, problem: str) -> None:
-        self.query_one("#history-body", Static).update(Text(f"The local record cannot be read: {problem}", "red"))
+        self.query_one("#history-body", Static).update(Text(f"The record cannot be read: {problem}", "red"))
 
     @property
     def text(self) -> str:
