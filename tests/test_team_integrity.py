@@ -8,7 +8,9 @@ still verifies, and what the team reads is what the database decided.
 
 from __future__ import annotations
 
+import json
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -27,6 +29,7 @@ from stablepay_console.storage.team.conninfo import libpq_view
 from stablepay_console.storage.team.schema import LATEST, init_schema
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import RecordUrlError, parse, shown
+from stablepay_console.storage.writing import NotWritten
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb, wait_for
 
@@ -398,6 +401,43 @@ def test_a_record_url_names_its_database_and_role(monkeypatch: pytest.MonkeyPatc
     assert shown("postgresql://alice:pw@h/d?password=x&sslmode=require") == (
         "postgresql://alice:***@h/d?password=***&sslmode=require")
     assert shown("postgresql://[bad") == "(an unreadable URL)"
+    assert shown("postgresql://alice:p@ss:w@rd@h/d?sslmode=&application_name=x") == (
+        "postgresql://alice:***@h/d?sslmode=&application_name=x")  # a password holding @ and : is hidden whole
+
+
+def test_every_host_of_a_record_url_is_checked_and_local_sockets_are_loopback() -> None:
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com would be reached without TLS"):
+        parse("postgresql://alice@localhost,db.example.com/team", {})
+    assert parse("postgresql:///team?host=@pg-abstract", {}).hosts == ("@pg-abstract",)
+    assert parse("postgresql:///team?host=/run/postgresql,127.0.0.2", {}).hosts == ("/run/postgresql", "127.0.0.2")
+
+
+def test_the_saved_record_url_is_read_back_only_when_it_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stablepay_console.storage.team import url as record_url
+
+    monkeypatch.delenv(record_url.URL_VARIABLE, raising=False)
+    assert record_url.forget() is False and record_url.chosen() is None
+    record_url.save("postgresql://alice@127.0.0.1/team")
+    setting = record_url.setting_file()
+    assert json.loads(setting.read_text(encoding="utf-8")) == {"url": "postgresql://alice@127.0.0.1/team"}
+    assert record_url.chosen() == ("postgresql://alice@127.0.0.1/team", str(setting))
+    monkeypatch.setenv(record_url.URL_VARIABLE, " postgresql://bob@127.0.0.1/team ")
+    assert record_url.chosen() == ("postgresql://bob@127.0.0.1/team", record_url.URL_VARIABLE)
+    for kept in ('["postgresql://alice@127.0.0.1/team"]', '{"url": 5}', '{"url": "  "}', "{not json"):
+        setting.write_text(kept, encoding="utf-8")
+        assert record_url.saved() is None, kept
+    assert record_url.forget() is True and not setting.exists()
+    setting.mkdir()  # something in the way of the setting file: one line says what was not written
+    with pytest.raises(NotWritten, match=r"^Could not write the record setting to .*record\.json: is a directory\.$"):
+        record_url.save("postgresql://alice@127.0.0.1/team")
+
+
+def test_without_the_team_extra_a_record_url_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as where psycopg is not installed: importing it fails
+    with pytest.raises(RecordUrlError) as refused:
+        parse("postgresql://alice@127.0.0.1/team", {})
+    assert str(refused.value) == ("A team record URL needs PostgreSQL support: install stablepay-console[team] "
+                                  "(pip install 'stablepay-console[team]').")
 
 
 def test_hostaddr_off_loopback_needs_tls() -> None:
