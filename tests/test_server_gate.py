@@ -149,6 +149,51 @@ def test_retry_after_is_capped_at_max_hold() -> None:
     assert retry_after_seconds(httpx.Headers({"Retry-After": "99999999999999999999"})) == hour
 
 
+def test_what_holds_the_gate_and_for_how_long() -> None:
+    now = [50.0]
+    gate = ServerGate(clock=lambda: now[0])
+    for status, headers in ((200, {"Retry-After": "30"}), (500, {"Retry-After": "30"}), (503, {}),
+                            (429, {"Retry-After": "0"})):
+        gate.learn(httpx.Response(status, headers=headers))
+        assert (gate.held_for(), gate.holds) == (0, 0), (status, headers)
+    gate.learn(httpx.Response(429))  # no Retry-After: a second
+    assert (gate.held_for(), gate.holds) == (1.0, 1)
+    gate.learn(httpx.Response(503, headers={"Retry-After": " 30 "}))
+    assert (gate.held_for(), gate.holds) == (30.0, 2)
+    gate.hold(2.0)  # a shorter hold never shortens a longer one
+    assert gate.held_for() == 30.0
+    now[0] += 31
+    assert gate.held_for() == 0
+
+
+def test_a_retry_after_is_read_as_seconds_or_a_date() -> None:
+    def read(value: str, now: float | None = 1_000_000.0) -> float | None:
+        return retry_after_seconds(httpx.Headers({"Retry-After": value}), now=now)
+
+    assert retry_after_seconds(httpx.Headers()) is None
+    assert [read(v) for v in ("", "  ", "soon", "-5", "1.5")] == [None] * 5
+    assert read(" 30 ") == 30.0
+    assert read(formatdate(1_000_000.0 + 90, usegmt=True)) == 90.0
+    assert read(formatdate(1_000_000.0 - 90, usegmt=True)) == 0.0  # already past: no wait
+    soon = read(formatdate(time.time() + 60, usegmt=True), now=None)  # against the wall clock when none is given
+    assert soon is not None and 0 < soon <= 60
+
+
+def test_the_consoles_own_429_says_how_long_and_that_nothing_was_sent() -> None:
+    request = httpx.Request("GET", URL + "/v1/rfis")
+    for seconds, said in ((2.1, "3"), (0.2, "1"), (600.0, "600")):
+        answer = held_answer(request, seconds)
+        assert (answer.status_code, answer.headers["Retry-After"], answer.request) == (429, said, request)
+        assert answer.json() == {"code": 429, "error": "Too many requests", "errorDetails": (
+            f"the server asked for a pause; nothing is sent to it for {said} s more (not sent)")}
+
+
+def test_a_bulk_walk_leaves_one_place_where_a_person_may_ask() -> None:
+    assert (ServerGate().limit, ServerGate().bulk_places) == (PER_SERVER, PER_SERVER - 1)
+    assert ServerGate(keep_place=False).bulk_places == PER_SERVER
+    assert (ServerGate(limit=1).bulk_places, ServerGate(limit=0).limit) == (1, 1)
+
+
 async def test_a_page_asked_for_goes_before_the_bulk_pages_waiting() -> None:
     gate = ServerGate(limit=1)
     await gate.enter()
