@@ -312,6 +312,27 @@ def test_a_connection_lost_during_commit_says_the_outcome_is_unknown(team_db: Te
 # --- connections as libpq sees them ---------------------------------------------------------------------------
 
 
+def test_what_the_watcher_writes_is_its_own_and_a_request_carries_its_rounds_deadline(team_db: TeamDb) -> None:
+    # A fact the watcher writes is one it saw itself, whatever it sends as imported_by (only the owner's import
+    # tags facts), and a request's deadline is its current round's, as the database reads it.
+    with team_db.connect("walt") as conn:
+        conn.execute("INSERT INTO stablepay.rounds (server, rfi_id, round_no, round_id, fingerprint, issued_at, "
+                     "expires_at, wire, first_seen, last_seen, imported_by) VALUES (%s, %s, 1, 'r1', 'f', 'x', "
+                     "'2026-12-01T09:30:00.000+00:00', '{}', 'x', 'x', 'forged')", (SERVER, RFI))
+        (round_row,) = conn.execute("SELECT id FROM stablepay.rounds").fetchone()
+        conn.execute("INSERT INTO stablepay.statuses (server, rfi_id, status, first_seen, last_seen, imported_by) "
+                     "VALUES (%s, %s, 'issued', 'x', 'x', 'forged')", (SERVER, RFI))
+        conn.execute("INSERT INTO stablepay.rfis (server, rfi_id, environment, status, fingerprint, wire, round_row, "
+                     "first_seen, last_seen, imported_by, deadline) VALUES (%s, %s, 'sandbox', 'issued', 'f', '{}', "
+                     "%s, 'x', 'x', 'forged', '1999-01-01')", (SERVER, RFI, round_row))
+    with team_db.connect() as conn:
+        tags = [conn.execute(f"SELECT imported_by FROM stablepay.{table}").fetchone()[0]
+                for table in ("rfis", "rounds", "statuses")]
+        deadline = conn.execute("SELECT deadline FROM stablepay.rfis").fetchone()[0]
+    assert tags == [None, None, None]
+    assert deadline == "2026-12-01T09:30:00.000+00:00"
+
+
 def test_tls_is_decided_on_what_libpq_will_use(tmp_path: Path) -> None:
     services = tmp_path / "pg_service.conf"
     services.write_text("[team]\nhost=db.example.com\ndbname=team\n[team-verified]\nhost=db.example.com\n"
