@@ -145,6 +145,12 @@ def test_an_analyst_who_imports_by_hand_vouches_for_it_under_their_own_name(team
     assert verify(bob).ok
     with team_db.connect("walt") as conn:  # the watcher is no analyst
         refused(conn, "SELECT stablepay.import_local('laptop', '{}'::jsonb)")
+    with team_db.connect(OWNER) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege,
+                                                       match="only a member of stablepay_analyst may import"):
+        conn.execute("SELECT stablepay.import_local('laptop', '{}'::jsonb)")  # the owner may run it: still refused
+    with team_db.connect("alice") as conn, pytest.raises(psycopg.errors.InvalidParameterValue,
+                                                         match="an import names where it comes from"):
+        conn.execute("SELECT stablepay.import_local('', '{}'::jsonb)")
 
 
 # --- one member cannot change what the team shares --------------------------------------------------------------
