@@ -9,11 +9,14 @@ from email.utils import formatdate
 from typing import Any, TypeVar
 
 import httpx
+import pytest
 
 from stablepay_console.api import StablePayClient, StatusError
 from stablepay_console.api.gate import (
     PER_SERVER,
+    HeldBack,
     ServerGate,
+    _Leaving,
     gate_for,
     held_answer,
     retry_after_seconds,
@@ -192,6 +195,66 @@ def test_a_bulk_walk_leaves_one_place_where_a_person_may_ask() -> None:
     assert (ServerGate().limit, ServerGate().bulk_places) == (PER_SERVER, PER_SERVER - 1)
     assert ServerGate(keep_place=False).bulk_places == PER_SERVER
     assert (ServerGate(limit=1).bulk_places, ServerGate(limit=0).limit) == (1, 1)
+
+
+async def test_a_request_waits_out_a_hold_of_a_second_and_one_too_long_is_refused_at_once() -> None:
+    now = [0.0]
+    gate = ServerGate(clock=lambda: now[0])  # the hold is read on the gate's clock, moved by hand
+    gate.learn(httpx.Response(429))  # held for DEFAULT_HOLD, a second
+    entering = asyncio.create_task(gate.enter())
+    await asyncio.sleep(0)  # let it reach the hold
+    assert not entering.done() and gate.sent == 0
+    now[0] += 1.0
+    await until(entering.done, "the request never went once the hold had passed")
+    assert (gate.sent, gate.in_flight) == (1, 1)
+    gate.leave()
+    gate.hold(10.0)  # exactly the longest wait: waited out, not refused
+    waiting = asyncio.create_task(gate.enter())
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    waiting.cancel()
+    gate.hold(10.5)
+    with pytest.raises(HeldBack):
+        await gate.enter()
+    assert (gate.sent, gate.in_flight) == (1, 0)
+
+
+async def test_a_cancelled_wait_gives_its_place_on() -> None:
+    gate = ServerGate(limit=2)
+    await gate.enter(bulk=True)
+    assert gate.in_flight == 1
+    second_bulk = asyncio.create_task(gate.enter(bulk=True))  # bulk pages leave the last place free
+    await asyncio.sleep(0)
+    assert not second_bulk.done()
+    await gate.enter()  # a person's page takes it at once
+    assert gate.in_flight == 2
+    third_bulk = asyncio.create_task(gate.enter(bulk=True))
+    await asyncio.sleep(0)
+    third_bulk.cancel()  # given up while waiting: it leaves the queue
+    with pytest.raises(asyncio.CancelledError):
+        await third_bulk
+    gate.leave()
+    gate.leave()
+    await until(second_bulk.done, "the waiting bulk page never got the place given back")
+    assert gate.in_flight == 1 and gate.sent == 3
+
+
+async def test_a_response_body_gives_the_place_back_once_closed() -> None:
+    class Body(httpx.AsyncByteStream):
+        closed = 0
+
+        async def __aiter__(self):  # type: ignore[no-untyped-def]
+            yield b"page"
+
+        async def aclose(self) -> None:
+            self.closed += 1
+
+    inner, left = Body(), []
+    body = _Leaving(inner, lambda: left.append(1))
+    assert [chunk async for chunk in body] == [b"page"]
+    await body.aclose()
+    await body.aclose()  # closed twice, given back once
+    assert (inner.closed, left) == (2, [1])
 
 
 async def test_a_page_asked_for_goes_before_the_bulk_pages_waiting() -> None:
