@@ -143,8 +143,9 @@ def test_an_analyst_who_imports_by_hand_vouches_for_it_under_their_own_name(team
     assert entry.actor == "alice" and entry.imported is not None and entry.imported.by == "alice"
     assert entry.to_json()["imported"]["description"].startswith("imported by alice on ")
     assert verify(bob).ok
-    with team_db.connect("walt") as conn:  # the watcher is no analyst
-        refused(conn, "SELECT stablepay.import_local('laptop', '{}'::jsonb)")
+    with team_db.connect("walt") as conn, pytest.raises(  # the watcher is no analyst: may not even call it
+            psycopg.errors.InsufficientPrivilege, match="permission denied for function import_local"):
+        conn.execute("SELECT stablepay.import_local('laptop', '{}'::jsonb)")
     with team_db.connect(OWNER) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege,
                                                        match="only a member of stablepay_analyst may import"):
         conn.execute("SELECT stablepay.import_local('laptop', '{}'::jsonb)")  # the owner may run it: still refused
