@@ -173,3 +173,29 @@ def test_a_key_of_12_characters_or_fewer_is_masked_whole_and_a_longer_one_shows_
     key = ApiKey(value)
     assert key.masked == shown
     assert repr(key) == str(key) == f"{key}" == f"ApiKey({shown!r})"
+
+
+@pytest.mark.parametrize(("pasted", "said"), [
+    ("   ", "The API key is empty."),
+    ("k" * 4097, "The API key is 4,097 characters long, far longer than a key: was something else pasted?"),
+    ("sk_test_ab cd", "The API key contains spaces or control characters."),
+    ("sk_test_ab\x1b[2Jcd", "The API key contains spaces or control characters."),
+    ("sk_test_clé_1234", "The API key contains characters that are not ASCII."),
+])
+def test_a_pasted_key_that_is_no_key_is_refused_in_one_sentence(pasted: str, said: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        ApiKey(pasted)
+    assert str(refused.value) == said
+
+
+def test_a_key_compares_by_value_and_is_never_copied_out() -> None:
+    import pickle
+
+    longest = ApiKey("k" * 4096)  # as long as a key may be
+    one, same, other = ApiKey(" sk_test_0123456789ab "), ApiKey("sk_test_0123456789ab"), ApiKey("sk_test_ba9876543210")
+    assert one == same and hash(one) == hash(same) and one != other and hash(one) != hash(other)
+    assert one != "sk_test_0123456789ab" and longest.masked == "kkkk…kkkk"  # a key never equals its plain text
+    with pytest.raises(TypeError, match=r"^An ApiKey cannot be pickled\.$"):
+        pickle.dumps(one)
+    with pytest.raises(TypeError, match=r"^An ApiKey cannot be serialised\.$"):
+        one.__getstate__()
