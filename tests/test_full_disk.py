@@ -273,3 +273,7 @@ def test_the_board_tells_each_line_once_and_keeps_the_untold_for_a_listener() ->
     board.reset()
     board.post("a")
     assert board.lines == ["a"] and later == ["d"]  # forgotten, listener included
+    board.listen(None)  # nobody listening yet: the untold line waits for whoever comes
+    last: list[str] = []
+    board.listen(last.append)
+    assert last == ["a"]
