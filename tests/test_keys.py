@@ -15,16 +15,20 @@ from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.keys import (
     ENV_KEY,
     ENV_PROFILE,
+    PENDING,
     KeyMissing,
     KeyStore,
     KeyStoreError,
     KeyStoreUnavailable,
+    MemoryVault,
+    backend_name,
+    entry_name,
     env_key,
     insecure_reason,
 )
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.store import ProfileStore
-from tests.conftest import CANARY_KEY, no_canary_in
+from tests.conftest import CANARY_KEY, FIXED_NOW, MemoryKeyring, no_canary_in
 
 PROD = Profile("prod", "production", "https://api.stablepay.example")
 
@@ -199,3 +203,92 @@ def test_a_key_compares_by_value_and_is_never_copied_out() -> None:
         pickle.dumps(one)
     with pytest.raises(TypeError, match=r"^An ApiKey cannot be serialised\.$"):
         one.__getstate__()
+
+
+# --- which keyrings are secret stores, and how a store fails ---------------------------------------------------------
+
+
+class InsecureVault(PlaintextKeyring):
+    pass
+
+
+class AltFileKeyring(PlaintextKeyring):
+    __module__ = "keyrings.alt.file"
+
+
+class FailFirst(chainer.ChainerBackend):
+    backends = (fail.Keyring(), MemoryKeyring())  # type: ignore[assignment]
+
+
+class MemoryFirst(chainer.ChainerBackend):
+    backends = (MemoryKeyring(), fail.Keyring())  # type: ignore[assignment]
+
+
+class UndeletableKeyring(MemoryKeyring):
+    __module__ = "tests.undeletable"
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise RuntimeError(f"could not delete {username}")
+
+
+def test_each_keyring_that_is_no_secret_store_is_named_in_a_sentence() -> None:
+    assert insecure_reason(EmptyChainer()) == (
+        "No system keyring was found: this machine has no Secret Service, Keychain or Credential Locker.")
+    assert insecure_reason(fail.Keyring()) == insecure_reason(FailFirst()) == (
+        "No system keyring was found (keyring's 'fail' backend): this machine has no Secret Service, Keychain or "
+        "Credential Locker the console can keep keys in.")
+    assert insecure_reason(null.Keyring()) == (
+        "The keyring is switched off (keyring's 'null' backend): it keeps nothing.")
+    assert insecure_reason(MemoryFirst()) is None and insecure_reason(MemoryKeyring()) is None
+    assert backend_name(AltFileKeyring()) == "keyrings.alt.file.AltFileKeyring"
+    for backend in (PlaintextKeyring(), InsecureVault(), AltFileKeyring()):
+        assert insecure_reason(backend) == (
+            f"The keyring backend {backend_name(backend)} keeps secrets in an ordinary file; it is not a secret store.")
+
+
+def test_a_keyring_that_fails_is_named_with_the_failures_kind_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    exploding = KeyStore(ExplodingKeyring())
+    with pytest.raises(KeyStoreError) as caught:
+        exploding.set("prod", ApiKey(CANARY_KEY))
+    assert str(caught.value) == ("The keyring (tests.exploding.ExplodingKeyring) could not store the key of 'prod': "
+                                 "RuntimeError.")
+    with pytest.raises(KeyStoreError) as caught:
+        exploding.get("prod")
+    assert str(caught.value) == ("The keyring (tests.exploding.ExplodingKeyring) could not read the key of 'prod': "
+                                 "RuntimeError.")
+    undeletable = KeyStore(UndeletableKeyring())
+    with pytest.raises(KeyStoreError) as caught:
+        undeletable.delete("prod")
+    assert str(caught.value) == ("The keyring (tests.undeletable.UndeletableKeyring) could not delete the key of "
+                                 "'prod': RuntimeError.")
+    backend = MemoryKeyring()
+    store = KeyStore(backend)
+    store.set(entry_name("prod", PENDING), ApiKey(CANARY_KEY))
+    assert list(backend.entries) == [("stablepay-console", "prod:pending")] and entry_name("prod") == "prod"
+    backend.entries[("stablepay-console", "prod")] = "not a key"
+    with pytest.raises(KeyStoreError) as caught:
+        store.get("prod")
+    assert str(caught.value) == "The key stored for 'prod' is not a valid API key (empty, or with spaces)."
+    monkeypatch.setenv(ENV_KEY, " ")
+    monkeypatch.setenv(ENV_PROFILE, "prod")
+    with pytest.raises(KeyStoreError) as caught:
+        env_key("prod", None)
+    assert str(caught.value) == (
+        "STABLEPAY_API_KEY is not a valid API key (empty, or with spaces or control characters).")
+
+
+def test_a_built_in_profiles_keys_live_in_its_vault() -> None:
+    vault = MemoryVault()
+    changes: list[str] = []
+    vault.changed = lambda: changes.append("changed")  # type: ignore[method-assign]
+    key = ApiKey(CANARY_KEY)
+    assert vault.get("embedded") is None
+    vault.set("embedded", key)
+    assert vault.get("embedded") == key and vault.get("other") is None
+    assert vault.delete("other") is False and vault.delete("embedded") is True and vault.get("embedded") is None
+    vault.set_since("embedded", FIXED_NOW)
+    vault.save_progress("other", None)
+    vault.save_progress("embedded", {"step": 2})
+    assert vault.since == {"embedded": FIXED_NOW} and vault.progress == {"embedded": {"step": 2}}
+    vault.save_progress("embedded", None)
+    assert vault.progress == {} and len(changes) == 7
