@@ -159,11 +159,12 @@ def test_a_pack_on_another_disk_keeps_an_imported_note_and_no_raw_bidi(small_dis
     claim = Claim("embedded", "x", "alice", FIXED_NOW + timedelta(hours=2))
     found = evidence.Gathered(RfiHistory("embedded", "x", None), [note], claim, [])
     target = small_disk.path / "pack"  # staged beside it, on the same disk: a rename, never a copy across disks
-    pack = evidence.write_pack(found, target, FIXED_NOW, "alice", "9.9")
+    pack = evidence.write_pack(found, target, FIXED_NOW + timedelta(days=3), "alice", "9.9")
     assert pack == evidence.EvidencePack(target, 0, 1, 0)
     assert [p.name for p in small_disk.path.iterdir()] == ["pack"]
     text = (target / "notes.json").read_text(encoding="utf-8")
     assert "\u202e" not in text  # what an auditor cats shows no reordered text
+    assert text.startswith('{\n  "notes": [\n    {\n      "author": "carol",\n')  # indented, in the order written
     notes = json.loads(text)
     assert notes == {
         "notes": [{"author": "carol", "at": FIXED_NOW.isoformat(), "text": "Checked \u202egnp.exe", "imported": {
@@ -172,7 +173,7 @@ def test_a_pack_on_another_disk_keeps_an_imported_note_and_no_raw_bidi(small_dis
     }
     assert "imported by carol on 2026-11-20" in notes["notes"][0]["imported"]["description"]
     readme = (target / "README.md").read_text(encoding="utf-8")
-    assert "by alice with stablepay-console 9.9" in readme and "2026-11-20" in readme
+    assert "Written 2026-11-23 09:30 UTC by alice with stablepay-console 9.9" in readme
 
 
 def test_a_pack_where_no_folder_can_be_made_says_so(out: Path) -> None:

@@ -112,13 +112,14 @@ def test_a_row_carries_its_round_whole_and_keeps_accents(sandbox: Sandbox) -> No
     opened = next(r for r in sandbox.data.rfis if r.round is not None and any(i.required for i in r.round.items))
     wire = opened.to_wire()
     wire["round"]["items"][0]["label"] = "Relevé de compte\x1b[2J"
+    wire["round"]["submittedAt"] = "2026-11-20T10:00:00Z"
     rfi = Rfi.model_validate(wire)
     assert rfi.round is not None
     row = dict(zip(CSV_COLUMNS, csv_row(rfi), strict=True))
     assert (row["roundId"], row["link"]) == (rfi.round.id, rfi.round.link)
     assert row["roundIssuedAt"] == rfi.round.issued_at.isoformat()
     assert row["roundExpiresAt"] == (rfi.round.expires_at.isoformat() if rfi.round.expires_at else "")
-    assert row["roundSubmittedAt"] == (rfi.round.submitted_at.isoformat() if rfi.round.submitted_at else "")
+    assert rfi.round.submitted_at is not None and row["roundSubmittedAt"] == rfi.round.submitted_at.isoformat()
     assert row["itemCount"] == str(len(rfi.round.items))
     assert row["requiredItemCount"] == str(sum(1 for i in rfi.round.items if i.required))
     assert "Relevé de compte\\u001b[2J" in row["items"]  # accents as they are, the escape made visible

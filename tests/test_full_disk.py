@@ -209,6 +209,7 @@ def test_a_write_that_failed_is_one_line_naming_what_where_and_why() -> None:
     full = NotWritten("the export", Path("/x/rfis.csv"), OSError(errno.ENOSPC, "No space left on device"))
     assert str(full) == "Could not write the export to /x/rfis.csv: the disk is full."
     assert isinstance(full, OSError) and (full.errno, full.strerror) == (errno.ENOSPC, str(full))
+    assert (full.what, full.where) == ("the export", "/x/rfis.csv")
     assert not_written("the log", "/y", full) is full  # already said: not wrapped again
     denied = not_written("the log", "/l/console.log", PermissionError(errno.EACCES, "Permission denied"))
     assert str(denied) == "Could not write the log to /l/console.log: permission denied."
@@ -252,6 +253,8 @@ def test_the_final_step_never_replaces_a_name(tmp_path: Path, monkeypatch: pytes
     with pytest.raises(FileNotFoundError) as missing:
         writing.rename_no_replace(tmp_path / "no-such", tmp_path / "other")
     assert missing.value.strerror == "No such file or directory"
+    if final_step == "renameat2":  # (a failed link names its source instead)
+        assert missing.value.filename == str(tmp_path / "other")
 
 
 def test_the_board_tells_each_line_once_and_keeps_the_untold_for_a_listener() -> None:
@@ -273,3 +276,7 @@ def test_the_board_tells_each_line_once_and_keeps_the_untold_for_a_listener() ->
     board.reset()
     board.post("a")
     assert board.lines == ["a"] and later == ["d"]  # forgotten, listener included
+    board.listen(None)  # nobody listening yet: the untold line waits for whoever comes
+    last: list[str] = []
+    board.listen(last.append)
+    assert last == ["a"]

@@ -15,16 +15,20 @@ from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.keys import (
     ENV_KEY,
     ENV_PROFILE,
+    PENDING,
     KeyMissing,
     KeyStore,
     KeyStoreError,
     KeyStoreUnavailable,
+    MemoryVault,
+    backend_name,
+    entry_name,
     env_key,
     insecure_reason,
 )
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.store import ProfileStore
-from tests.conftest import CANARY_KEY, no_canary_in
+from tests.conftest import CANARY_KEY, FIXED_NOW, MemoryKeyring, no_canary_in
 
 PROD = Profile("prod", "production", "https://api.stablepay.example")
 
@@ -173,3 +177,118 @@ def test_a_key_of_12_characters_or_fewer_is_masked_whole_and_a_longer_one_shows_
     key = ApiKey(value)
     assert key.masked == shown
     assert repr(key) == str(key) == f"{key}" == f"ApiKey({shown!r})"
+
+
+@pytest.mark.parametrize(("pasted", "said"), [
+    ("   ", "The API key is empty."),
+    ("k" * 4097, "The API key is 4,097 characters long, far longer than a key: was something else pasted?"),
+    ("sk_test_ab cd", "The API key contains spaces or control characters."),
+    ("sk_test_ab\x1b[2Jcd", "The API key contains spaces or control characters."),
+    ("sk_test_clé_1234", "The API key contains characters that are not ASCII."),
+])
+def test_a_pasted_key_that_is_no_key_is_refused_in_one_sentence(pasted: str, said: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        ApiKey(pasted)
+    assert str(refused.value) == said
+
+
+def test_a_key_compares_by_value_and_is_never_copied_out() -> None:
+    import pickle
+
+    longest = ApiKey("k" * 4096)  # as long as a key may be
+    one, same, other = ApiKey(" sk_test_0123456789ab "), ApiKey("sk_test_0123456789ab"), ApiKey("sk_test_ba9876543210")
+    assert one == same and hash(one) == hash(same) and one != other and hash(one) != hash(other)
+    assert one != "sk_test_0123456789ab" and longest.masked == "kkkk…kkkk"  # a key never equals its plain text
+    with pytest.raises(TypeError, match=r"^An ApiKey cannot be pickled\.$"):
+        pickle.dumps(one)
+    with pytest.raises(TypeError, match=r"^An ApiKey cannot be serialised\.$"):
+        one.__getstate__()
+
+
+# --- which keyrings are secret stores, and how a store fails ---------------------------------------------------------
+
+
+class InsecureVault(PlaintextKeyring):
+    pass
+
+
+class AltFileKeyring(PlaintextKeyring):
+    __module__ = "keyrings.alt.file"
+
+
+class FailFirst(chainer.ChainerBackend):
+    backends = (fail.Keyring(), MemoryKeyring())  # type: ignore[assignment]
+
+
+class MemoryFirst(chainer.ChainerBackend):
+    backends = (MemoryKeyring(), fail.Keyring())  # type: ignore[assignment]
+
+
+class UndeletableKeyring(MemoryKeyring):
+    __module__ = "tests.undeletable"
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise RuntimeError(f"could not delete {username}")
+
+
+def test_each_keyring_that_is_no_secret_store_is_named_in_a_sentence() -> None:
+    assert insecure_reason(EmptyChainer()) == (
+        "No system keyring was found: this machine has no Secret Service, Keychain or Credential Locker.")
+    assert insecure_reason(fail.Keyring()) == insecure_reason(FailFirst()) == (
+        "No system keyring was found (keyring's 'fail' backend): this machine has no Secret Service, Keychain or "
+        "Credential Locker the console can keep keys in.")
+    assert insecure_reason(null.Keyring()) == (
+        "The keyring is switched off (keyring's 'null' backend): it keeps nothing.")
+    assert insecure_reason(MemoryFirst()) is None and insecure_reason(MemoryKeyring()) is None
+    assert backend_name(AltFileKeyring()) == "keyrings.alt.file.AltFileKeyring"
+    for backend in (PlaintextKeyring(), InsecureVault(), AltFileKeyring()):
+        assert insecure_reason(backend) == (
+            f"The keyring backend {backend_name(backend)} keeps secrets in an ordinary file; it is not a secret store.")
+
+
+def test_a_keyring_that_fails_is_named_with_the_failures_kind_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    exploding = KeyStore(ExplodingKeyring())
+    with pytest.raises(KeyStoreError) as caught:
+        exploding.set("prod", ApiKey(CANARY_KEY))
+    assert str(caught.value) == ("The keyring (tests.exploding.ExplodingKeyring) could not store the key of 'prod': "
+                                 "RuntimeError.")
+    with pytest.raises(KeyStoreError) as caught:
+        exploding.get("prod")
+    assert str(caught.value) == ("The keyring (tests.exploding.ExplodingKeyring) could not read the key of 'prod': "
+                                 "RuntimeError.")
+    undeletable = KeyStore(UndeletableKeyring())
+    with pytest.raises(KeyStoreError) as caught:
+        undeletable.delete("prod")
+    assert str(caught.value) == ("The keyring (tests.undeletable.UndeletableKeyring) could not delete the key of "
+                                 "'prod': RuntimeError.")
+    backend = MemoryKeyring()
+    store = KeyStore(backend)
+    store.set(entry_name("prod", PENDING), ApiKey(CANARY_KEY))
+    assert list(backend.entries) == [("stablepay-console", "prod:pending")] and entry_name("prod") == "prod"
+    backend.entries[("stablepay-console", "prod")] = "not a key"
+    with pytest.raises(KeyStoreError) as caught:
+        store.get("prod")
+    assert str(caught.value) == "The key stored for 'prod' is not a valid API key (empty, or with spaces)."
+    monkeypatch.setenv(ENV_KEY, " ")
+    monkeypatch.setenv(ENV_PROFILE, "prod")
+    with pytest.raises(KeyStoreError) as caught:
+        env_key("prod", None)
+    assert str(caught.value) == (
+        "STABLEPAY_API_KEY is not a valid API key (empty, or with spaces or control characters).")
+
+
+def test_a_built_in_profiles_keys_live_in_its_vault() -> None:
+    vault = MemoryVault()
+    changes: list[str] = []
+    vault.changed = lambda: changes.append("changed")  # type: ignore[method-assign]
+    key = ApiKey(CANARY_KEY)
+    assert vault.get("embedded") is None
+    vault.set("embedded", key)
+    assert vault.get("embedded") == key and vault.get("other") is None
+    assert vault.delete("other") is False and vault.delete("embedded") is True and vault.get("embedded") is None
+    vault.set_since("embedded", FIXED_NOW)
+    vault.save_progress("other", None)
+    vault.save_progress("embedded", {"step": 2})
+    assert vault.since == {"embedded": FIXED_NOW} and vault.progress == {"embedded": {"step": 2}}
+    vault.save_progress("embedded", None)
+    assert vault.progress == {} and len(changes) == 7

@@ -9,11 +9,14 @@ from email.utils import formatdate
 from typing import Any, TypeVar
 
 import httpx
+import pytest
 
 from stablepay_console.api import StablePayClient, StatusError
 from stablepay_console.api.gate import (
     PER_SERVER,
+    HeldBack,
     ServerGate,
+    _Leaving,
     gate_for,
     held_answer,
     retry_after_seconds,
@@ -147,6 +150,111 @@ def test_retry_after_is_capped_at_max_hold() -> None:
     tomorrow = formatdate(1_000_000.0 + day, usegmt=True)
     assert 0 < (retry_after_seconds(httpx.Headers({"Retry-After": tomorrow}), now=1_000_000.0) or 0) <= hour
     assert retry_after_seconds(httpx.Headers({"Retry-After": "99999999999999999999"})) == hour
+
+
+def test_what_holds_the_gate_and_for_how_long() -> None:
+    now = [50.0]
+    gate = ServerGate(clock=lambda: now[0])
+    for status, headers in ((200, {"Retry-After": "30"}), (500, {"Retry-After": "30"}), (503, {}),
+                            (429, {"Retry-After": "0"})):
+        gate.learn(httpx.Response(status, headers=headers))
+        assert (gate.held_for(), gate.holds) == (0, 0), (status, headers)
+    gate.learn(httpx.Response(429))  # no Retry-After: a second
+    assert (gate.held_for(), gate.holds) == (1.0, 1)
+    gate.learn(httpx.Response(503, headers={"Retry-After": " 30 "}))
+    assert (gate.held_for(), gate.holds) == (30.0, 2)
+    gate.hold(2.0)  # a shorter hold never shortens a longer one
+    assert gate.held_for() == 30.0
+    now[0] += 31
+    assert gate.held_for() == 0
+
+
+def test_a_retry_after_is_read_as_seconds_or_a_date() -> None:
+    def read(value: str, now: float | None = 1_000_000.0) -> float | None:
+        return retry_after_seconds(httpx.Headers({"Retry-After": value}), now=now)
+
+    assert retry_after_seconds(httpx.Headers()) is None
+    assert [read(v) for v in ("", "  ", "soon", "-5", "1.5")] == [None] * 5
+    assert read(" 30 ") == 30.0
+    assert read(formatdate(1_000_000.0 + 90, usegmt=True)) == 90.0
+    assert read(formatdate(1_000_000.0 - 90, usegmt=True)) == 0.0  # already past: no wait
+    soon = read(formatdate(time.time() + 60, usegmt=True), now=None)  # against the wall clock when none is given
+    assert soon is not None and 0 < soon <= 60
+
+
+def test_the_consoles_own_429_says_how_long_and_that_nothing_was_sent() -> None:
+    request = httpx.Request("GET", URL + "/v1/rfis")
+    for seconds, said in ((2.1, "3"), (0.2, "1"), (600.0, "600")):
+        answer = held_answer(request, seconds)
+        assert (answer.status_code, answer.headers["Retry-After"], answer.request) == (429, said, request)
+        assert answer.json() == {"code": 429, "error": "Too many requests", "errorDetails": (
+            f"the server asked for a pause; nothing is sent to it for {said} s more (not sent)")}
+
+
+def test_a_bulk_walk_leaves_one_place_where_a_person_may_ask() -> None:
+    assert (ServerGate().limit, ServerGate().bulk_places) == (PER_SERVER, PER_SERVER - 1)
+    assert ServerGate(keep_place=False).bulk_places == PER_SERVER
+    assert (ServerGate(limit=1).bulk_places, ServerGate(limit=0).limit) == (1, 1)
+
+
+async def test_a_request_waits_out_a_hold_of_a_second_and_one_too_long_is_refused_at_once() -> None:
+    now = [0.0]
+    gate = ServerGate(clock=lambda: now[0])  # the hold is read on the gate's clock, moved by hand
+    gate.learn(httpx.Response(429))  # held for DEFAULT_HOLD, a second
+    entering = asyncio.create_task(gate.enter())
+    await asyncio.sleep(0)  # let it reach the hold
+    assert not entering.done() and gate.sent == 0
+    now[0] += 1.0
+    await until(entering.done, "the request never went once the hold had passed")
+    assert (gate.sent, gate.in_flight) == (1, 1)
+    gate.leave()
+    gate.hold(10.0)  # exactly the longest wait: waited out, not refused
+    waiting = asyncio.create_task(gate.enter())
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    waiting.cancel()
+    gate.hold(10.5)
+    with pytest.raises(HeldBack):
+        await gate.enter()
+    assert (gate.sent, gate.in_flight) == (1, 0)
+
+
+async def test_a_cancelled_wait_gives_its_place_on() -> None:
+    gate = ServerGate(limit=2)
+    await gate.enter(bulk=True)
+    assert gate.in_flight == 1
+    second_bulk = asyncio.create_task(gate.enter(bulk=True))  # bulk pages leave the last place free
+    await asyncio.sleep(0)
+    assert not second_bulk.done()
+    await gate.enter()  # a person's page takes it at once
+    assert gate.in_flight == 2
+    third_bulk = asyncio.create_task(gate.enter(bulk=True))
+    await asyncio.sleep(0)
+    third_bulk.cancel()  # given up while waiting: it leaves the queue
+    with pytest.raises(asyncio.CancelledError):
+        await third_bulk
+    gate.leave()
+    gate.leave()
+    await until(second_bulk.done, "the waiting bulk page never got the place given back")
+    assert gate.in_flight == 1 and gate.sent == 3
+
+
+async def test_a_response_body_gives_the_place_back_once_closed() -> None:
+    class Body(httpx.AsyncByteStream):
+        closed = 0
+
+        async def __aiter__(self):  # type: ignore[no-untyped-def]
+            yield b"page"
+
+        async def aclose(self) -> None:
+            self.closed += 1
+
+    inner, left = Body(), []
+    body = _Leaving(inner, lambda: left.append(1))
+    assert [chunk async for chunk in body] == [b"page"]
+    await body.aclose()
+    await body.aclose()  # closed twice, given back once
+    assert (inner.closed, left) == (2, [1])
 
 
 async def test_a_page_asked_for_goes_before_the_bulk_pages_waiting() -> None:

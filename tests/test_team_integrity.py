@@ -8,7 +8,9 @@ still verifies, and what the team reads is what the database decided.
 
 from __future__ import annotations
 
+import json
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -27,6 +29,7 @@ from stablepay_console.storage.team.conninfo import libpq_view
 from stablepay_console.storage.team.schema import LATEST, init_schema
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import RecordUrlError, parse, shown
+from stablepay_console.storage.writing import NotWritten
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb, wait_for
 
@@ -141,8 +144,15 @@ def test_an_analyst_who_imports_by_hand_vouches_for_it_under_their_own_name(team
     assert entry.actor == "alice" and entry.imported is not None and entry.imported.by == "alice"
     assert entry.to_json()["imported"]["description"].startswith("imported by alice on ")
     assert verify(bob).ok
-    with team_db.connect("walt") as conn:  # the watcher is no analyst
-        refused(conn, "SELECT stablepay.import_local('laptop', '{}'::jsonb)")
+    with team_db.connect("walt") as conn, pytest.raises(  # the watcher is no analyst: may not even call it
+            psycopg.errors.InsufficientPrivilege, match="permission denied for function import_local"):
+        conn.execute("SELECT stablepay.import_local('laptop', '{}'::jsonb)")
+    with team_db.connect(OWNER) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege,
+                                                       match="only a member of stablepay_analyst may import"):
+        conn.execute("SELECT stablepay.import_local('laptop', '{}'::jsonb)")  # the owner may run it: still refused
+    with team_db.connect("alice") as conn, pytest.raises(psycopg.errors.InvalidParameterValue,
+                                                         match="an import names where it comes from"):
+        conn.execute("SELECT stablepay.import_local('', '{}'::jsonb)")
 
 
 # --- one member cannot change what the team shares --------------------------------------------------------------
@@ -310,6 +320,27 @@ def test_a_connection_lost_during_commit_says_the_outcome_is_unknown(team_db: Te
 # --- connections as libpq sees them ---------------------------------------------------------------------------
 
 
+def test_what_the_watcher_writes_is_its_own_and_a_request_carries_its_rounds_deadline(team_db: TeamDb) -> None:
+    # A fact the watcher writes is one it saw itself, whatever it sends as imported_by (only the owner's import
+    # tags facts), and a request's deadline is its current round's, as the database reads it.
+    with team_db.connect("walt") as conn:
+        conn.execute("INSERT INTO stablepay.rounds (server, rfi_id, round_no, round_id, fingerprint, issued_at, "
+                     "expires_at, wire, first_seen, last_seen, imported_by) VALUES (%s, %s, 1, 'r1', 'f', 'x', "
+                     "'2026-12-01T09:30:00.000+00:00', '{}', 'x', 'x', 'forged')", (SERVER, RFI))
+        (round_row,) = conn.execute("SELECT id FROM stablepay.rounds").fetchone()
+        conn.execute("INSERT INTO stablepay.statuses (server, rfi_id, status, first_seen, last_seen, imported_by) "
+                     "VALUES (%s, %s, 'issued', 'x', 'x', 'forged')", (SERVER, RFI))
+        conn.execute("INSERT INTO stablepay.rfis (server, rfi_id, environment, status, fingerprint, wire, round_row, "
+                     "first_seen, last_seen, imported_by, deadline) VALUES (%s, %s, 'sandbox', 'issued', 'f', '{}', "
+                     "%s, 'x', 'x', 'forged', '1999-01-01')", (SERVER, RFI, round_row))
+    with team_db.connect() as conn:
+        tags = [conn.execute(f"SELECT imported_by FROM stablepay.{table}").fetchone()[0]
+                for table in ("rfis", "rounds", "statuses")]
+        deadline = conn.execute("SELECT deadline FROM stablepay.rfis").fetchone()[0]
+    assert tags == [None, None, None]
+    assert deadline == "2026-12-01T09:30:00.000+00:00"
+
+
 def test_tls_is_decided_on_what_libpq_will_use(tmp_path: Path) -> None:
     services = tmp_path / "pg_service.conf"
     services.write_text("[team]\nhost=db.example.com\ndbname=team\n[team-verified]\nhost=db.example.com\n"
@@ -397,6 +428,43 @@ def test_a_record_url_names_its_database_and_role(monkeypatch: pytest.MonkeyPatc
     assert shown("postgresql://alice:pw@h/d?password=x&sslmode=require") == (
         "postgresql://alice:***@h/d?password=***&sslmode=require")
     assert shown("postgresql://[bad") == "(an unreadable URL)"
+    assert shown("postgresql://alice:p@ss:w@rd@h/d?sslmode=&application_name=x") == (
+        "postgresql://alice:***@h/d?sslmode=&application_name=x")  # a password holding @ and : is hidden whole
+
+
+def test_every_host_of_a_record_url_is_checked_and_local_sockets_are_loopback() -> None:
+    with pytest.raises(RecordUrlError, match=r"db\.example\.com would be reached without TLS"):
+        parse("postgresql://alice@localhost,db.example.com/team", {})
+    assert parse("postgresql:///team?host=@pg-abstract", {}).hosts == ("@pg-abstract",)
+    assert parse("postgresql:///team?host=/run/postgresql,127.0.0.2", {}).hosts == ("/run/postgresql", "127.0.0.2")
+
+
+def test_the_saved_record_url_is_read_back_only_when_it_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stablepay_console.storage.team import url as record_url
+
+    monkeypatch.delenv(record_url.URL_VARIABLE, raising=False)
+    assert record_url.forget() is False and record_url.chosen() is None
+    record_url.save("postgresql://alice@127.0.0.1/team")
+    setting = record_url.setting_file()
+    assert json.loads(setting.read_text(encoding="utf-8")) == {"url": "postgresql://alice@127.0.0.1/team"}
+    assert record_url.chosen() == ("postgresql://alice@127.0.0.1/team", str(setting))
+    monkeypatch.setenv(record_url.URL_VARIABLE, " postgresql://bob@127.0.0.1/team ")
+    assert record_url.chosen() == ("postgresql://bob@127.0.0.1/team", record_url.URL_VARIABLE)
+    for kept in ('["postgresql://alice@127.0.0.1/team"]', '{"url": 5}', '{"url": "  "}', "{not json"):
+        setting.write_text(kept, encoding="utf-8")
+        assert record_url.saved() is None, kept
+    assert record_url.forget() is True and not setting.exists()
+    setting.mkdir()  # something in the way of the setting file: one line says what was not written
+    with pytest.raises(NotWritten, match=r"^Could not write the record setting to .*record\.json: is a directory\.$"):
+        record_url.save("postgresql://alice@127.0.0.1/team")
+
+
+def test_without_the_team_extra_a_record_url_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as where psycopg is not installed: importing it fails
+    with pytest.raises(RecordUrlError) as refused:
+        parse("postgresql://alice@127.0.0.1/team", {})
+    assert str(refused.value) == ("A team record URL needs PostgreSQL support: install stablepay-console[team] "
+                                  "(pip install 'stablepay-console[team]').")
 
 
 def test_hostaddr_off_loopback_needs_tls() -> None:

@@ -201,6 +201,8 @@ def test_a_lead_changes_the_policy_and_an_analyst_is_refused(as_role, team_db: T
         conn.execute("UPDATE stablepay.triage_policy SET ready_within = '48 hours'")
     with team_db.connect("carol") as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute("UPDATE stablepay.triage_policy SET changed_by = 'alice'")
+    with team_db.connect(OWNER) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege, match="DELETE is refused"):
+        conn.execute("DELETE FROM stablepay.triage_policy")  # the one policy row stays, even for the owner
     assert cli("record", "policy", "--json") == 0
     assert json.loads(capsys.readouterr().out)["readyWithin"] == "24h"
     assert [(a, who) for a, who, _ in audit_of(team_db)] == [("triage.policy", "carol")]
