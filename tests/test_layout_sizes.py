@@ -118,6 +118,11 @@ async def check(pilot: Pilot[Any], where: str) -> None:
     await settle(pilot)
     assert_chrome(pilot.app, where)
     await assert_focusables_on_screen(pilot, where)
+    # Focus moved: the footer lays out the keys of the focused widget again; wait until its keys have a place
+    # (on a busy machine that takes more than a frame), then check where they are.
+    await until(pilot, lambda: all(key.region.area for action, key in footer_keys(pilot.app).items()
+                                   if action in ("toggle_help", "quit")),
+                f"{where}: the footer never laid out its help and quit keys again")
     assert_chrome(pilot.app, f"{where} (after focusing each widget)")
 
 
