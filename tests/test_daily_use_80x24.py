@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -198,5 +199,21 @@ def test_the_audit_table_and_the_team_chart_read_whole_at_80_columns(term_env: d
         text = term.wait_for(framed, "Requests per week", "issued (")
         assert "periodStart" not in text and re.search(r"^\s+Week\s*$", text, re.M), text
         assert "█" in text and not re.search(r"[⠁-⣿]", text), "weekly counts are bars, not a curve"
+    finally:
+        term.close()
+
+
+# --- item 10: keys of your own ---------------------------------------------------------------------------------------
+
+
+def test_the_users_keymap_shows_in_the_footer_and_works(term_env: dict[str, str], isolated_config: Path) -> None:
+    isolated_config.mkdir(parents=True, exist_ok=True)
+    (isolated_config / "keymap.toml").write_text('"inbox.refresh" = "f5"\n"inbox.next" = "j"\n', encoding="utf-8")
+    term = Terminal([console_command()], term_env, width=80, height=24)
+    try:
+        text = term.wait_for(framed, "Page 1 of", "f5 Refresh")
+        assert "j Next" in text.splitlines()[-1], text.splitlines()[-1]
+        term.send("j")
+        term.wait_for(framed, "Page 2 of")
     finally:
         term.close()
