@@ -148,7 +148,7 @@ def test_an_analyst_who_imports_by_hand_vouches_for_it_under_their_own_name(team
             psycopg.errors.InsufficientPrivilege, match="permission denied for function import_local"):
         conn.execute("SELECT stablepay.import_local('laptop', '{}'::jsonb)")
     with team_db.connect(OWNER) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege,
-                                                       match="stablepay_owner is not a member of the team.s roles"):
+                                                       match="stablepay_owner is not a member of the team's roles"):
         conn.execute("SELECT stablepay.import_local('laptop', '{}'::jsonb)")  # the owner may run it: still refused
     with team_db.connect("alice") as conn, pytest.raises(psycopg.errors.InvalidParameterValue,
                                                          match="an import names where it comes from"):
