@@ -277,3 +277,19 @@ def test_bad_flags_are_refused(args: tuple[str, ...], isolated_config: Path) -> 
     done = subprocess.run([sys.executable, "-m", "stablepay_console", "web", *args], capture_output=True, text=True,
                           timeout=60, env={**os.environ, "STABLEPAY_CONFIG_DIR": str(isolated_config)})
     assert done.returncode == 2 and done.stdout == "", done.stderr
+
+
+async def test_a_console_ends_when_its_server_is_killed_outright(isolated_config: Path) -> None:
+    """The server is the console's terminal: killed with SIGKILL (no shutdown of its own), its consoles get SIGHUP
+    from the kernel and end within the exit guard's 2 s, instead of running on with nobody to see them."""
+    with web_server(isolated_config) as server:
+        session, ws = await ws_session(server, cookie=signin_cookie(server), columns=80, lines=24)
+        terminal = Terminal(80, 24)
+        assert await pump(ws, terminal, lambda t: "SANDBOX" in t.text, 60), terminal.text
+        [pid] = server.consoles()
+        server.process.kill()
+        server.process.wait(10)
+        assert wait_until(lambda: not Path(f"/proc/{pid}").exists()
+                          or " Z " in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1][:3], 15), \
+            f"console {pid} outlived its server"
+        await session.close()

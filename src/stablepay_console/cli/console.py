@@ -44,6 +44,9 @@ def run_console(args: argparse.Namespace) -> int:
 
     guard = ExitGuard()  # from here on SIGHUP and SIGTERM end the process within 2 s, whatever it is doing
     guard.install()
+    from stablepay_console.tui.web_mode import end_with_the_server
+
+    end_with_the_server()
     gc.disable()  # while the console starts; the app turns it on again once the inbox is shown
     from stablepay_console.cli.logs import setup_logging
     from stablepay_console.tui.app import ConsoleApp

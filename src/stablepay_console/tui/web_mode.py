@@ -7,7 +7,10 @@ is read-only), links go to the browser (https only, or loopback), and an export 
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
+import sys
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage import variables
@@ -26,3 +29,23 @@ def web_user() -> str:
 
 def in_browser() -> bool:
     return bool(web_user())
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def end_with_the_server() -> None:
+    """In a browser, the console's terminal is the web server: when the server goes, even killed outright, the
+    kernel sends this console SIGHUP, as a closed terminal does, and it ends within 2 s (Linux's
+    PR_SET_PDEATHSIG). Without it a console whose server died would run on with nobody to see it: textual's
+    web driver only stops reading when its input ends. Nothing in a terminal."""
+    if not in_browser() or not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGHUP, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if parent == 1 or os.getppid() != parent:  # the server went before the request took hold
+        os.kill(os.getpid(), signal.SIGHUP)
