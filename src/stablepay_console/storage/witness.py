@@ -106,12 +106,15 @@ class Witness:
             return
         data = self._all()
         data[key] = {"count": head.count, "hash": head.hash, "at": datetime.now(timezone.utc).isoformat()}
-        write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n", "the audit log's witness")
+        self._write(data)
 
     def forget(self, key: str) -> None:
         data = self._all()
         if data.pop(key, None) is not None:
-            write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n", "the audit log's witness")
+            self._write(data)
+
+    def _write(self, data: dict[str, Any]) -> None:
+        write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n", "the audit log's witness")
 
     def look(self, key: str, head: AuditHead | None, hash_at: Callable[[int], str | None]) -> WitnessCheck:
         """Compare, and keep the new head when the record still holds what was seen."""
