@@ -13,9 +13,12 @@ import pytest
 
 from stablepay_console.api import StablePayClient, StatusError
 from stablepay_console.api.gate import (
+    BULK,
+    BULK_PLACES,
     PER_SERVER,
     HeldBack,
     ServerGate,
+    _Gated,
     _Leaving,
     gate_for,
     held_answer,
@@ -255,6 +258,50 @@ async def test_a_response_body_gives_the_place_back_once_closed() -> None:
     await body.aclose()
     await body.aclose()  # closed twice, given back once
     assert (inner.closed, left) == (2, [1])
+
+
+async def test_places_freed_go_to_who_may_take_them() -> None:
+    gate = ServerGate(limit=2)
+    await gate.enter(bulk=True)
+    await gate.enter()  # full: one bulk page, one page a person asked for
+    person, bulk = asyncio.create_task(gate.enter()), asyncio.create_task(gate.enter(bulk=True))
+    await asyncio.sleep(0)
+    gate.leave()  # the person's place: the person waiting gets it
+    await until(person.done, "a place freed was not given to the person waiting")
+    assert not bulk.done()
+    gate.leave()  # one left in flight: the last place stays kept for a person, the bulk page waits
+    await asyncio.sleep(0)
+    assert not bulk.done() and gate.in_flight == 1
+    gate.leave()
+    await until(bulk.done, "the bulk page never got a place")
+
+
+async def test_a_bulk_request_through_the_transport_leaves_a_person_a_place() -> None:
+    release = asyncio.Event()
+    arrived: list[str] = []
+
+    async def slow(scope: Any, receive: Any, send: Any) -> None:
+        arrived.append(scope["path"])
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    transport = _Gated(httpx.ASGITransport(app=slow), "http://gated.example")
+
+    async def get(path: str, bulk: bool) -> int:
+        request = httpx.Request("GET", "http://gated.example" + path, extensions={BULK: True} if bulk else {})
+        response = await transport.handle_async_request(request)
+        await response.aread()
+        await response.aclose()
+        return response.status_code
+
+    walk = [asyncio.create_task(get(f"/bulk/{n}", True)) for n in range(BULK_PLACES + 1)]
+    await until(lambda: len(arrived) == BULK_PLACES, "the bulk pages did not all start")
+    asked = asyncio.create_task(get("/asked", False))
+    await until(lambda: "/asked" in arrived, "a person's page waited behind a bulk walk")
+    assert len(arrived) == BULK_PLACES + 1 and f"/bulk/{BULK_PLACES}" not in arrived
+    release.set()
+    assert await asyncio.gather(asked, *walk) == [200] * (BULK_PLACES + 2)
 
 
 async def test_a_page_asked_for_goes_before_the_bulk_pages_waiting() -> None:

@@ -424,6 +424,9 @@ def test_a_record_url_names_its_database_and_role(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("PGUSER", "carol")
     socket_url = parse("postgresql:///team", {})
     assert (socket_url.where, socket_url.role, socket_url.user) == ("local socket/team", "carol", "")
+    bare = parse("postgresql://", {})  # libpq's defaults for everything: the fields are empty text, never None
+    assert (bare.hosts, bare.port, bare.database, bare.user, bare.sslmode) == ((), "", "", "", "")
+    assert parse("postgresql://alice@127.0.0.1/team?application_name=see://x", {}).database == "team"
     assert parse("postgres://127.0.0.1", {}).where == "127.0.0.1/(default database)"
     assert shown("postgresql://alice:pw@h/d?password=x&sslmode=require") == (
         "postgresql://alice:***@h/d?password=***&sslmode=require")
