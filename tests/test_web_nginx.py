@@ -21,8 +21,6 @@ import socket
 import subprocess
 import tempfile
 import threading
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -44,6 +42,7 @@ from tests.web_harness import (
     web_server,
     ws_session,
 )
+from tests.web_harness import get as harness_get
 
 ROOT = Path(__file__).resolve().parent.parent
 NGINX = "/usr/sbin/nginx"
@@ -211,16 +210,7 @@ def server_args(set_up: SetUp) -> list[str]:
 
 
 def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, dict[str, str]]:
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-            return None
-
-    request = urllib.request.Request(url, headers=headers or {})
-    try:
-        with urllib.request.build_opener(NoRedirect).open(request, timeout=30) as response:
-            return response.status, response.read().decode(errors="replace"), dict(response.headers)
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode(errors="replace"), dict(exc.headers)
+    return harness_get(url, headers, timeout=30.0)  # through nginx, on a busy machine
 
 
 def test_the_readme_commands_run_from_the_projects_venv() -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.web_harness import Terminal, pump, wait_until, web_server, ws_session
+from tests.web_harness import Terminal, pump, refused_ws, wait_until, web_server, ws_session
 
 SECRET = "0f3c9a7e5b1d4c8a9e2f6b3d7a1c5e9f"
 SECRET_HEADER = "X-Stablepay-Proxy-Secret"
@@ -42,14 +42,6 @@ async def fetch(url: str, headers: dict[str, str], unix: Path | None = None) -> 
         return response.status, await response.text()
 
 
-async def ws_refused(server, **kwargs: object) -> int:  # type: ignore[no-untyped-def]
-    try:
-        session, ws = await ws_session(server, **kwargs)  # type: ignore[arg-type]
-    except aiohttp.WSServerHandshakeError as exc:
-        return exc.status
-    await ws.close()
-    await session.close()
-    return 0
 
 
 async def test_a_local_process_without_the_proxys_secret_is_refused(isolated_config: Path) -> None:
@@ -60,7 +52,7 @@ async def test_a_local_process_without_the_proxys_secret_is_refused(isolated_con
         assert status == 403 and "without the proxy&#x27;s secret" in page, page
         status, page = await fetch(url, {"X-Forwarded-User": "carol", SECRET_HEADER: SECRET[:-1] + "0"})
         assert status == 403 and "without the proxy&#x27;s secret" in page, page
-        assert await ws_refused(server, headers={"X-Forwarded-User": "carol"}) == 403
+        assert await refused_ws(server, headers={"X-Forwarded-User": "carol"}) == 403
         assert not server.consoles()
         status, page = await fetch(url, {"X-Forwarded-User": "alice", SECRET_HEADER: SECRET})
         assert status == 200 and 'class="textual-terminal"' in page

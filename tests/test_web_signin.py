@@ -12,8 +12,6 @@ import os
 import signal
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import aiohttp
@@ -24,9 +22,10 @@ from stablepay_console.web.settings import WebSettings, proxy_network
 from stablepay_console.web.signin import SignIn, SignIns
 from tests.web_harness import (
     Terminal,
-    WebServer,
     console_refusal,
+    get,
     pump,
+    refused_ws,
     signin_cookie,
     wait_until,
     web_server,
@@ -36,28 +35,8 @@ from tests.web_harness import (
 ROUTES = ("/", "/ws", "/download/0123456789abcdef", "/static/js/textual.js", "/static/css/xterm.css")
 
 
-def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, dict[str, str]]:
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-            return None
-
-    request = urllib.request.Request(url, headers=headers or {})
-    try:
-        with urllib.request.build_opener(NoRedirect).open(request, timeout=20) as response:
-            return response.status, response.read().decode(errors="replace"), dict(response.headers)
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode(errors="replace"), dict(exc.headers)
 
 
-async def refused_ws(server: WebServer, **kwargs: object) -> int:
-    """The status /ws answers instead of upgrading (0 if it upgraded: a failure of the test)."""
-    try:
-        session, ws = await ws_session(server, **kwargs)  # type: ignore[arg-type]
-    except aiohttp.WSServerHandshakeError as exc:
-        return exc.status
-    await ws.close()
-    await session.close()
-    return 0
 
 
 def test_healthz_answers_without_signing_in_and_nothing_else_does(isolated_config: Path) -> None:

@@ -187,6 +187,36 @@ async def ws_session(server: WebServer, cookie: str | None = None, headers: dict
     return session, ws
 
 
+async def refused_ws(server: WebServer, **kwargs: object) -> int:
+    """The status /ws answers instead of upgrading (0 if it upgraded: a failure of the test)."""
+    import aiohttp
+
+    try:
+        session, ws = await ws_session(server, **kwargs)  # type: ignore[arg-type]
+    except aiohttp.WSServerHandshakeError as exc:
+        return exc.status
+    await ws.close()
+    await session.close()
+    return 0
+
+
+def get(url: str, headers: dict[str, str] | None = None, *, timeout: float = 20.0) -> tuple[int, str, dict[str, str]]:
+    """One plain GET that follows no redirect: (status, body, headers), an HTTP error's included."""
+    import urllib.error
+    import urllib.request
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            return None
+
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.build_opener(NoRedirect).open(request, timeout=timeout) as response:
+            return response.status, response.read().decode(errors="replace"), dict(response.headers)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode(errors="replace"), dict(exc.headers)
+
+
 async def console_refusal(server: WebServer, **kwargs: object) -> str:
     """Why `/ws` gave no console: "HTTP 403" when it did not upgrade (not signed in, a foreign page), or the
     reason the server sent its page before closing. Fails the test if a console started instead."""
