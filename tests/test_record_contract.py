@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from stablepay_console.services.audit import verify
+from stablepay_console.services.triage.review import review_queue
 from stablepay_console.storage.local import open_record
-from stablepay_console.storage.record import Offer, Record, RecordError, team_feed
+from stablepay_console.storage.record import Offer, Record, RecordError, assignments, team_feed
 from stablepay_console.storage.record_types import AuditDraft, RfiSighting, RoundSighting, SeenPage
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import parse
@@ -115,6 +116,30 @@ def test_steps_are_kept_in_order_with_their_round(store: Store) -> None:
     assert [(s.step, s.actor, s.round_no) for s in case.steps] == [("ready", "alice", 1), ("approve", "bob", 1)]
     assert list(store.other.triage_steps("p", [RFI])) == [RFI]
     assert [e.action for e in store.me.audit() if e.action.startswith("triage.")][:1] == ["triage.ready"]
+    assert [(s.step, s.actor, s.note) for s in store.other.request_steps("p", RFI)] == [
+        ("ready", "alice", "checked"), ("approve", "bob", "")]
+
+
+def test_the_review_queue_holds_what_someone_else_made_ready(store: Store) -> None:
+    page = SeenPage("p", "sandbox", FIXED_NOW, (RfiSighting(RFI, "issued", "f1", '{"id": "x"}', ROUND),))
+    store.watcher.observe([page])
+    assert store.me.claim("p", RFI, "alice", FIXED_NOW).done
+    store.me.add_triage_step("p", RFI, "ready", "alice", "statement checked", FIXED_NOW)
+    queue = review_queue(store.other, "p", "bob")
+    assert [(q.rfi_id, q.made_ready_by, q.note) for q in queue] == [(RFI, "alice", "statement checked")]
+    assert review_queue(store.me, "p", "alice") == [], "four eyes: who made it ready never reviews it"
+    store.other.add_triage_step("p", RFI, "approve", "bob", "", FIXED_NOW + timedelta(minutes=1))
+    assert review_queue(store.other, "p", "bob") == [], "approved: reviewed"
+
+
+def test_assignment_is_there_only_where_offered(store: Store) -> None:
+    if Offer.ASSIGNMENT not in store.me.offers:
+        with pytest.raises(RecordError, match="Assignment needs the team record"):
+            assignments(store.me)
+        return
+    with pytest.raises(RecordError, match="only a lead assigns"):
+        assignments(store.me).assign("p", RFI, "bob")
+    assert "alice" in [m.name for m in assignments(store.me).team_analysts()]
 
 
 def test_the_store_checks_four_eyes_itself_only_where_offered(store: Store) -> None:

@@ -247,3 +247,28 @@ def test_the_report_counts_what_each_role_did(team_db: TeamDb, as_role, capsys: 
         {"analyst": "bob", "claimed": 0, "madeReady": 0, "approved": 1, "openNow": 0},
     ]
     assert made["breaches"] == {"claim": 1, "ready": 0, "approve": 0}  # claimed 6 h after issue: over 4 h
+
+
+def test_history_shows_the_steps_with_who_when_and_note(as_role, team_db: TeamDb,  # type: ignore[no-untyped-def]
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from stablepay_console.storage.record_types import RfiSighting, RoundSighting, SeenPage
+    from tests.conftest import FIXED_NOW
+
+    walt = PgRecord(parse(team_db.url("walt")), lambda name: SERVER if name else "")
+    sighting = RoundSighting(1, '{"id":"r1","round":1,"issuedAt":"2026-11-20T09:00:00Z","expiresAt":null,'
+                                '"submittedAt":null,"link":null}', "rf1")
+    walt.observe([SeenPage(EMBEDDED_PROFILE.name, "sandbox", FIXED_NOW,
+                           (RfiSighting(RFI, "issued", "f1", '{"id": "x"}', sighting),))])
+    walt.close()
+    assert cli("rfis", "claim", RFI) == 0
+    assert cli("rfis", "ready", RFI, "--note", "statement and ID checked") == 0
+    as_role("bob")
+    assert cli("rfis", "approve", RFI) == 0
+    capsys.readouterr()
+    assert cli("rfis", "history", RFI, "--json") == 0
+    steps = json.loads(capsys.readouterr().out)["steps"]
+    assert [(s["step"], s["by"], s["round"], s["note"]) for s in steps] == [
+        ("ready", "alice", 1, "statement and ID checked"), ("approve", "bob", 1, None)]
+    assert cli("rfis", "history", RFI) == 0
+    text = capsys.readouterr().out
+    assert "Triage steps (2):" in text and "ready    alice: statement and ID checked" in text

@@ -29,12 +29,13 @@ def run_history(args: argparse.Namespace) -> int:
     if found is None:
         return USAGE
     profile, services = found
-    history = services.record.call(lambda record: record.history(profile.name, args.rfi_id))
+    history, steps = services.record.call(lambda record: (record.history(profile.name, args.rfi_id),
+                                                          record.request_steps(profile.name, args.rfi_id)))
     out = Output(args.format)
     if out.fmt == "json":
-        out.json(history_json(history))
+        out.json(history_json(history, steps))
     elif history.seen:
-        out.write(history_text(history) + "\n")
+        out.write(history_text(history, steps) + "\n")
     if not history.seen:
         fail(history_text(history))
         return FAILED

@@ -1,4 +1,4 @@
-"""Triage from the shell: `rfis ready|approve|reject|wait|resume`, `record policy` and `rfis report`.
+"""Triage from the shell: `rfis ready|approve|reject|wait|resume|assign`, `record policy` and `rfis report`.
 
 None of these talk to the API: they read and write the record. Exit codes: 0 done; 1 refused or failed
 (the reason on standard error: a step out of order, your own answer to approve, an analyst changing
@@ -19,7 +19,7 @@ OK, FAILED, USAGE = 0, 1, 2
 EXIT_CODES = ("exit codes: 0 done; 1 refused or failed (the reason on stderr); 2 bad usage or input "
               "(approve on the local record: four eyes need the team record).")
 STEP_HELP = {step.name: step.help for step in STEPS}
-STEP_KEYS = tuple(("rfis", step) for step in (*STEP_HELP, "report"))
+STEP_KEYS = tuple(("rfis", step) for step in (*STEP_HELP, "assign", "report"))
 """The (command, sub-command) keys `main.headless` looks up."""
 
 
@@ -42,6 +42,16 @@ def add_triage_commands(rfis_sub: argparse._SubParsersAction[Any], common: argpa
                             help="why (required)" if required else "a note kept with the step")
         _json_flag(parser)
         parser.set_defaults(triage_step=step)
+    assign = rfis_sub.add_parser(
+        "assign", parents=[common],
+        help="a lead gives a request to an analyst (team record): the analyst holds its claim",
+        epilog="exit codes: 0 assigned; 1 refused (not a lead, not an analyst of the team, closed, or held by someone "
+               "else without --reassign) or the record failed; 2 bad usage (no team record).",
+    )
+    assign.add_argument("rfi_id", type=request, metavar="RFI_ID")
+    assign.add_argument("--to", dest="analyst", required=True, metavar="NAME", help="the analyst (a database login)")
+    assign.add_argument("--reassign", action="store_true", help="take it from whoever holds it now")
+    _json_flag(assign)
     report = rfis_sub.add_parser(
         "report", parents=[common], epilog="exit codes: 0 done; 1 the record cannot be read; 2 bad usage.",
         help="the team's report: per week, durations (median, 90th percentile), breaches, per analyst",

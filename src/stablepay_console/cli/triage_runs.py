@@ -60,6 +60,38 @@ def run_step(args: argparse.Namespace) -> int:
     return OK
 
 
+def run_assign(args: argparse.Namespace) -> int:
+    found = profile_for(args)
+    if found is None:
+        return USAGE
+    profile, services = found
+    if services.team is None:
+        fail("assignment needs the team record: in a record of your own a request is yours to claim "
+             "(`rfis claim ID`). Set STABLEPAY_RECORD_URL or run `record use URL`.")
+        return USAGE
+    held = services.notes.claim_of(profile.name, args.rfi_id).result(60)
+    if held is not None and held.claimant != args.analyst and not args.reassign:
+        fail(f"{args.rfi_id} is held by {held.claimant}; assigning it to {args.analyst} takes it from them: "
+             "add --reassign to do so.")
+        return FAILED
+    try:
+        outcome = services.triage.assign(profile, args.rfi_id, args.analyst).result(60)
+    except ValueError as exc:
+        fail(str(exc))
+        return USAGE
+    claim, before = outcome.claim, outcome.previous
+    assert claim is not None
+    out = Output(args.format)
+    if out.fmt == "json":
+        out.json({"id": args.rfi_id, "assignedTo": claim.claimant, "assignedBy": claim.assigned_by,
+                  "at": claim.at.isoformat(), "previous": before.claimant if before else None})
+    else:
+        taken = f", taken from {before.claimant}" if before and before.claimant != claim.claimant else ""
+        note(f"{args.rfi_id}: assigned to {claim.claimant} by {claim.assigned_by} at {claim.at:%Y-%m-%d %H:%M} UTC"
+             f"{taken}; it is in their claimed-by-me list now.")
+    return OK
+
+
 def policy_json(policy: TriagePolicy) -> dict[str, Any]:
     return {
         "claimWithin": format_duration(policy.claim_within),
@@ -122,14 +154,20 @@ def run_report(args: argparse.Namespace) -> int:
     out.table(("analyst", *analyst_words), [(who, *(str(c[f]) for f in ANALYST_FIELDS))
                                             for who, c in sorted(made.analysts.items())],
               title="Per analyst", right=analyst_words)
+    if made.assignments:
+        out.blank()
+        out.table(("lead", "assigned"), [(lead, str(n)) for lead, n in sorted(made.assignments.items())],
+                  title="Assignments per lead", right=("assigned",))
     note(f"Rounds issued since {since:%Y-%m-%d %H:%M} UTC, profile {profile.name}.")
     return OK
 
 
 def run(args: argparse.Namespace) -> int:
-    """`rfis ready|approve|reject|wait|resume|report` and `record policy` (`main.HEADLESS`)."""
+    """`rfis ready|approve|reject|wait|resume|assign|report` and `record policy` (`main.HEADLESS`)."""
     if getattr(args, "record_command", "") == "record.policy":
         return guarded(lambda: run_policy(args))
     if args.rfis_command == "report":
         return guarded(lambda: run_report(args))
+    if args.rfis_command == "assign":
+        return guarded(lambda: run_assign(args))
     return guarded(lambda: run_step(args))

@@ -12,6 +12,7 @@ from typing import Any
 
 from stablepay_console.api.models import DOC_TYPES
 from stablepay_console.api.sanitize import clean
+from stablepay_console.storage.record_triage_types import TriageStep
 from stablepay_console.storage.record_types import IMPORTED_NOTE, RfiHistory, RoundSeen, StatusSeen
 
 
@@ -113,7 +114,19 @@ def changes_per_round(history: RfiHistory) -> list[list[str]]:
     return [[]] + [round_changes(a, b) for a, b in pairwise(rounds)] if rounds else []
 
 
-def history_json(history: RfiHistory) -> dict[str, Any]:
+def step_json(step: TriageStep) -> dict[str, Any]:
+    return {"step": step.step, "by": clean(step.actor, 80), "at": step.at.isoformat(), "round": step.round_no,
+            "note": step.note or None}
+
+
+def step_lines(steps: list[TriageStep]) -> list[str]:
+    """`2026-11-20 09:30 UTC  round 1  ready    alice: statement and ID checked`, oldest first."""
+    width = max((len(s.step) for s in steps), default=0)
+    return [f"{moment(s.at)}  round {s.round_no if s.round_no is not None else '?'}  {s.step.ljust(width)}  "
+            f"{clean(s.actor, 80)}" + (f": {clean(s.note, 300)}" if s.note else "") for s in steps]
+
+
+def history_json(history: RfiHistory, steps: list[TriageStep] | None = None) -> dict[str, Any]:
     record = history.record
     return {
         "profile": history.profile,
@@ -126,6 +139,7 @@ def history_json(history: RfiHistory) -> dict[str, Any]:
         "importedBy": record.imported_by if record else None,
         "rounds": [_round_json(r, c) for r, c in zip(history.rounds, changes_per_round(history), strict=True)],
         "statuses": [_status_json(s) for s in history.statuses],
+        "steps": [step_json(s) for s in steps or []],
     }
 
 
@@ -159,7 +173,7 @@ def status_lines(history: RfiHistory) -> list[str]:
     ]
 
 
-def history_text(history: RfiHistory) -> str:
+def history_text(history: RfiHistory, steps: list[TriageStep] | None = None) -> str:
     record = history.record
     if record is None:
         return (
@@ -177,4 +191,6 @@ def history_text(history: RfiHistory) -> str:
     for r, changes in zip(history.rounds, changes_per_round(history), strict=True):
         lines.extend("  " + line for line in round_lines(r, changes))
     lines += ["", "Status timeline:", *("  " + line for line in status_lines(history))]
+    if steps:
+        lines += ["", f"Triage steps ({len(steps)}):", *("  " + line for line in step_lines(steps))]
     return "\n".join(lines)

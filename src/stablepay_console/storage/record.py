@@ -29,6 +29,7 @@ from stablepay_console.storage.record_types import (
     RfiHistory,
     SeenPage,
     Sweep,
+    TeamMember,
 )
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,8 @@ class Offer(StrEnum):
     """The team watcher's sweeps and what it saw issued (`TeamFeed`)."""
     LIVE_CHANGES = "live changes"
     """Other consoles' notes, claims and steps are announced as they are committed (LISTEN/NOTIFY)."""
+    ASSIGNMENT = "assignment"
+    """A lead assigns a request to an analyst (`Assignments`); the store says who may and who is on the team."""
     ACT_ENTRIES = "act entries"
     """The store writes the audit entry of a claim, a release, a step and a policy change itself, with the act;
     the services append them only where it does not."""
@@ -138,6 +141,10 @@ class TriageRecord(Protocol):
         """The steps of each request's current round, oldest first (requests without any are left out)."""
         ...
 
+    def request_steps(self, profile: str, rfi_id: str) -> list[TriageStep]:
+        """Every step taken on one request, all its rounds, oldest first (`rfis history`)."""
+        ...
+
     def every_triage_step(self, profile: str) -> dict[str, list[TriageStep]]:
         """Every step taken on the profile's requests, each with its round, oldest first (requests without
         any are left out): `rfis due` matches them to the round the API shows."""
@@ -176,6 +183,18 @@ class TeamFeed(Protocol):
         ...
 
 
+class Assignments(Protocol):
+    """A lead gives a request to an analyst (a store that offers ASSIGNMENT)."""
+
+    def team_analysts(self) -> list[TeamMember]:
+        """The people a request may be assigned to, by name."""
+        ...
+
+    def assign(self, profile: str, rfi_id: str, analyst: str) -> ClaimOutcome:
+        """Make `analyst` hold the request's claim, taken from whoever held it; the store refuses anyone but a lead."""
+        ...
+
+
 class Record(HistoryRecord, NotesAndClaims, AuditTrail, TriageRecord, Protocol):
     """What the services need from every record store. Every method is one transaction; `transaction()` makes
     the calls inside it one. What a store offers beyond it is in `offers`."""
@@ -191,6 +210,14 @@ class Record(HistoryRecord, NotesAndClaims, AuditTrail, TriageRecord, Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def assignments(record: Record) -> Assignments:
+    """The record as a store of assignments; ask `Offer.ASSIGNMENT in record.offers` first."""
+    if Offer.ASSIGNMENT not in record.offers:
+        raise RecordError("Assignment needs the team record: in a record of your own, a request is yours to claim "
+                          "(`rfis claim ID`).")
+    return cast(Assignments, record)
 
 
 def team_feed(record: Record) -> TeamFeed:

@@ -84,6 +84,8 @@ class ClaimFact:
     rfi_id: str
     actor: str
     at: datetime
+    assigned_by: str = ""
+    """The lead who assigned the request to `actor` (team record); "" when `actor` claimed it."""
 
 
 @dataclass(frozen=True)

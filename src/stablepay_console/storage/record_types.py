@@ -274,6 +274,16 @@ class Claim:
     at: datetime
     until: datetime | None = None
     """When the claim lapses (team record, `rfis claim --for`); None: held until released."""
+    assigned_by: str | None = None
+    """The lead who assigned it to the claimant (team record, `rfis assign`); None: the claimant took it."""
+
+
+@dataclass(frozen=True)
+class TeamMember:
+    """A person of the team a request may be assigned to (team record: a login in stablepay_analyst)."""
+
+    name: str
+    lead: bool = False
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,8 @@ class Report:
     breaches: dict[str, int]
     analysts: dict[str, dict[str, int]]
     policy: dict[str, int] = field(default_factory=dict)
+    assignments: dict[str, int] = field(default_factory=dict)
+    """How many requests each lead assigned to an analyst in the period (team record)."""
 
     @property
     def totals(self) -> dict[str, int]:
@@ -72,6 +74,7 @@ class Report:
             "durations": {name: spread.to_json() for name, spread in self.spans.items()},
             "breaches": self.breaches,
             "analysts": [{"analyst": who, **counts} for who, counts in sorted(self.analysts.items())],
+            "assignments": [{"lead": lead, "assigned": n} for lead, n in sorted(self.assignments.items())],
         }
 
     def csv_rows(self) -> list[tuple[str, str, str, str]]:
@@ -84,6 +87,7 @@ class Report:
         rows += [("breaches", name, "count", str(count)) for name, count in self.breaches.items()]
         rows += [("analyst", who, name, str(counts[name]))
                  for who, counts in sorted(self.analysts.items()) for name in ANALYST_FIELDS]
+        rows += [("assignments", lead, "assigned", str(n)) for lead, n in sorted(self.assignments.items())]
         return rows
 
 
@@ -120,6 +124,7 @@ def report(facts: TriageFacts, since: datetime, now: datetime) -> Report:
         {"claimWithinSeconds": int(facts.policy.claim_within.total_seconds()),
          "readyWithinSeconds": int(facts.policy.ready_within.total_seconds()),
          "approveBeforeSeconds": int(facts.policy.approve_before.total_seconds())},
+        dict(Counter(c.assigned_by for c in facts.claims_taken if c.assigned_by and since <= c.at <= now)),
     )
 
 

@@ -18,10 +18,12 @@ from stablepay_console.profiles.model import Profile
 from stablepay_console.services.audit import AuditLog
 from stablepay_console.services.notes import author_for, check_note
 from stablepay_console.services.triage.report import Report, report
+from stablepay_console.services.triage.review import ReviewItem, review_queue
 from stablepay_console.services.triage.state import ACTION_OF, step_of
 from stablepay_console.services.triage.state import refusal as refusal_of
-from stablepay_console.storage.record import Offer, Record
-from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
+from stablepay_console.storage.record import Offer, Record, assignments
+from stablepay_console.storage.record_triage_types import TriageCase, TriagePolicy, TriageStep
+from stablepay_console.storage.record_types import ClaimOutcome, TeamMember
 from stablepay_console.storage.record_worker import RecordWorker
 
 
@@ -111,3 +113,27 @@ class Triage:
     def steps(self, profile: str, rfi_ids: list[str]) -> Future[tuple[dict[str, list[TriageStep]], TriagePolicy]]:
         """The current round's steps of each request shown, and the policy (the inbox's columns)."""
         return self.worker.submit(lambda record: (record.triage_steps(profile, rfi_ids), record.triage_policy()))
+
+    def case(self, profile: str, rfi_id: str) -> Future[tuple[TriageCase, TriagePolicy]]:
+        """Where the request stands in the record, and the policy (the detail's process)."""
+        return self.worker.submit(lambda record: (record.triage_case(profile, rfi_id), record.triage_policy()))
+
+    def review_queue(self, profile: str, me: str | None = None) -> Future[list[ReviewItem]]:
+        """The answers made ready by someone else than `me` (by default, who this console acts as), oldest first."""
+
+        def read(record: Record) -> list[ReviewItem]:
+            return review_queue(record, profile, me or self.author_of(profile))
+
+        return self.worker.submit(read)
+
+    def analysts(self) -> Future[list[TeamMember]]:
+        """Who a request may be assigned to (the team record's analysts); RecordError where there is no team."""
+        return self.worker.submit(lambda record: assignments(record).team_analysts())
+
+    def assign(self, profile: Profile, rfi_id: str, analyst: str) -> Future[ClaimOutcome]:
+        """Give the request to `analyst` (a lead's right: the database refuses anyone else, in its own words, and
+        writes the claim, its log and its audit entry `triage.assign`)."""
+        name = clean(analyst, 80).strip()
+        if not name:
+            raise ValueError("Say who the request is assigned to (an analyst's name).")
+        return self.worker.submit(lambda record: assignments(record).assign(profile.name, rfi_id, name))

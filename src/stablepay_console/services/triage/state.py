@@ -32,10 +32,11 @@ from stablepay_console.storage.triage_steps import (
     STEPS,
     UNCLAIMED,
     WAITING,
+    Step,
 )
 
 __all__ = ["ACTION_OF", "AFTER", "APPROVED", "CLAIMED", "CLOSED", "FROM", "LABELS", "READY", "UNCLAIMED", "WAITING",
-           "maker_of", "refusal", "step_of"]
+           "maker_of", "offered", "ready_at", "refusal", "step_of"]
 
 AFTER = {step.name: step.leads_to for step in STEPS}
 """The step a request is at after each action."""
@@ -58,12 +59,8 @@ def step_of(status: str | None, claim: Claim | None, steps: Sequence[TriageStep]
 
 def maker_of(steps: Sequence[TriageStep]) -> str | None:
     """Who made the answer under review ready (the last `ready`), if it is under review or approved."""
-    for step in reversed(steps):
-        if step.step == "ready":
-            return step.actor
-        if step.step in ("reject", "resume"):
-            return None
-    return None
+    made = ready_at(steps)
+    return made.actor if made is not None else None
 
 
 def refusal(action: str, case: TriageCase, actor: str, note: str = "") -> str | None:
@@ -85,3 +82,19 @@ def refusal(action: str, case: TriageCase, actor: str, note: str = "") -> str | 
     if step.who == NOT_MAKER and maker_of(case.steps) == actor:
         return f"four eyes: {actor} made the answer ready and cannot approve it; another analyst approves it"
     return None
+
+
+def ready_at(steps: Sequence[TriageStep]) -> TriageStep | None:
+    """The `ready` step of the answer under review or approved (the last one, unless sent back since)."""
+    for step in reversed(steps):
+        if step.step == "ready":
+            return step
+        if step.step in ("reject", "resume"):
+            return None
+    return None
+
+
+def offered(case: TriageCase, actor: str) -> list[Step]:
+    """The steps `actor` may take on the request now, in the table's order: what the console offers (a step the
+    rules would refuse is not offered; a rejection's note is asked for when it is taken)."""
+    return [step for step in STEPS if refusal(step.name, case, actor, note="a note") is None]

@@ -105,6 +105,13 @@ def all_steps(conn: sqlite3.Connection, profile: str) -> list[TriageStep]:
     ).fetchall())
 
 
+def request_steps(conn: sqlite3.Connection, profile: str, rfi_id: str) -> list[TriageStep]:
+    return _steps(conn.execute(
+        "SELECT rfi_id, step, actor, at, note, round_no FROM triage WHERE profile = ? AND rfi_id = ? ORDER BY id",
+        (profile, rfi_id),
+    ).fetchall())
+
+
 def every_step(conn: sqlite3.Connection, profile: str) -> dict[str, list[TriageStep]]:
     return by_request(all_steps(conn, profile))
 
@@ -172,6 +179,10 @@ class SqliteTriage:
     def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
         with self._lock:
             return steps_of(self._conn, profile, rfi_ids)
+
+    def request_steps(self, profile: str, rfi_id: str) -> list[TriageStep]:
+        with self._lock:
+            return request_steps(self._conn, profile, rfi_id)
 
     def every_triage_step(self, profile: str) -> dict[str, list[TriageStep]]:
         with self._lock:

@@ -43,6 +43,7 @@ from stablepay_console.storage.record_types import (
 from stablepay_console.storage.team import audit as chain
 from stablepay_console.storage.team import history as seen
 from stablepay_console.storage.team import sweeps as sweeps
+from stablepay_console.storage.team.assignment import PgAssignment
 from stablepay_console.storage.team.connection import (
     ANSWER_SECONDS,
     RecordOutcomeUnknown,
@@ -59,7 +60,7 @@ from stablepay_console.storage.team.url import TeamUrl
 if TYPE_CHECKING:
     import psycopg
 
-CLAIM_COLUMNS = "claimant, at, until, (until IS NOT NULL AND until <= now())"
+CLAIM_COLUMNS = "claimant, at, until, (until IS NOT NULL AND until <= now()), assigned_by"
 NOTE_COLUMNS = "id, author, at, text, imported_from, written_as, written_at"
 OBSERVE_SECONDS = 120.0
 """The watcher's writes are background work of thousands of rows: they may take longer than an analyst's call."""
@@ -76,7 +77,12 @@ def _note(profile: str, rfi_id: str, row: tuple[Any, ...]) -> Note:
     return Note(int(note_id), profile, rfi_id, str(author), at, str(text), imported)
 
 
-class PgRecord(PgTriage):
+def _claim(profile: str, rfi_id: str, row: Sequence[Any]) -> Claim:
+    """A claim from a row of `CLAIM_COLUMNS`."""
+    return Claim(profile, rfi_id, str(row[0]), row[1], row[2], str(row[4]) if row[4] else None)
+
+
+class PgRecord(PgAssignment, PgTriage):
     """The team record. Not shared between threads: each thread (the record's worker) has its own."""
 
     offers = frozenset(Offer)
@@ -243,7 +249,7 @@ class PgRecord(PgTriage):
         row = conn.execute(
             f"SELECT {CLAIM_COLUMNS} FROM stablepay.claims WHERE server = %s AND rfi_id = %s", (server, rfi_id)
         ).fetchone()
-        return (Claim(profile, rfi_id, str(row[0]), row[1], row[2]), bool(row[3])) if row else None
+        return (_claim(profile, rfi_id, row), bool(row[3])) if row else None
 
     def claim(
         self, profile: str, rfi_id: str, claimant: str, at: datetime, lapse: timedelta | None = None
@@ -261,7 +267,7 @@ class PgRecord(PgTriage):
                         (server, rfi_id, profile, lapse),
                     ).fetchone()
                     if row is not None:
-                        return ClaimOutcome(True, Claim(profile, rfi_id, str(row[0]), row[1], row[2]))
+                        return ClaimOutcome(True, _claim(profile, rfi_id, row))
                     continue
                 claim, lapsed = held
                 if claim.claimant == self.role and not lapsed:
@@ -285,7 +291,7 @@ class PgRecord(PgTriage):
             f"RETURNING {CLAIM_COLUMNS}",
             (profile, lapse, server, rfi_id),
         ).fetchone()
-        return Claim(profile, rfi_id, str(row[0]), row[1], row[2]) if row else None
+        return _claim(profile, rfi_id, row) if row else None
 
     def release(self, profile: str, rfi_id: str, claimant: str, *, force: bool = False) -> ClaimOutcome:
         """Release the role's own claim; `force` asks the database to release anyone's (a lead's right)."""
@@ -320,11 +326,11 @@ class PgRecord(PgTriage):
         """The claims in force on the profile's server (lapsed ones are not claims any more)."""
         with self._tx("read the claims") as conn:
             rows = conn.execute(
-                "SELECT rfi_id, claimant, at, until FROM stablepay.claims "
+                "SELECT rfi_id, claimant, at, until, assigned_by FROM stablepay.claims "
                 "WHERE server = %s AND (until IS NULL OR until > now())",
                 (self.scope_of(profile),),
             ).fetchall()
-        return {str(r): Claim(profile, str(r), str(c), a, u) for r, c, a, u in rows}
+        return {str(r): Claim(profile, str(r), str(c), a, u, str(b) if b else None) for r, c, a, u, b in rows}
 
     # --- audit log ------------------------------------------------------------------------
 

@@ -52,6 +52,13 @@ def all_steps(conn: psycopg.Connection, server: str) -> list[TriageStep]:
     ).fetchall())
 
 
+def request_steps(conn: psycopg.Connection, server: str, rfi_id: str) -> list[TriageStep]:
+    return _steps(conn.execute(
+        "SELECT rfi_id, step, actor, at, note, round_no FROM stablepay.triage WHERE server = %s AND rfi_id = %s "
+        "ORDER BY id", (server, rfi_id)
+    ).fetchall())
+
+
 def every_step(conn: psycopg.Connection, server: str) -> dict[str, list[TriageStep]]:
     return by_request(all_steps(conn, server))
 
@@ -63,11 +70,11 @@ def case(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) -> Tr
         (server, rfi_id),
     ).fetchone()
     held = conn.execute(
-        "SELECT claimant, at, until FROM stablepay.claims WHERE server = %s AND rfi_id = %s "
+        "SELECT claimant, at, until, assigned_by FROM stablepay.claims WHERE server = %s AND rfi_id = %s "
         "AND (until IS NULL OR until > now())",
         (server, rfi_id),
     ).fetchone()
-    claim = Claim(profile, rfi_id, str(held[0]), held[1], held[2]) if held else None
+    claim = Claim(profile, rfi_id, str(held[0]), held[1], held[2], str(held[3]) if held[3] else None) if held else None
     status, round_no = (str(seen[0]), seen[1]) if seen else (None, None)
     return TriageCase(rfi_id, status, round_no, claim, tuple(steps_of(conn, server, [rfi_id]).get(rfi_id, [])))
 
@@ -118,12 +125,12 @@ def facts(conn: psycopg.Connection, server: str, profile: str) -> TriageFacts:
         "SELECT rfi_id, status, first_seen FROM stablepay.statuses WHERE server = %s AND imported_by IS NULL "
         "ORDER BY first_seen, id",
         (server,)).fetchall()]
-    taken = [ClaimFact(str(t), str(a), at) for t, a, at in conn.execute(
-        "SELECT rfi_id, claimant, at FROM stablepay.claim_log WHERE server = %s AND op IN ('claim', 'take over') "
-        "ORDER BY id", (server,)).fetchall()]
+    taken = [ClaimFact(str(t), str(a), at, str(by) if op == "assign" else "") for t, a, at, op, by in conn.execute(
+        "SELECT rfi_id, claimant, at, op, by_role FROM stablepay.claim_log WHERE server = %s "
+        "AND op IN ('claim', 'take over', 'assign') ORDER BY id", (server,)).fetchall()]
     steps = all_steps(conn, server)
-    held = {str(r): Claim(profile, str(r), str(c), a, u) for r, c, a, u in conn.execute(
-        "SELECT rfi_id, claimant, at, until FROM stablepay.claims "
+    held = {str(r): Claim(profile, str(r), str(c), a, u, str(b) if b else None) for r, c, a, u, b in conn.execute(
+        "SELECT rfi_id, claimant, at, until, assigned_by FROM stablepay.claims "
         "WHERE server = %s AND (until IS NULL OR until > now())",
         (server,)).fetchall()}
     row = conn.execute("SELECT clock_timestamp()").fetchone()
@@ -150,6 +157,10 @@ class PgTriage:
     def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
         with self._tx("read the triage steps") as conn:
             return steps_of(conn, self.scope_of(profile), rfi_ids)
+
+    def request_steps(self, profile: str, rfi_id: str) -> list[TriageStep]:
+        with self._tx("read the request's steps") as conn:
+            return request_steps(conn, self.scope_of(profile), rfi_id)
 
     def every_triage_step(self, profile: str) -> dict[str, list[TriageStep]]:
         with self._tx("read the triage steps") as conn:
