@@ -38,6 +38,15 @@ class RecordError(Exception):
     """The record cannot be used; the message says why and what to do."""
 
 
+class RecordRefused(RecordError):
+    """The store refused what was asked by its own rules (a privilege, an order, four eyes): nothing was written.
+    `why` is the store's own words, as it said them."""
+
+    def __init__(self, message: str, why: str = "") -> None:
+        super().__init__(message)
+        self.why = why or message
+
+
 class RecordTooNew(RecordError):
     """The file was written by a newer console; it is left untouched."""
 

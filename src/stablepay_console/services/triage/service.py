@@ -21,7 +21,7 @@ from stablepay_console.services.triage.report import Report, report
 from stablepay_console.services.triage.review import ReviewItem, review_queue
 from stablepay_console.services.triage.state import ACTION_OF, step_of
 from stablepay_console.services.triage.state import refusal as refusal_of
-from stablepay_console.storage.record import Offer, Record, assignments
+from stablepay_console.storage.record import Offer, Record, RecordRefused, assignments
 from stablepay_console.storage.record_triage_types import TriageCase, TriagePolicy, TriageStep
 from stablepay_console.storage.record_types import ClaimOutcome, TeamMember
 from stablepay_console.storage.record_worker import RecordWorker
@@ -58,9 +58,15 @@ class Triage:
                 # asked once the record is open: in the team record, the database role it connected as
                 actor = clean(author, 80) if author else self.author_of(profile.name)
                 before = step_of(case.status, case.claim, case.steps)
-                refused = refusal_of(action, case, actor, text)
+                # where the store checks the rules itself (the team's database), its word is the one said
+                refused = None if Offer.FOUR_EYES in record.offers else refusal_of(action, case, actor, text)
                 if refused is None:
-                    kept = record.add_triage_step(profile.name, rfi_id, action, actor, text, at)
+                    try:
+                        kept = record.add_triage_step(profile.name, rfi_id, action, actor, text, at)
+                    except RecordRefused as exc:
+                        record.append_audit(self.audit.draft(ACTION_OF[action], profile, target=rfi_id,
+                                                             outcome=f"refused: {exc.why}", actor=actor, was=before))
+                        return StepOutcome(False, before, exc.why)
                     after = record.triage_case(profile.name, rfi_id)
                     now = step_of(after.status, after.claim, after.steps)
                     if Offer.ACT_ENTRIES not in record.offers:  # else the store wrote the step's entry with it

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage import variables
-from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.record import RecordError, RecordRefused
 from stablepay_console.storage.team.schema import GROUP_ROLES
 from stablepay_console.storage.team.url import TeamUrl, is_loopback
 
@@ -47,9 +47,6 @@ class RecordUnavailable(RecordError):
 class RecordOutcomeUnknown(RecordUnavailable):
     """The connection was lost while the database committed: what was asked may or may not have been saved."""
 
-
-class RecordRefused(RecordError):
-    """The database refused what was asked (a privilege, a rule): nothing was written."""
 
 
 def need_psycopg() -> Any:
@@ -161,8 +158,8 @@ def problem(exc: BaseException, url: TeamUrl, doing: str) -> RecordError:
     """`exc` from psycopg while `doing` ("save the note") as the RecordError to show."""
     pg = need_psycopg()
     why = reason(exc)
-    if isinstance(exc, pg.errors.InsufficientPrivilege):
-        return RecordRefused(f"The team record at {url.where} refused to {doing}: {why}.")
+    if isinstance(exc, pg.errors.InsufficientPrivilege | pg.errors.CheckViolation):
+        return RecordRefused(f"The team record at {url.where} refused to {doing}: {why}.", why)
     if isinstance(exc, pg.OperationalError | pg.InterfaceError):
         return RecordUnavailable(
             f"The team record at {url.where} could not {doing}: the connection failed ({why}). Nothing was saved."
