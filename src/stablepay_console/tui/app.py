@@ -18,7 +18,7 @@ from stablepay_console.api.errors import APIError
 from stablepay_console.profiles.model import Profile
 from stablepay_console.tui.audit_hooks import announce_record_notices
 from stablepay_console.tui.clipboard import SafeOutput
-from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider
+from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider, TriageProvider
 from stablepay_console.tui.exit_signals import ExitOnSignals
 from stablepay_console.tui.formatters.text import clean, has_control
 from stablepay_console.tui.radar import Radar, RadarCommands, open_needs_action
@@ -62,7 +62,7 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
 
     TITLE = "stablepay-console"
     CSS_PATH = "styles/app.tcss"
-    COMMANDS = App.COMMANDS | {ScreensProvider, ProfilesProvider, RadarCommands}
+    COMMANDS = App.COMMANDS | {ScreensProvider, ProfilesProvider, RadarCommands, TriageProvider}
     BINDINGS = [
         *(
             Binding(e.key, f"switch_mode('{e.mode}')", e.title, id=f"screen.{e.mode}", tooltip=e.description)

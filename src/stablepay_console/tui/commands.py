@@ -61,3 +61,13 @@ class ProfilesProvider(EntriesProvider):
             )
             for p in profiles
         ]
+
+
+class TriageProvider(EntriesProvider):
+    """The team's process on the request in view: the steps offered ("Mark ready", "Approve", "Reject", "Waiting on
+    the user", "Resume"), "Assign to…", "Release claim", and the inbox's "Awaiting my review". Each screen that shows
+    a request says which make sense now (`triage_entries`); elsewhere there are none."""
+
+    def _entries(self) -> list[Entry]:
+        entries = getattr(self.screen, "triage_entries", None)
+        return list(entries()) if callable(entries) else []

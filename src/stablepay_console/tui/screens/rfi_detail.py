@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+from datetime import datetime
+from functools import partial
+
 from rich.table import Table
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -13,9 +17,15 @@ from textual.widgets import Static
 
 from stablepay_console.api.models import Rfi
 from stablepay_console.services.provenance import Provenance
+from stablepay_console.services.triage.process import Process, process
+from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.record_triage_types import TriageCase, TriagePolicy
 from stablepay_console.tui.formatters.rfi import held_transfer, link_absence_reason, status_long
 from stablepay_console.tui.formatters.text import NO_DEADLINE, ago, clean, countdown, plain, when
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.team.claims import ClaimActions
+from stablepay_console.tui.team.process_view import ProcessLine, StepHistory, process_line
+from stablepay_console.tui.team.steps import STEPS_HELP, Entry, StepTaken, StepTaker, step_bindings
 from stablepay_console.tui.team_messages import TeamChanged
 from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
 from stablepay_console.tui.widgets.rfi_record import RECORD_BINDINGS, RECORD_HELP, RecordActions, RfiRecordPanel
@@ -34,6 +44,19 @@ deadline counting down, and the items the round asks for, in the server's order.
 - **Esc** goes back to the inbox.
 
 When the round has no link, the screen says why: answered and under review, closed, or asked again.
+
+### The team's process
+
+Under the deadline: the request's triage step, who holds it (and the lead who assigned it), and the time left to
+its next service level (red once breached, "paused" while waiting on the user); below the request, every step of
+this round (when, who, step, note). Only the steps that make sense for you now show their keys; each asks for its
+note (Enter takes the step):
+
+""" + STEPS_HELP + """
+
+The command palette (Ctrl+P) has the same under their names ("Mark ready", "Approve", "Reject", "Waiting on the
+user", "Resume"), and, with the team record, "Assign to…" (a lead gives the request to an analyst) and "Release
+claim" (a lead releases someone else's claim; both ask first).
 """
 
 
@@ -77,6 +100,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
     HELP = HELP + RECORD_HELP
     BINDINGS = [
         Binding("escape", "back", "Back", id="rfi.back", tooltip="Back to the inbox"),
+        *step_bindings("rfi"),
         Binding("o", "open_link", "Open link", id="rfi.open", tooltip="Open the hosted reply page"),
         Binding("l", "copy_link", "Copy link", id="rfi.copy_link", tooltip="Copy the hosted link"),
         Binding("c", "copy_id('request')", "Copy ID", id="rfi.copy_id", tooltip="Copy the request ID"),
@@ -93,6 +117,11 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         self.provenance = provenance
         """Where the request was read: the inbox page's profile, filters and time."""
         self._tick_timer: Timer | None = None
+        self.steps = StepTaker(self)
+        self.claims = ClaimActions(self)
+        self.case: TriageCase | None = None
+        self.policy = TriagePolicy()
+        self.process_problem = ""
 
     def compose_body(self) -> ComposeResult:
         # Only the body scrolls (the banner stays). It opens at its top: at 80x24 the title, the deadline, the link
@@ -105,11 +134,13 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
             yield Static(heading, id="rfi-title")
             yield Static(self._provenance_line(), id="rfi-provenance")
             yield Static("", id="rfi-countdown")
+            yield ProcessLine(process_line(None), id="rfi-process")
             yield Static(self._link_line(), id="rfi-link")
             with Horizontal(id="rfi-panels"):
                 yield Static(self._request_panel(), id="rfi-request")
                 with Vertical(id="rfi-round-box"):
                     yield Static(self._round_panel(), id="rfi-round")
+            yield StepHistory(id="rfi-steps")
             yield Static(Text(title), id="rfi-items-title")
             yield RfiItemsTable(items, id="rfi-items")
             yield RfiRecordPanel(rfi.id, id="rfi-record")
@@ -118,6 +149,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         self.tick()
         self._tick_timer = self.set_interval(1.0, self.tick)
         self.query_one(DetailBody).focus()
+        self.read_process()
 
     def on_rfi_items_table_above_top(self, _: RfiItemsTable.AboveTop) -> None:
         self.query_one(DetailBody).focus()
@@ -141,6 +173,66 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         if message.everything or message.change.rfi_id == self.rfi.id:
             for panel in self.query(RfiRecordPanel):
                 panel.reload()
+            self.read_process()
+
+    @on(StepTaken)
+    def read_step_again(self, message: StepTaken) -> None:
+        if message.rfi_id == self.rfi.id:
+            for panel in self.query(RfiRecordPanel):
+                panel.reload()
+            self.read_process()
+
+    # --- the team's process ----------------------------------------------------------
+
+    @work(exclusive=True, group="rfi-process")
+    async def read_process(self) -> None:
+        profile = self.console.profile
+        try:
+            case, self.policy = await asyncio.wrap_future(
+                self.console.services.triage.case(profile.name if profile else "", self.rfi.id))
+            self.case, self.process_problem = case, ""
+        except RecordError as exc:
+            self.case, self.process_problem = None, clean(str(exc), 200)
+        self.query_one(StepHistory).show(self.process_now(self.console.now()))
+        self.tick()
+        self.refresh_bindings()
+
+    def process_now(self, now: datetime) -> Process | None:
+        if self.case is None:
+            return None
+        return process(self.rfi, self.case, self.policy, self.claims.me, now)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "triage_step":
+            found = self.process_now(self.console.now())
+            return found is not None and any(step.name == parameters[0] for step in found.offered)
+        return True
+
+    def action_triage_step(self, name: str) -> None:
+        self.steps.take(self.rfi.id, name)
+
+    def action_claim(self) -> None:
+        found = self.process_now(self.console.now())
+        if found is None:
+            self.notify(self.process_problem or "The record is still being read.", title="Claim",
+                        severity="warning", markup=False)
+            return
+        self.claims.toggle(self.rfi.id, self.case.claim if self.case else None, found.step)
+
+    def triage_entries(self) -> list[Entry]:
+        """The palette's entries for this request: the steps offered, assignment and a lead's release."""
+        found = self.process_now(self.console.now())
+        if found is None:
+            return []
+        entries = self.steps.entries(self.rfi.id, list(found.offered))
+        claim = self.case.claim if self.case else None
+        if self.console.services.team is not None:  # assignment is the team record's (Offer.ASSIGNMENT)
+            entries.append(("Assign to…", partial(self.claims.assign, self.rfi.id, claim),
+                            "give this request to an analyst of the team (a lead's right)"))
+        if claim is not None and claim.claimant != self.claims.me:
+            entries.append(("Release claim", partial(self.claims.release_other, self.rfi.id, claim),
+                            f"release {clean(claim.claimant, 40)}'s claim (a lead's right; asks first)"))
+        return entries
 
     def on_profile_changed(self) -> None:
         """This request was read under another profile: grey it and say so; nothing here is current now."""
@@ -206,6 +298,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
             else:
                 line.append_text(countdown(r.expires_at, self.console.now()))
         self.query_one("#rfi-countdown", Static).update(line)
+        self.query_one(ProcessLine).update(process_line(self.process_now(self.console.now()), self.process_problem))
 
     # --- actions -----------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """The local record of one request inside its detail: claim and notes, rounds seen, status timeline.
 
 `RecordActions` gives the detail screen its keys (`RECORD_BINDINGS`): n adds a note, m claims or
-releases, e writes the evidence pack into the current folder, h shows the rounds seen. Every read
+releases (the detail's `ClaimActions`, which asks first where it matters), e writes the evidence pack into the
+current folder, h shows the rounds seen. Every read
 and write runs on the record's own thread; the UI only awaits it.
 """
 
@@ -120,27 +121,6 @@ class RfiRecordPanel(Vertical):
         field.focus()
         field.scroll_visible()
 
-    @work(group="rfi-claim")
-    async def toggle_claim(self) -> None:
-        notes, profile = self.console.services.notes, self.console.profile
-        if profile is None:
-            return
-        try:
-            held = await asyncio.wrap_future(notes.claim_of(profile.name, self.rfi_id))
-            mine = held is not None and held.claimant == self.me
-            change = notes.release if mine else notes.claim
-            outcome = await asyncio.wrap_future(change(profile, self.rfi_id))
-        except RecordError as exc:
-            self.notify(record_problem(self.app, exc), severity="error", markup=False)
-            return
-        if not outcome.done and outcome.claim is not None:
-            self.notify(f"Claimed by {outcome.claim.claimant}; they can release it.", title="Not claimed",
-                        severity="warning", markup=False)
-        else:
-            said = "Released your claim." if mine else "Claimed: the inbox shows it as yours."
-            self.notify(said, title="Claim", timeout=3, markup=False)
-        self.reload()
-
     @work(group="rfi-evidence")
     async def write_evidence(self, folder: Path | None = None) -> None:
         services, profile = self.console.services, self.console.profile
@@ -167,9 +147,6 @@ class RecordActions:
 
     def action_note(self) -> None:
         self.record_panel.focus_note()
-
-    def action_claim(self) -> None:
-        self.record_panel.toggle_claim()
 
     def action_evidence(self) -> None:
         self.record_panel.write_evidence()

@@ -1,0 +1,1 @@
+"""The team's process in the console: triage steps, the request's process, the review queue, assignment."""

@@ -1,0 +1,102 @@
+"""Triage steps from a screen: one key each, the palette's words, the note dialog, the outcome said.
+
+A screen holds a `StepTaker` and says which request is meant and where it stands; only the steps the rules allow
+the reader now are offered (`services.triage.state.offered`: the footer shows their keys, the palette their
+words). Taking one asks for its note (`StepNoteDialog`), sends it on the record's thread, and says what came of
+it: a refusal in the words of whoever refused it (the team's database, word for word). Then the screen is told
+(`StepTaken`) and reads the request again; the other consoles hear of it from the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.binding import Binding
+from textual.message import Message
+
+from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.triage_steps import BY_NAME, STEPS, Step
+from stablepay_console.tui.formatters.record_problem import record_problem
+from stablepay_console.tui.formatters.text import clean
+from stablepay_console.tui.modals.step_note import StepNoteDialog
+
+if TYPE_CHECKING:
+    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.screens.base import ConsoleScreen
+
+STEP_KEYS = {"ready": "R", "approve": "A", "reject": "X", "wait": "W", "resume": "U"}
+"""Each step's key, the same on the inbox's highlighted row and in the detail (capitals: taken on purpose)."""
+DONE = {"ready": "made ready", "approve": "approved", "reject": "sent back", "wait": "set waiting on the user",
+        "resume": "resumed"}
+Entry = tuple[str, Callable[[], object], str]
+
+
+def step_bindings(screen: str) -> list[Binding]:
+    """The screen's step keys (ids `<screen>.<step>`); each shows only while its step is offered."""
+    return [Binding(STEP_KEYS[s.name], f"triage_step('{s.name}')", s.label, id=f"{screen}.{s.name}",
+                    tooltip=s.help[0].upper() + s.help[1:]) for s in STEPS]
+
+
+STEPS_HELP = "\n".join(
+    f"- **{STEP_KEYS[s.name]}** {s.label.lower()}: {s.help}{' (a note is required)' if s.note_required else ''}."
+    for s in STEPS)
+
+
+class StepTaken(Message):
+    """A step was taken (or refused) on `rfi_id` from this screen: read it again."""
+
+    def __init__(self, rfi_id: str, done: bool) -> None:
+        super().__init__()
+        self.rfi_id = rfi_id
+        self.done = done
+
+
+class StepTaker:
+    """Takes steps for one screen."""
+
+    def __init__(self, screen: ConsoleScreen) -> None:
+        self.screen = screen
+
+    @property
+    def console(self) -> ConsoleApp:
+        return self.screen.console
+
+    def entries(self, rfi_id: str, offered: list[Step]) -> list[Entry]:
+        """The palette's entries for the steps offered on `rfi_id`."""
+        return [(step.label, partial(self.take, rfi_id, step.name), f"{step.help} (key {STEP_KEYS[step.name]})")
+                for step in offered]
+
+    def take(self, rfi_id: str, name: str) -> None:
+        step = BY_NAME[name]
+
+        def noted(note: str | None) -> None:
+            if note is not None:
+                self.screen.run_worker(self._send(rfi_id, step, note), group="triage-step")
+
+        self.console.push_screen(StepNoteDialog(rfi_id, step), noted)
+
+    async def _send(self, rfi_id: str, step: Step, note: str) -> None:
+        console, profile = self.console, self.console.profile
+        if profile is None:
+            return
+        title = f"{step.label}: {clean(rfi_id, 40)}"
+        try:
+            outcome = await asyncio.wrap_future(console.services.triage.step(profile, rfi_id, step.name, note))
+        except ValueError as exc:
+            self.screen.notify(str(exc), title=title, severity="error", markup=False)
+            return
+        except RecordError as exc:
+            self.screen.notify(record_problem(console, exc), title=f"{title} not taken", severity="error",
+                               timeout=12, markup=False)
+            self.screen.post_message(StepTaken(rfi_id, False))
+            return
+        if outcome.done:
+            self.screen.notify(f"{DONE[step.name].capitalize()}; its step is now {outcome.now}.", title=title,
+                               timeout=4, markup=False)
+        else:
+            self.screen.notify(f"Refused: {outcome.refusal}", title=f"{title} refused", severity="error",
+                               timeout=12, markup=False)
+        self.screen.post_message(StepTaken(rfi_id, outcome.done))
