@@ -99,7 +99,7 @@ async def test_two_consoles_see_each_others_claims_and_notes_within_two_seconds(
                 return pilot.app.screen.query_one(RfiNotesView).text
 
             assert "Claimed by you" in await asyncio.to_thread(bob.do, claim)
-            took = await until(a, lambda: getattr(inbox.claim_marks.claims.get(rfi.id), "claimant", "") == "bob")
+            took = await until(a, lambda: getattr(inbox.claims.marks.claims.get(rfi.id), "claimant", "") == "bob")
             await wait_for_workers(a)
             assert took < LIVE_SECONDS
             shown = visible_text(terminal_text(alice))
