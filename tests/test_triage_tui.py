@@ -10,7 +10,7 @@ import pytest
 from textual.pilot import Pilot
 
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
-from stablepay_console.tui.widgets.inbox_table import InboxTable
+from stablepay_console.tui.widgets.inbox.table import InboxTable
 from tests.conftest import FIXED_NOW, wait_for_workers
 from tests.test_layout_sizes import build_app, screen_lines
 

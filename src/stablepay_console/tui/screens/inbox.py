@@ -10,22 +10,22 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from stablepay_console.api.validation import MAX_LIMIT
 from stablepay_console.services.inbox_pager import INBOX, ISSUED_VIEWS, NEEDS_ACTION, REVIEW, InboxPager
-from stablepay_console.tui.first_rows import keep_first_page, paint_from_record, showing_record
 from stablepay_console.tui.formatters.inbox_lines import active_line, status_line
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
+from stablepay_console.tui.runtime.first_rows import keep_first_page, paint_from_record, showing_record
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.screens.inbox_help import HELP
 from stablepay_console.tui.team.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
 from stablepay_console.tui.team.inbox_triage import TRIAGE_HELP, InboxTriage
+from stablepay_console.tui.team.messages import TeamChanged
+from stablepay_console.tui.team.radar import needs_action_team
 from stablepay_console.tui.team.review import REVIEW_HELP, ReviewQueue
 from stablepay_console.tui.team.row_actions import RowActions
 from stablepay_console.tui.team.steps import STEPS_HELP, Entry, StepTaken, step_bindings
-from stablepay_console.tui.team_messages import TeamChanged
-from stablepay_console.tui.team_radar import needs_action_team
-from stablepay_console.tui.widgets.auto_refresh import AutoRefresh
-from stablepay_console.tui.widgets.export_progress import ExportProgress
-from stablepay_console.tui.widgets.inbox_filters import InboxFilterBar
-from stablepay_console.tui.widgets.inbox_table import InboxTable
+from stablepay_console.tui.widgets.inbox.auto_refresh import AutoRefresh
+from stablepay_console.tui.widgets.inbox.export_progress import ExportProgress
+from stablepay_console.tui.widgets.inbox.filters import InboxFilterBar
+from stablepay_console.tui.widgets.inbox.table import InboxTable
 from stablepay_console.tui.widgets.result_status import ResultStatus
 
 

@@ -21,7 +21,7 @@ from stablepay_console.storage.record import RecordError
 if TYPE_CHECKING:
     from stablepay_console.storage.record_types import Claim
     from stablepay_console.tui.screens.inbox import InboxScreen
-    from stablepay_console.tui.widgets.inbox_table import InboxTable
+    from stablepay_console.tui.widgets.inbox.table import InboxTable
 
 ANY, MINE, UNCLAIMED = "any", "mine", "unclaimed"
 CHOICES = (ANY, MINE, UNCLAIMED)
