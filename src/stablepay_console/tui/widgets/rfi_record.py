@@ -20,8 +20,10 @@ from stablepay_console import __version__
 from stablepay_console.api.sanitize import clean
 from stablepay_console.services.export import evidence
 from stablepay_console.storage.record import RecordError
+from stablepay_console.tui.evidence_download import download_evidence
 from stablepay_console.tui.formatters.record_problem import record_problem
 from stablepay_console.tui.formatters.text import toast_path
+from stablepay_console.tui.web_mode import in_browser
 from stablepay_console.tui.widgets.rfi_history import RfiHistoryView
 from stablepay_console.tui.widgets.rfi_notes import RfiNotesView
 
@@ -43,7 +45,7 @@ RECORD_HELP = """
 - **h** shows what this console has seen of it: every round (earlier rounds' items and deadlines,
   what changed) and the status timeline. The API itself returns only the current round.
 - **e** writes an evidence pack (rfi.json, rounds.json, notes.json, audit.json, README.md) into
-  a new dated folder in the current folder.
+  a new dated folder in the current folder; in a browser it arrives as one zip download of that folder.
 """
 
 
@@ -147,6 +149,9 @@ class RfiRecordPanel(Vertical):
         if profile is None:
             return
         now, rfi_id = self.console.now(), self.rfi_id
+        if in_browser():  # one zip download: the server's folder is out of the analyst's reach
+            await download_evidence(self, services, profile, rfi_id, now, self.me)
+            return
         try:
             target = evidence.resolve_target(folder or Path.cwd(), rfi_id, now)
             found = await services.record.run(lambda record: evidence.gather(record, profile.name, rfi_id))
