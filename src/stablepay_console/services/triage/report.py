@@ -18,7 +18,7 @@ from typing import Any
 from stablepay_console.services.triage.cases import Case, cases
 from stablepay_console.services.triage.levels import LEVELS, first, team_time, wait_spans
 from stablepay_console.services.triage.state import CLOSED
-from stablepay_console.storage.record_triage_types import TriageFacts
+from stablepay_console.storage.record_triage_types import TriageFacts, TriagePolicy
 
 WEEK_FIELDS = ("issued", "claimed", "approved", "submittedInTime", "expired")
 """Per week: rounds issued, claimed, approved, submitted with every level met, expired without an answer."""
@@ -57,6 +57,8 @@ class Report:
     breaches: dict[str, int]
     analysts: dict[str, dict[str, int]]
     policy: dict[str, int] = field(default_factory=dict)
+    in_force: TriagePolicy = field(default_factory=TriagePolicy)
+    """The policy the breaches were counted against, read with the facts: its levels, who changed it and when."""
 
     @property
     def totals(self) -> dict[str, int]:
@@ -120,6 +122,7 @@ def report(facts: TriageFacts, since: datetime, now: datetime) -> Report:
         {"claimWithinSeconds": int(facts.policy.claim_within.total_seconds()),
          "readyWithinSeconds": int(facts.policy.ready_within.total_seconds()),
          "approveBeforeSeconds": int(facts.policy.approve_before.total_seconds())},
+        facts.policy,
     )
 
 
