@@ -1,5 +1,6 @@
 """The evidence pack in a real browser (Debian's chromium driven by Playwright): `e` in a request's detail
-gives the browser one zip of the pack's folder, and nothing of it stays on the server's disk."""
+gives the browser one zip of the pack's folder, and nothing of it stays on the server's disk. The Team screen
+works there as in a terminal: the report, the levels in force and the shell command that changes them."""
 
 from __future__ import annotations
 
@@ -77,5 +78,22 @@ def test_e_in_the_detail_downloads_the_pack_as_one_zip_and_leaves_nothing_on_the
         [entry] = evidence_entries(rfi_id)
         assert (entry.outcome, entry.details.get("download")) == ("delivered", name)
         assert "folder" not in entry.details, "no server folder is named"
+        browser.context.close()
+        assert wait_until(lambda: not server.consoles(), 15), "the console outlived its tab"
+
+
+def test_the_team_screen_in_the_browser_shows_the_report_and_the_levels(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
+    with web_server(isolated_config) as server:
+        browser = open_console(chromium, server.signin_line)
+        assert browser.wait_for(lambda t: " issued " in t and "refreshing" not in t), browser.terminal.text
+        browser.press("7")
+        assert browser.wait_for(lambda t: "Requests per week" in t and "breached: approve" in t, 30), \
+            browser.terminal.text
+        text = " ".join(browser.terminal.text.split())  # the line wraps at the page's width
+        assert "Service levels: claim within 4h, ready within 24h of issue, approve 12h before expiry" in text, text
+        assert "a lead changes them: stablepay-console record policy" in text, text
+        assert "Approved" in text and "Analyst" in text, text
+        browser.press("s")  # the keys work there too: the last 90 days
+        assert browser.wait_for(lambda t: "Last 90 days" in t, 30), browser.terminal.text
         browser.context.close()
         assert wait_until(lambda: not server.consoles(), 15), "the console outlived its tab"
