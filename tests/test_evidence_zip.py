@@ -19,10 +19,10 @@ from stablepay_console.storage.record_types import Note, RfiHistory
 from stablepay_console.tui import deliveries
 from stablepay_console.tui.evidence_download import build_zip
 from stablepay_console.wiring import Services
-from tests.conftest import FIXED_NOW
+from tests.conftest import FIXED_NOW, until
 from tests.small_disk import SmallDisk
 from tests.test_evidence import FILES, two_rounds
-from tests.test_record_history import Clock
+from tests.test_record_history import Clock, issued
 
 
 @pytest.fixture
@@ -94,3 +94,31 @@ def test_a_full_staging_disk_gives_no_pack_and_leaves_nothing(small_disk: SmallD
     with pytest.raises(evidence.EvidenceError, match="the disk is full"):
         build_zip(found, zip_stem("x", FIXED_NOW), FIXED_NOW, "alice")
     assert small_disk.files() == [], "no staged folder, no half pack"
+
+
+async def test_in_a_browser_a_server_with_nowhere_to_stage_says_so_and_keeps_running(  # type: ignore[no-untyped-def]
+    make_app, sandbox: Sandbox, small_disk: SmallDisk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    from stablepay_console.storage import variables
+    from tests.test_record_tui import open_detail
+
+    monkeypatch.setenv(variables.WEB_USER, "alice")  # the console a browser's sign-in started
+    monkeypatch.setattr(deliveries, "MEMORY", tmp_path / "no-shm")  # no /dev/shm: the temporary folder instead,
+    small_disk.read_only()  # which cannot be written either
+    monkeypatch.setattr(tempfile, "tempdir", str(small_disk.path))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    _, rfi = issued(sandbox)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_detail(pilot, rfi)
+        await pilot.press("e")
+        await until(pilot, lambda: any(n.title == "No evidence pack" for n in app._notifications),
+                    "the console never said there was no pack")
+        said = next(n.message for n in app._notifications if n.title == "No evidence pack")
+        assert "could not be staged on the server" in said and "Read-only file system" in said, said
+        assert app.is_running and app.screen.rfi.id == rfi.id  # type: ignore[attr-defined]
+    assert list(work.iterdir()) == [] and small_disk.files() == []

@@ -44,6 +44,10 @@ async def download_evidence(widget: Widget, services: Services, profile: Profile
     except (evidence.EvidenceError, RecordError) as exc:
         widget.notify(clean(str(exc), 300), title="No evidence pack", severity="error", markup=False)
         return
+    except OSError as exc:  # no private staging folder could be made (a full or read-only /dev/shm and /tmp)
+        said = f"The evidence pack could not be staged on the server: {exc.strerror or type(exc).__name__}."
+        widget.notify(clean(said, 300), title="No evidence pack", severity="error", markup=False)
+        return
     deliver_bytes(widget.app, data, name)
     services.audit.append("evidence.write", profile, target=rfi_id, outcome="delivered", download=name)
     said = f"Your browser downloads it as\n{toast_path(name)}"  # the name whole, broken only after a `-`
