@@ -16,7 +16,7 @@ from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.export import evidence
 from stablepay_console.services.export.evidence_zip import zip_folder, zip_stem
 from stablepay_console.storage.record_types import Note, RfiHistory
-from stablepay_console.tui import deliveries
+from stablepay_console.tui.runtime import deliveries
 from stablepay_console.tui.runtime.evidence_download import build_zip
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, until
