@@ -36,9 +36,9 @@ def assign(*argv: str) -> int:
     return main(["rfis", "assign", RFI, *argv])
 
 
-def claim_row(db: TeamDb) -> tuple[str, str | None] | None:
+def claim_row(db: TeamDb, rfi: str = RFI) -> tuple[str, str | None] | None:
     with db.connect() as conn:
-        row = conn.execute("SELECT claimant, assigned_by FROM stablepay.claims WHERE rfi_id = %s", (RFI,)).fetchone()
+        row = conn.execute("SELECT claimant, assigned_by FROM stablepay.claims WHERE rfi_id = %s", (rfi,)).fetchone()
     return (str(row[0]), row[1]) if row else None
 
 
@@ -179,3 +179,52 @@ async def test_the_analysts_console_says_a_request_was_assigned_to_them(  # type
         await pilot.press("m")  # the claimed-by-me filter
         table = inbox.table
         assert await settled(pilot, lambda: [r.id for r in table.order] == [rfi.id])
+
+
+async def test_a_lead_assigns_and_releases_from_the_palette_after_a_question(  # type: ignore[no-untyped-def]
+    make_app, sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stablepay_console.tui.modals.assign_picker import AssignPicker
+    from stablepay_console.tui.modals.confirm import ConfirmScreen
+    from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
+    from tests.conftest import wait_for_workers
+    from tests.test_layout_sizes import screen_lines
+    from tests.test_triage_tui import until
+
+    rfi = sandbox.data.rfis[0]
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("alice"))
+    assert main(["rfis", "claim", rfi.id]) == 0  # alice holds it
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("carol"))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        detail = RfiDetailScreen(rfi)
+        await app.push_screen(detail)
+        assert await until(pilot, lambda: detail.case is not None and detail.case.claim is not None)
+
+        async def palette(words: str) -> None:
+            await pilot.press("ctrl+p", *words)
+            assert await until(pilot, lambda: words in "\n".join(screen_lines(app)), rounds=300)
+            await pilot.press("enter")
+
+        await palette("Assign to")
+        assert await until(pilot, lambda: isinstance(app.screen, AssignPicker), rounds=300)
+        picker = app.screen
+        assert [o.id for o in picker.query_one("#assign-list").options] == ["alice", "bob", "carol"]  # type: ignore[attr-defined]
+        await pilot.press("down", "enter")  # bob
+        assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen)), "alice holds it: asked first"
+        await pilot.press("y")
+        assert await until(pilot, lambda: claim_row(team_db, rfi.id) == ("bob", "carol"), rounds=300)
+        assert assign_entries(team_db) == [("carol", "assigned to bob (taken from alice)")]
+
+        assert await until(pilot, lambda: detail.case is not None and detail.case.claim is not None
+                           and detail.case.claim.claimant == "bob", rounds=300)
+        await palette("Release claim")
+        assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), rounds=300), "asked first"
+        await pilot.press("n")
+        await wait_for_workers(pilot)
+        assert claim_row(team_db, rfi.id) == ("bob", "carol"), "No keeps bob's claim"
+        await palette("Release claim")
+        assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), rounds=300)
+        await pilot.press("y")
+        assert await until(pilot, lambda: claim_row(team_db, rfi.id) is None, rounds=300)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -19,6 +20,7 @@ from stablepay_console.tui.formatters.record_problem import record_problem
 from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.modals.assign_picker import AssignPicker
 from stablepay_console.tui.modals.confirm import ConfirmScreen
+from stablepay_console.tui.runtime.workers import start
 from stablepay_console.tui.team.steps import StepTaken
 
 if TYPE_CHECKING:
@@ -50,7 +52,7 @@ class ClaimActions:
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.screen.run_worker(work(), group="claim")
+                start(self.screen, work, "claim")
 
         return answered
 
@@ -69,15 +71,15 @@ class ClaimActions:
                                title="Not claimed", severity="warning", markup=False)
             return
         if held is None:
-            self.screen.run_worker(self._claim(rfi_id), group="claim")
+            start(self.screen, partial(self._claim, rfi_id), "claim")
             return
         if step not in KEPT_ANSWER:
-            self.screen.run_worker(self._release(rfi_id, force=False), group="claim")
+            start(self.screen, partial(self._release, rfi_id, force=False), "claim")
             return
         question = Text(f"{rfi_id} is {step}. Released, nobody holds it: an answer {step} and in no one's hands. "
                         "Release your claim?")
         self.console.push_screen(ConfirmScreen(question, title="Release your claim?", yes_label="Release"),
-                                 self._then(lambda: self._release(rfi_id, force=False)))
+                                 self._then(partial(self._release, rfi_id, force=False)))
 
     async def _claim(self, rfi_id: str) -> None:
         profile = self.console.profile
@@ -123,10 +125,10 @@ class ClaimActions:
                         "record refuses anyone else.)")
         self.console.push_screen(
             ConfirmScreen(question, title="Release someone else's claim?", yes_label="Release", danger=True),
-            self._then(lambda: self._release(rfi_id, force=True)))
+            self._then(partial(self._release, rfi_id, force=True)))
 
     def assign(self, rfi_id: str, held: Claim | None) -> None:
-        self.screen.run_worker(self._pick(rfi_id, held), group="assign")
+        start(self.screen, partial(self._pick, rfi_id, held), "assign")
 
     async def _pick(self, rfi_id: str, held: Claim | None) -> None:
         try:
@@ -142,13 +144,13 @@ class ClaimActions:
                     self.screen.notify(f"{name} holds it already.", title="Assign", timeout=3, markup=False)
                 return
             if holder is None:
-                self.screen.run_worker(self._assign(rfi_id, name), group="assign")
+                start(self.screen, partial(self._assign, rfi_id, name), "assign")
                 return
             question = Text(f"{rfi_id} is held by {holder}. Assign it to {name} instead? It is taken from "
                             f"{holder}.")
             self.console.push_screen(
                 ConfirmScreen(question, title="Reassign?", yes_label="Reassign"),
-                self._then(lambda: self._assign(rfi_id, name)))
+                self._then(partial(self._assign, rfi_id, name)))
 
         self.console.push_screen(AssignPicker(rfi_id, analysts, holder), chosen)
 

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from stablepay_console.api.models import Rfi
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage.record import RecordError
+from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
     from stablepay_console.storage.record_types import Claim
@@ -92,7 +93,7 @@ class InboxClaims:
         return self.marks.keep(rfis)
 
     def read(self) -> None:
-        self.screen.run_worker(self._read(), group="inbox-claims", exclusive=True)
+        start(self.screen, self._read, "inbox-claims", exclusive=True)
 
     async def _read(self) -> None:
         screen, console = self.screen, self.screen.console

@@ -10,12 +10,14 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from stablepay_console.services.inbox_pager import REVIEW
 from stablepay_console.services.triage.due import RowTriage, row_triage
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
+from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
@@ -58,7 +60,7 @@ class InboxTriage:
         if again or ids != self.marks.read_for:
             self.marks.read_for = ids
             # not exclusive: a cancelled worker would fail whoever waits on all of them
-            self.screen.run_worker(self._read(list(ids)), group="inbox-triage")
+            start(self.screen, partial(self._read, list(ids)), "inbox-triage")
 
     def reread(self) -> None:
         """Read the steps of the rows shown again (a colleague's step or claim, heard live)."""

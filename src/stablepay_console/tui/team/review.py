@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from stablepay_console.services.inbox_pager import REVIEW
 from stablepay_console.storage.record import RecordError
+from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
     from stablepay_console.tui.screens.inbox import InboxScreen
@@ -29,7 +30,7 @@ class ReviewQueue:
         self.screen = screen
 
     def read(self) -> None:
-        self.screen.run_worker(self._read(), group="inbox-review", exclusive=True)
+        start(self.screen, self._read, "inbox-review", exclusive=True)
 
     async def _read(self) -> None:
         console = self.screen.console

@@ -22,6 +22,7 @@ from stablepay_console.storage.triage_steps import BY_NAME, STEPS, Step
 from stablepay_console.tui.formatters.record_problem import record_problem
 from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.modals.step_note import StepNoteDialog
+from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
@@ -74,7 +75,7 @@ class StepTaker:
 
         def noted(note: str | None) -> None:
             if note is not None:
-                self.screen.run_worker(self._send(rfi_id, step, note), group="triage-step")
+                start(self.screen, partial(self._send, rfi_id, step, note), "triage-step")
 
         self.console.push_screen(StepNoteDialog(rfi_id, step), noted)
 
