@@ -132,6 +132,50 @@ async def team(pilot: Pilot[None]) -> None:
         await settle(pilot)
 
 
+async def made_ready(pilot: Pilot[None], count: int = 2) -> list[object]:
+    """Answers made ready by colleagues (ana, bob) on the first issued requests: what a review queue holds."""
+    app = pilot.app
+    services = app.services  # type: ignore[attr-defined]
+    await asyncio.to_thread(services.record.flush)
+    issued = [row for row in app.screen.query_one(DataTable).order if row.status == "issued"]  # type: ignore[attr-defined]
+    for rfi, who in zip(issued[:count], ("ana", "bob"), strict=False):
+        await asyncio.wrap_future(services.notes.claim(EMBEDDED_PROFILE, rfi.id, author=who))
+        await asyncio.wrap_future(services.triage.step(EMBEDDED_PROFILE, rfi.id, "ready", "statement and ID checked",
+                                                       author=who))
+    return issued
+
+
+async def triage_detail(pilot: Pilot[None]) -> None:
+    await made_ready(pilot, 1)
+    await keys(pilot, "enter")
+
+
+async def triage_step_note(pilot: Pilot[None]) -> None:
+    await made_ready(pilot, 1)
+    await keys(pilot, "enter", "X")
+    for key in "the statement is older than 3 months":
+        await pilot.press(key)
+    await settle(pilot)
+
+
+async def triage_review_queue(pilot: Pilot[None]) -> None:
+    await made_ready(pilot, 2)
+    await keys(pilot, "v")
+    for _ in range(100):
+        if len(pilot.app.screen.query_one(DataTable).order) == 2:  # type: ignore[attr-defined]
+            break
+        await settle(pilot)
+
+
+async def triage_assign_picker(pilot: Pilot[None]) -> None:
+    from stablepay_console.storage.record_types import TeamMember
+    from stablepay_console.tui.modals.assign_picker import AssignPicker
+
+    issued = await made_ready(pilot, 0)
+    team = [TeamMember("alice"), TeamMember("bob"), TeamMember("carol", lead=True)]
+    await pilot.app.push_screen(AssignPicker(issued[0].id, team, "alice"))  # type: ignore[attr-defined]
+
+
 async def batch_lookup(pilot: Pilot[None]) -> None:
     await keys(pilot, "2")
     await in_input(pilot, "#id-input", data.BATCH_50_ID)
@@ -212,6 +256,13 @@ SHOTS: dict[str, Steps] = {
     "inbox-needs-action": inbox_needs_action,
     "rfi-detail": rfi_detail,
     "rfi-detail-80x24": rfi_detail,
+    "triage-detail": triage_detail,
+    "triage-detail-80x24": triage_detail,
+    "triage-step-note": triage_step_note,
+    "triage-step-note-80x24": triage_step_note,
+    "triage-review-queue": triage_review_queue,
+    "triage-review-queue-80x24": triage_review_queue,
+    "triage-assign-picker": triage_assign_picker,
     "batch-lookup": batch_lookup,
     "batch-lookup-80x24": batch_lookup,
     "quote-refresh": quote_refresh,

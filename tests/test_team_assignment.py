@@ -150,3 +150,32 @@ def test_extending_an_assigned_claim_keeps_it_assigned_and_assigns_nothing(  # t
 def test_assignment_needs_the_team_record(capsys: pytest.CaptureFixture[str]) -> None:
     assert assign("--to", "bob") == 2
     assert "assignment needs the team record" in capsys.readouterr().err
+
+
+async def test_the_analysts_console_says_a_request_was_assigned_to_them(  # type: ignore[no-untyped-def]
+    make_app, sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stablepay_console.profiles.model import EMBEDDED_PROFILE as PROFILE
+    from tests.conftest import wait_for_workers
+    from tests.test_team_live import until
+    from tests.test_triage_tui import until as settled
+
+    rfi = sandbox.data.rfis[0]
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("bob"))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        await until(pilot, lambda: app.team_listener is not None and app.team_listener.reachable, 10)
+        inbox = app.screen
+        assert await settled(pilot, lambda: inbox.claim_marks.read_once)
+        carol = PgRecord(parse(team_db.url("carol")), lambda name: server_key(PROFILE) if name else "")
+        try:
+            carol.assign(PROFILE.name, rfi.id, "bob")
+        finally:
+            carol.close()
+        await until(pilot, lambda: any("carol assigned" in n.message and rfi.id in n.message
+                                       for n in app._notifications), 5)
+        assert inbox.claim_marks.mine(rfi.id)
+        await pilot.press("m")  # the claimed-by-me filter
+        table = inbox.table
+        assert await settled(pilot, lambda: [r.id for r in table.order] == [rfi.id])

@@ -21,10 +21,14 @@ from stablepay_console.api.models import Rfi, RfiPage
 from stablepay_console.services.needs_action import Partial, needs_action_order, read_needs_action
 from stablepay_console.services.provenance import Loaded, Provenance, ResultState
 from stablepay_console.services.team.needs_action import TeamRead
+from stablepay_console.services.triage.review import ReviewItem
 
-__all__ = ["INBOX", "NEEDS_ACTION", "InboxPager", "InboxQuery", "needs_action_order"]
+__all__ = ["INBOX", "ISSUED_VIEWS", "NEEDS_ACTION", "REVIEW", "InboxPager", "InboxQuery", "needs_action_order"]
 
-INBOX, NEEDS_ACTION = "inbox", "needs action"
+INBOX, NEEDS_ACTION, REVIEW = "inbox", "needs action", "awaiting my review"
+ISSUED_VIEWS = (NEEDS_ACTION, REVIEW)
+"""Views of every issued request, read whole and paged here: needs action, and those awaiting my review (the
+answers someone else made ready, oldest first; ready requests are issued on the provider's side)."""
 CACHED_PAGES = 12
 """Pages kept per filter (LRU): the shown one, its neighbours, and a few visited ones."""
 AHEAD = 2
@@ -59,6 +63,8 @@ class InboxPager:
         self.page: ResultState[RfiPage] = ResultState()
         self.action: ResultState[Sequence[Rfi]] = ResultState()
         self.action_offset = 0
+        self.review: list[ReviewItem] = []
+        """The review queue as last read from the record (the review view's rows, in its order)."""
         self.overdue: set[str] = set()
         self.cursor_to_first = True
         """True after a filter, view or order change: the table puts its cursor on the first row."""
@@ -74,8 +80,8 @@ class InboxPager:
 
     @property
     def filters(self) -> RfiFilters:
-        """The filters in force; needs action always means issued."""
-        if self.view == NEEDS_ACTION:
+        """The filters in force; needs action and the review queue always mean issued."""
+        if self.view in ISSUED_VIEWS:
             return replace(self.query.filters, status="issued")
         return self.query.filters
 
@@ -91,7 +97,7 @@ class InboxPager:
         self.cursor_to_first = True
 
     def apply(self, filters: RfiFilters, limit: int) -> None:
-        if self.view == NEEDS_ACTION:
+        if self.view in ISSUED_VIEWS:
             if filters.status == "issued":  # the selector shows the view's own status: keep the inbox's
                 filters = replace(filters, status=self.query.filters.status)
             else:
@@ -113,10 +119,25 @@ class InboxPager:
         self.view = INBOX
         self.apply(RfiFilters(), self.query.limit)
 
-    def toggle_view(self) -> None:
-        self.view = INBOX if self.view == NEEDS_ACTION else NEEDS_ACTION
+    def toggle_view(self, view: str = NEEDS_ACTION) -> None:
+        """Into `view` (needs action, or the review queue), or back to the inbox from it."""
+        self.view = INBOX if self.view == view else view
         self.action_offset = 0
         self.cursor_to_first = True
+
+    def issued_rows(self) -> Sequence[Rfi]:
+        """Every issued request read (needs action's order), or in the review view those awaiting review, oldest
+        made ready first."""
+        found = self.action.current
+        rows = found.value if found is not None else []
+        if self.view != REVIEW:
+            return rows
+        order = {item.rfi_id: n for n, item in enumerate(self.review)}
+        return sorted((r for r in rows if r.id in order), key=lambda r: order[r.id])
+
+    def reviewed_by(self, rfi_id: str) -> str:
+        """Who made the answer under review ready ("" when it is not in the review queue)."""
+        return next((item.made_ready_by for item in self.review if item.rfi_id == rfi_id), "")
 
     def drop_cache(self) -> None:
         """Refresh asks the server again for everything."""
@@ -125,9 +146,8 @@ class InboxPager:
     # --- what is shown -----------------------------------------------------------
 
     def rows(self) -> list[Rfi]:
-        if self.view == NEEDS_ACTION:
-            found = self.action.current
-            rows = found.value if found is not None else []
+        if self.view in ISSUED_VIEWS:
+            rows = self.issued_rows()
             return list(rows[self.action_offset : self.action_offset + self.query.limit])
         shown = self.page.current
         if shown is None and self.from_record is not None:
@@ -144,14 +164,14 @@ class InboxPager:
 
     @property
     def state(self) -> ResultState[RfiPage] | ResultState[Sequence[Rfi]]:
-        return self.action if self.view == NEEDS_ACTION else self.page
+        return self.action if self.view in ISSUED_VIEWS else self.page
 
     def window(self) -> tuple[int, int, int] | None:
         """(offset, limit, total) of what the table shows, or None before anything loaded."""
         limit = self.query.limit
-        if self.view == NEEDS_ACTION:
+        if self.view in ISSUED_VIEWS:
             found = self.action.current
-            return None if found is None else (self.action_offset, limit, len(found.value))
+            return None if found is None else (self.action_offset, limit, len(self.issued_rows()))
         shown = self.page.current
         if shown is None:
             return None
@@ -174,7 +194,7 @@ class InboxPager:
 
     def go(self, offset: int) -> None:
         self.cursor_to_first = True
-        if self.view == NEEDS_ACTION:
+        if self.view in ISSUED_VIEWS:
             self.action_offset = offset
         else:
             self.direction = -1 if offset < self.query.offset else 1
@@ -217,7 +237,7 @@ class InboxPager:
 
     def begin(self) -> None:
         """Say what is being loaded for the current view (before `load` or `load_needs_action` awaits)."""
-        if self.view == NEEDS_ACTION:
+        if self.view in ISSUED_VIEWS:
             self.action.begin("Loading every issued request…")
         else:
             self.page.begin(self.loading_words(self.query))
@@ -289,7 +309,7 @@ class InboxPager:
         """Every issued request matching the kind and user filters: deadline ahead, then overdue, shown as read
         (`shown` repaints) until the last page; `team` gives them from a fresh team watcher's sweep instead."""
         f = self.filters
-        asked = f"needs action · {f.describe()}"
+        asked = f"{self.view} · {f.describe()}"
         self.action.begin("Loading every issued request…")
 
         def partial(got: Partial) -> None:

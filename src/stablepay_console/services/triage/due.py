@@ -32,6 +32,8 @@ K = TypeVar("K")
 class RowTriage:
     step: str
     left: TimeLeft | None
+    by: str = ""
+    """Who made it ready, where the row says so (the review queue)."""
 
 
 def row_triage(rfi: Rfi, claim: Claim | None, steps: Sequence[TriageStep], policy: TriagePolicy,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from stablepay_console.api.sanitize import clean
-from stablepay_console.services.inbox_pager import NEEDS_ACTION, InboxPager
+from stablepay_console.services.inbox_pager import INBOX, NEEDS_ACTION, REVIEW, InboxPager
 from stablepay_console.services.provenance import clock_text
 from stablepay_console.tui.formatters.record_rows import record_line
 
@@ -16,8 +16,8 @@ GROUP_SEPARATOR = " │ "
 
 def active_line(pager: InboxPager, claim_note: Text, auto_secs: int) -> Text:
     """`Filters: status issued · kind any · user any │ View: all requests`."""
-    needs_action = pager.view == NEEDS_ACTION
-    view = "needs action (issued: deadline ahead, then overdue)" if needs_action else "all requests"
+    view = {NEEDS_ACTION: "needs action (issued: deadline ahead, then overdue)",
+            REVIEW: "awaiting my review (made ready by someone else, oldest first)"}.get(pager.view, "all requests")
     active = Text.assemble(
         ("Filters: ", "bold"), clean(pager.filters.describe()), GROUP_SEPARATOR, ("View: ", "bold"), view
     )
@@ -40,7 +40,7 @@ def status_line(pager: InboxPager) -> Text:
         status.append(f" · {limit} per page")
         if total == 0:
             status.append(" · No requests match these filters.")
-        if pager.revalidated and pager.view != NEEDS_ACTION:
+        if pager.revalidated and pager.view == INBOX:
             status.append(" · updated", style="italic green")
     if window is None and pager.from_record is not None:  # a repeat start's rows, until the server's come
         return record_line(pager.from_record[1], pager.clock(), refreshing=state.loading is not None)

@@ -12,13 +12,18 @@ NEEDS_ACTION_ACTION = "app.radar_needs_action"
 SEPARATOR = " · "
 
 
+def urgency(part: str) -> int:
+    """Which count a narrow banner keeps longest: the review queue's (yours to act on), then the overdue one."""
+    return 0 if part.endswith(" to review") else 1 if "overdue" in part else 2
+
+
 def compact(label: str, room: int | None = None) -> str:
     """`2 due < 24h · 1 overdue` -> `1 overdue · 2 due`: the most urgent first, for a narrow banner.
 
     Given `room` (cells), only the parts that fit whole are kept (the most urgent one always), so the
     count is never cut in the middle: `1 overdue` where `1 overdue · 2 due` would not fit.
     """
-    parts = sorted((part.replace(" < 24h", "") for part in label.split(" · ")), key=lambda part: "overdue" not in part)
+    parts = sorted((part.replace(" < 24h", "") for part in label.split(" · ")), key=urgency)
     kept = parts[:1]
     for part in parts[1:]:
         if room is not None and len(" · ".join([*kept, part])) > room:

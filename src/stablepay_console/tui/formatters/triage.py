@@ -31,7 +31,10 @@ def short_span(left: timedelta) -> str:
 def step_cell(row: RowTriage | None) -> Text:
     if row is None:
         return Text("")
-    return Text(row.step, style=STEP_STYLES.get(row.step, ""))
+    cell = Text(row.step, style=STEP_STYLES.get(row.step, ""))
+    if row.by:
+        cell.append(f" ·{row.by}", style="dim")
+    return cell
 
 
 def sla_cell(row: RowTriage | None) -> Text:

@@ -9,12 +9,15 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Select, Static
 
 from stablepay_console.api.validation import MAX_LIMIT
-from stablepay_console.services.inbox_pager import NEEDS_ACTION, InboxPager
+from stablepay_console.services.inbox_pager import INBOX, ISSUED_VIEWS, NEEDS_ACTION, REVIEW, InboxPager
 from stablepay_console.tui.first_rows import keep_first_page, paint_from_record, showing_record
 from stablepay_console.tui.formatters.inbox_lines import active_line, status_line
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.screens.inbox_help import HELP
+from stablepay_console.tui.team.review import REVIEW_HELP, ReviewQueue
+from stablepay_console.tui.team.row_actions import RowActions
+from stablepay_console.tui.team.steps import STEPS_HELP, Entry, StepTaken, step_bindings
 from stablepay_console.tui.team_messages import TeamChanged
 from stablepay_console.tui.team_radar import needs_action_team
 from stablepay_console.tui.widgets.auto_refresh import AutoRefresh
@@ -28,12 +31,14 @@ from stablepay_console.tui.widgets.result_status import ResultStatus
 
 class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
     CSS_PATH = "../styles/inbox.tcss"
-    HELP = HELP + CLAIMS_HELP + TRIAGE_HELP
+    HELP = (HELP + CLAIMS_HELP + TRIAGE_HELP + "\nOn the highlighted row (only the steps allowed you now show):\n\n"
+            + STEPS_HELP + REVIEW_HELP)
     AUTO_FOCUS = "#inbox-table"
     """The rows have the keys when the inbox opens: focused as the screen is built, not the filter bar first
     (Textual focuses only while the app has the focus; `on_mount` gives it otherwise, as in a browser tab
     that has not yet said it has the focus)."""
     BINDINGS = [
+        *step_bindings("inbox"),
         Binding("n", "page('next')", "Next", id="inbox.next", tooltip="Next page"),
         Binding("p", "page('prev')", "Prev", id="inbox.prev", tooltip="Previous page"),
         Binding("g", "page('first')", "First", show=False, id="inbox.first", tooltip="First page"),
@@ -46,6 +51,8 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
         Binding("r", "refresh", "Refresh", id="inbox.refresh", tooltip="Load the page again"),
         Binding("t", "cycle_auto", "Auto", show=False, id="inbox.auto", tooltip="Cycle auto-refresh interval"),
         Binding("a", "toggle_needs_action", "Needs action", id="inbox.action", tooltip="Issued, nearest deadline"),
+        Binding("v", "toggle_review", "Review", show=False, id="inbox.review",
+                tooltip="Awaiting my review: answers someone else made ready, oldest first"),
         Binding("e", "export", "Export", id="inbox.export", tooltip="Export the current filter, all pages"),
         Binding("c", "copy_field('id')", "Copy ID", show=False, id="inbox.copy", tooltip="Copy the request ID"),
         Binding("y", "copy_field('user')", "Copy user", show=False, id="inbox.copy_user", tooltip="Copy the user ID"),
@@ -60,6 +67,9 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
         self._tick_timer: Timer | None = None
         self._rows_that_fit: int | None = None
         """How many rows the table shows (None until its first size is known)."""
+        self.row_actions = RowActions(self, lambda: self.claim_marks.claims, lambda: self.triage_marks.steps,
+                                      lambda: self.claim_marks.me)
+        self.review = ReviewQueue(self)
 
     # --- layout -----------------------------------------------------------------
 
@@ -96,7 +106,7 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
         if self.query_one(InboxFilterBar).limit is not None or (not first and pager.query.limit == rows):
             return
         pager.set_limit(rows)
-        if pager.view != NEEDS_ACTION:
+        if pager.view not in ISSUED_VIEWS:
             self.load()
         elif pager.action.current is None:
             self.load_needs_action()
@@ -111,6 +121,7 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
 
     def on_screen_resume(self, _: events.ScreenResume) -> None:
         self.refresh_claims()  # a claim may have changed in the detail
+        self.review.read()
         self.want_triage(self.table.order, again=True)
         if self._tick_timer is not None:
             self.tick()
@@ -174,7 +185,7 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
             return
         pager = self.pager
         if not busy_only:
-            overdue = pager.overdue if pager.view == NEEDS_ACTION else set()
+            overdue = pager.overdue if pager.view in ISSUED_VIEWS else set()
             rows = self.claimed_rows(self.table, pager.rows())
             self.table.show(rows, self.console.now(), overdue=overdue, first=pager.cursor_to_first)
             pager.cursor_to_first = False
@@ -209,6 +220,34 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
             self.refresh_claims()
         if message.touches("claims", "triage"):
             self.reread_triage()  # a step, or a claim that changes one
+            self.review.read()
+
+    @on(StepTaken)
+    def read_step_again(self, _: StepTaken) -> None:
+        self.refresh_claims()
+        self.reread_triage()
+        self.review.read()
+
+    # --- the team's process on the highlighted row ---------------------------------
+
+    def on_data_table_row_highlighted(self, _: DataTable.RowHighlighted) -> None:
+        self.refresh_bindings()  # the steps offered are the highlighted request's
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "triage_step":
+            return self.row_actions.allows(self.table.highlighted, parameters[0])
+        return True
+
+    def action_triage_step(self, name: str) -> None:
+        self.row_actions.take(self.table.highlighted, name)
+
+    def triage_entries(self) -> list[Entry]:
+        said = "Back to all requests" if self.paging.view == REVIEW else "Awaiting my review"
+        return [*self.row_actions.entries(self.table.highlighted),
+                (said, self.action_toggle_review, "answers someone else made ready, oldest first (key v)")]
+
+    def action_toggle_review(self) -> None:
+        self.review.toggle()
 
     @on(InboxFilterBar.Applied)
     def apply_filters(self, event: InboxFilterBar.Applied) -> None:
@@ -244,7 +283,7 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
                 self.notify(message, severity="warning" if "Nothing" in message else "information", timeout=2)
             return
         self.paging.go(goal)
-        if self.paging.view == NEEDS_ACTION:
+        if self.paging.view in ISSUED_VIEWS:
             self.render_state()
         else:
             self.load()
@@ -252,19 +291,27 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
     # --- views and refresh -------------------------------------------------------
 
     def action_refresh(self) -> None:
-        if self.paging.view == NEEDS_ACTION:
+        if self.paging.view == REVIEW:
+            self.review.read()
+        if self.paging.view in ISSUED_VIEWS:
             self.load_needs_action()
         else:
             self.paging.drop_cache()
             self.load()
 
     def action_toggle_needs_action(self) -> None:
+        self.show_view(NEEDS_ACTION)
+
+    def show_view(self, view: str) -> None:
+        """Into `view` (needs action, the review queue) or back to all requests; the issued requests are read
+        again only when none were read yet."""
         pager = self.paging
-        pager.toggle_view()
+        pager.toggle_view(view)
         self.render_state()
-        if pager.view == NEEDS_ACTION:
+        if pager.view in ISSUED_VIEWS and (pager.action.current is None or view == NEEDS_ACTION):
             self.load_needs_action()
-        elif pager.page.current is None or pager.page.current.provenance.profile != pager.profile:
+        elif pager.view == INBOX and (pager.page.current is None
+                                      or pager.page.current.provenance.profile != pager.profile):
             self.load()
 
     def action_cycle_auto(self) -> None:

@@ -13,11 +13,12 @@ from stablepay_console.tui.web_mode import web_user
 
 MIN_WHERE = 10
 """The cells the address needs to say something (`in-process`); with less room it is left out."""
-GIVE_WAY = ("breached", "the word profile", "address", "ping words", "environment words", "due")
+GIVE_WAY = ("breached", "the word profile", "address", "ping words", "environment words", "due", "overdue")
 """What the banner leaves out, first to last, when the line does not hold everything: the count of service
 levels breached, the word "profile", the server's address, the ping's words (its ✓ or ✗ stays), the
-environment's explanation ("SANDBOX" or "PRODUCTION" stays), and then the due count. The overdue count goes
-never: it is the last thing on a line too narrow for even that, where the line ends in an ellipsis."""
+environment's explanation ("SANDBOX" or "PRODUCTION" stays), the due count, and then the overdue count. The
+review queue's count (`3 to review`) goes never: it is the last thing on a line too narrow for even that, where
+the line ends in an ellipsis."""
 
 
 class EnvironmentBanner(Static):
@@ -35,6 +36,8 @@ class EnvironmentBanner(Static):
     """"ROTATION DUE" while the active profile's key is due (the app's `key_badge`)."""
     record_badge: reactive[str] = reactive("")
     """"TEAM RECORD UNREACHABLE" while the team record cannot be reached (the app's `record_badge`)."""
+    review: reactive[int] = reactive(0)
+    """How many answers await the reader's review (the app's `review_count`)."""
 
     def on_mount(self) -> None:
         self.watch(self.app, "profile", self._set_profile, init=True)
@@ -45,6 +48,11 @@ class EnvironmentBanner(Static):
             self.watch(self.app, "key_badge", self._set_badge, init=True)
         if hasattr(type(self.app), "record_badge"):
             self.watch(self.app, "record_badge", self._set_record_badge, init=True)
+        if hasattr(type(self.app), "review_count"):
+            self.watch(self.app, "review_count", self._set_review, init=True)
+
+    def _set_review(self, count: int) -> None:
+        self.review = count
 
     def _set_profile(self, profile: Profile | None) -> None:
         self.profile = profile
@@ -122,4 +130,8 @@ class EnvironmentBanner(Static):
             parts = [part for part in parts if not part.endswith(" breached")]
         if "due" in left_out:
             parts = [part for part in parts if not part.endswith(" due < 24h")]
+        if "overdue" in left_out:
+            parts = [part for part in parts if not part.endswith(" overdue")]
+        if self.review:
+            parts.append(f"{self.review} to review")
         return " · ".join(parts)

@@ -37,6 +37,14 @@ yours, or **◇**, someone else's, when the table has no room for who; the detai
 """
 
 
+def newly_assigned(before: dict[str, Claim], now: dict[str, Claim], me: str) -> list[tuple[str, str]]:
+    """(request, lead) of each request a lead assigned to `me` since `before` was read."""
+    return [(rfi_id, claim.assigned_by) for rfi_id, claim in now.items()
+            if claim.claimant == me and claim.assigned_by and claim.assigned_by != me
+            and (before.get(rfi_id) is None or before[rfi_id].claimant != me
+                 or before[rfi_id].assigned_by != claim.assigned_by)]
+
+
 class ClaimMarks:
     """The claims of one profile as last read, and the filter chosen."""
 
@@ -44,6 +52,8 @@ class ClaimMarks:
         self.claims: dict[str, Claim] = {}
         self.me = ""
         self.choice = ANY
+        self.read_once = False
+        """Claims were read at least once: what appears after that is news (an assignment to me)."""
 
     def mine(self, rfi_id: str) -> bool:
         claim = self.claims.get(rfi_id)
@@ -95,6 +105,11 @@ class InboxClaims:
             claims = {}
         marks = self.claim_marks
         me = console.services.audit.actor_for(profile)
+        if marks.read_once:
+            for rfi_id, by in newly_assigned(marks.claims, claims, me):
+                screen.notify(f"{clean(by, 40)} assigned {rfi_id} to you: it is in your claimed-by-me list (m).",
+                              title="Assigned to you", timeout=15, markup=False)
+        marks.read_once = True
         shown_differs = claims != marks.claims or (me != marks.me and bool(claims))  # who "me" is shows only on claims
         marks.claims, marks.me = claims, me
         if shown_differs:

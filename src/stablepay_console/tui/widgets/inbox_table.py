@@ -56,7 +56,7 @@ COLUMNS = (
     Column("user", "User", drop=6, cap=36),
     Column("held", "Held transfer", drop=7, cap=46),
     Column("round", "Round", drop=3, cap=8),
-    Column("step", "Step", drop=2, cap=10),
+    Column("step", "Step", drop=2, cap=16),
     Column("sla", "SLA", drop=1, cap=8),
     Column("deadline", "Deadline", drop=0, least=10),
 )

@@ -8,11 +8,13 @@ worked out at each tick by `services.triage_due`, so a countdown turns red the s
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import work
 
+from stablepay_console.services.inbox_pager import REVIEW
 from stablepay_console.services.triage.due import RowTriage, row_triage
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
@@ -51,7 +53,9 @@ class InboxTriage:
     def row_triage_of(self, rfi: Rfi, now: datetime) -> RowTriage | None:
         marks, screen = self.triage_marks, cast(Any, self)
         claim = screen.claim_marks.claims.get(rfi.id)
-        return row_triage(rfi, claim, marks.steps.get(rfi.id, ()), marks.policy, now)
+        found = row_triage(rfi, claim, marks.steps.get(rfi.id, ()), marks.policy, now)
+        by = screen.paging.reviewed_by(rfi.id) if screen.paging.view == REVIEW else ""
+        return replace(found, by=by) if by else found
 
     def want_triage(self, rfis: list[Rfi], again: bool = False) -> None:
         ids = tuple(rfi.id for rfi in rfis)
