@@ -94,6 +94,16 @@ def loaded(screen: str) -> bool:
     return "Page 1 of" in screen and " issued " in screen and "q Quit" in screen
 
 
+QUEUE = "View: awaiting my review"
+ONE = re.compile(r"Page 1 of 1, 1 total")
+NONE = re.compile(r"\b0 total")
+
+
+def queued(screen: str) -> list[str]:
+    """The review queue's rows on the pane: each says who made it ready in its Step column (`ready ·alice`)."""
+    return [line for line in screen.splitlines() if "ready ·" in line]
+
+
 def test_alice_makes_ready_bob_reviews_and_approves_in_his_console(  # type: ignore[no-untyped-def]
     team_db: TeamDb, team_env, consoles: tuple[Terminal, Terminal]
 ) -> None:
@@ -107,9 +117,15 @@ def test_alice_makes_ready_bob_reviews_and_approves_in_his_console(  # type: ign
     alice.wait_for(loaded)
     bob.wait_for(loaded)
 
-    # Bob reviews the request alice made ready first; carol approves it while bob's note dialog is open.
-    bob.send("Down", "Down", "Enter")
-    bob.wait_for(f"Request for information {snatched}", "Triage: ready · made ready by alice", "A Approve")
+    # Bob's queue: the answer alice made ready; never his own (four eyes), though it is ready too.
+    bob.send("v")
+    screen = bob.wait_for(QUEUE, ONE, "1 to review", lambda s: len(queued(s)) == 1)
+    [row] = queued(screen)
+    assert "ready ·alice" in row and "◆ alice" in row, row
+    assert not any("·bob" in line or "◆ me" in line for line in screen.splitlines()), screen
+
+    # Bob takes the approve on the highlighted row; carol approves it while his note dialog is open: the database
+    # refuses bob's, and his console says so in the database's words.
     bob.send("A")
     bob.wait_for(f"Approve · {snatched}")
     team_env("carol")
@@ -118,9 +134,8 @@ def test_alice_makes_ready_bob_reviews_and_approves_in_his_console(  # type: ign
     bob.send("Enter")
     words = database_says(team_db, "bob", snatched, "approve")
     assert words.endswith("is approved; 'approve' needs it ready"), words
-    bob.wait_for(said(f"Refused: {words}"), "Triage: approved · made ready by alice · approved by carol")
-    bob.send("Escape")
-    bob.wait_for(loaded)
+    bob.wait_for(said(f"Refused: {words}"))
+    bob.wait_for(QUEUE, NONE, lambda s: not queued(s))  # approved: out of the queue
 
     # Alice claims the first request and marks it ready with a note, in her console.
     alice.send("Enter")
@@ -134,10 +149,14 @@ def test_alice_makes_ready_bob_reviews_and_approves_in_his_console(  # type: ign
     alice.wait_for("Triage: ready · made ready by alice", said("Made ready; its step is now ready."))
     assert "A Approve" not in alice.screen(), "four eyes: alice is not offered her own answer's approval"
 
-    # Bob approves it in his console.
-    bob.send("Up", "Up", "Enter")
+    # Bob's queue, open all along, shows it within 2 s (the database's NOTIFY; no key pressed).
+    screen = bob.wait_for(QUEUE, ONE, "1 to review", lambda s: len(queued(s)) == 1, timeout=LIVE_SECONDS)
+    assert "ready ·alice" in queued(screen)[0]
+
+    # Bob opens it and approves it in his console.
+    bob.send("Enter")
     bob.wait_for(f"Request for information {first}", "Triage: ready · made ready by alice · held by alice",
-                 "statement and ID checked", "A Approve", timeout=LIVE_SECONDS * 5)
+                 "statement and ID checked", "A Approve")
     bob.send("A")
     bob.wait_for(f"Approve · {first}")
     bob.type("four eyes: checked")
