@@ -26,7 +26,6 @@ from tests.test_team_live import LIVE_SECONDS, URL
 pytestmark = pytest.mark.e2e
 
 SERVER = server_key(EMBEDDED_PROFILE)
-TITLE = re.compile(r"Request for information ([0-9a-f-]{36})")
 
 
 @pytest.fixture
