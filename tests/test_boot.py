@@ -12,7 +12,7 @@ from textual.widgets import DataTable
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.tui.app import ConsoleApp
-from stablepay_console.tui.boot import BootScreen, built_in_start
+from stablepay_console.tui.runtime.boot import BootScreen, built_in_start
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, wait_for_workers
 
@@ -20,7 +20,7 @@ from tests.conftest import FIXED_NOW, wait_for_workers
 def test_the_first_frame_needs_no_httpx_pydantic_or_sandbox() -> None:
     code = (
         "import json, sys\n"
-        "import stablepay_console.tui.app, stablepay_console.tui.boot, stablepay_console.tui.screens.base\n"
+        "import stablepay_console.tui.app, stablepay_console.tui.runtime.boot, stablepay_console.tui.screens.base\n"
         "print(json.dumps(sorted(name for name, module in sys.modules.items() if module is not None)))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from stablepay_console.sandbox import Sandbox
-from stablepay_console.tui.widgets.rfi_history import RfiHistoryView
+from stablepay_console.tui.widgets.rfi.history import RfiHistoryView
 from tests.conftest import wait_for_workers
 from tests.postgres import TeamDb
 from tests.terminal import console_command

@@ -17,9 +17,9 @@ from textual.widgets._footer import FooterKey
 
 from stablepay_console.sandbox import data
 from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
-from stablepay_console.tui.widgets.batch_recipients import RecipientsTable
+from stablepay_console.tui.widgets.batch.recipients import RecipientsTable
 from stablepay_console.tui.widgets.footer import ConsoleFooter
-from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
+from stablepay_console.tui.widgets.rfi.items import RfiItemsTable
 from tests.conftest import open_mode, submit_id, wait_for_workers
 from tests.test_layout_sizes import assert_chrome, build_app, press, screen_lines
 from tests.test_rfi_detail import make_rfi

@@ -18,7 +18,7 @@ from stablepay_console.services.first_page import page_to_keep, read_for_start
 from stablepay_console.storage import first_page
 from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.tui.screens.inbox import InboxScreen
-from stablepay_console.tui.widgets.inbox_table import InboxTable
+from stablepay_console.tui.widgets.inbox.table import InboxTable
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, until, wait_for_workers
 

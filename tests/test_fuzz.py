@@ -360,8 +360,8 @@ def drawn(*things: Any) -> None:
 @given(body=BODIES[RfiPage])
 def test_render_fuzz_inbox_and_request_detail(body: dict[str, Any]) -> None:
     from stablepay_console.tui.formatters.lists import first_of_each
-    from stablepay_console.tui.widgets.inbox_table import deadline_cell, inbox_cells, overdue_cell
-    from stablepay_console.tui.widgets.rfi_items import item_row
+    from stablepay_console.tui.widgets.inbox.table import deadline_cell, inbox_cells, overdue_cell
+    from stablepay_console.tui.widgets.rfi.items import item_row
 
     page = read(RfiPage, body)
     rows, _ = first_of_each(page.data, lambda r: r.id)
@@ -377,8 +377,8 @@ def test_render_fuzz_inbox_and_request_detail(body: dict[str, Any]) -> None:
 @RENDER
 @given(body=BODIES[BatchTransfer])
 def test_render_fuzz_batch(body: dict[str, Any]) -> None:
-    from stablepay_console.tui.widgets.batch_details import batch_rows
-    from stablepay_console.tui.widgets.batch_recipients import recipient_row, summary
+    from stablepay_console.tui.widgets.batch.details import batch_rows
+    from stablepay_console.tui.widgets.batch.recipients import recipient_row, summary
 
     batch = read(BatchTransfer, body)
     currency = batch.details.currency
@@ -389,9 +389,9 @@ def test_render_fuzz_batch(body: dict[str, Any]) -> None:
 @RENDER
 @given(first=BODIES[OnrampTransfer], second=BODIES[OnrampTransfer])
 def test_render_fuzz_quote_and_its_changes(first: dict[str, Any], second: dict[str, Any]) -> None:
-    from stablepay_console.tui.widgets.quote_changes import TRACKED, change_text, compare
-    from stablepay_console.tui.widgets.quote_parties import destination_rows, source_rows
-    from stablepay_console.tui.widgets.quote_table import LINES, expiry_text, line_value, raw_value
+    from stablepay_console.tui.widgets.quote.changes import TRACKED, change_text, compare
+    from stablepay_console.tui.widgets.quote.parties import destination_rows, source_rows
+    from stablepay_console.tui.widgets.quote.table import LINES, expiry_text, line_value, raw_value
 
     before, after = read(OnrampTransfer, first), read(OnrampTransfer, second)
     for onramp in (before, after):
@@ -414,10 +414,10 @@ def test_render_fuzz_quote_and_its_changes(first: dict[str, Any], second: dict[s
 def test_render_fuzz_metric_chart_legend_table_and_metadata(body: dict[str, Any], width: int) -> None:
     from stablepay_console.services.metrics.series import build_series, csv_columns, sorted_rows
     from stablepay_console.tui.formatters.metrics import nice_ticks, tick_label
-    from stablepay_console.tui.widgets.metric_chart import _segments, is_count, stacks, y_range
-    from stablepay_console.tui.widgets.metric_info import metadata_rows
-    from stablepay_console.tui.widgets.metric_legend import legend_text
-    from stablepay_console.tui.widgets.metric_table import cell, numeric_columns, total_cell
+    from stablepay_console.tui.widgets.metrics.chart import _segments, is_count, stacks, y_range
+    from stablepay_console.tui.widgets.metrics.info import metadata_rows
+    from stablepay_console.tui.widgets.metrics.legend import legend_text
+    from stablepay_console.tui.widgets.metrics.table import cell, numeric_columns, total_cell
 
     result = read(MetricResult, body)
     series = build_series(result)

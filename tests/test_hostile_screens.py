@@ -19,11 +19,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from stablepay_console.api import StablePayClient
-from stablepay_console.tui.links import LinkRefused, checked_link
-from stablepay_console.tui.widgets.batch_recipients import RecipientsTable
-from stablepay_console.tui.widgets.inbox_table import InboxTable
-from stablepay_console.tui.widgets.quote_table import QuoteTable
-from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
+from stablepay_console.tui.runtime.links import LinkRefused, checked_link
+from stablepay_console.tui.widgets.batch.recipients import RecipientsTable
+from stablepay_console.tui.widgets.inbox.table import InboxTable
+from stablepay_console.tui.widgets.quote.table import QuoteTable
+from stablepay_console.tui.widgets.rfi.items import RfiItemsTable
 from tests.conftest import open_mode, submit_id, wait_for_workers
 from tests.hostile_payloads import HOSTILE, RAW_CHARS
 from tests.hostile_server import mock_transport

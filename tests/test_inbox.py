@@ -16,8 +16,8 @@ from stablepay_console.sandbox import Sandbox
 from stablepay_console.tui.modals.export_dialog import ExportDialog
 from stablepay_console.tui.screens.inbox import InboxScreen
 from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
-from stablepay_console.tui.widgets.export_progress import ExportProgress
-from stablepay_console.tui.widgets.inbox_table import InboxTable
+from stablepay_console.tui.widgets.inbox.export_progress import ExportProgress
+from stablepay_console.tui.widgets.inbox.table import InboxTable
 from tests.conftest import FIXED_NOW, wait_for_workers
 from tests.held_latency import hold_latency
 

@@ -29,8 +29,8 @@ from stablepay_console.tui.modals.keys_help import KeysHelp
 from stablepay_console.tui.screens import TOP_LEVEL
 from stablepay_console.tui.widgets.banner import EnvironmentBanner
 from stablepay_console.tui.widgets.footer import ConsoleFooter
-from stablepay_console.tui.widgets.inbox_table import InboxTable
-from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
+from stablepay_console.tui.widgets.inbox.table import InboxTable
+from stablepay_console.tui.widgets.rfi.items import RfiItemsTable
 from stablepay_console.tui.widgets.tabs import ScreenTabs
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, open_mode, submit_id, until, wait_for_workers

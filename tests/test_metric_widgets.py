@@ -19,10 +19,10 @@ from stablepay_console.api.models import MetricResult
 from stablepay_console.sandbox.data import METRIC_DAILY_VOLUME_ID, METRIC_TX_COUNT_ID, SandboxData
 from stablepay_console.services.metrics.series import build_series
 from stablepay_console.tui.formatters.metrics import field_title, nice_ticks, tick_label
-from stablepay_console.tui.widgets.metric_chart import MetricChart
-from stablepay_console.tui.widgets.metric_colors import TONES, is_greenish, is_reddish, tone_of
-from stablepay_console.tui.widgets.metric_legend import MetricLegend, legend_entries, legend_text, series_colors
-from stablepay_console.tui.widgets.metric_table import MetricTable
+from stablepay_console.tui.widgets.metrics.chart import MetricChart
+from stablepay_console.tui.widgets.metrics.colors import TONES, is_greenish, is_reddish, tone_of
+from stablepay_console.tui.widgets.metrics.legend import MetricLegend, legend_entries, legend_text, series_colors
+from stablepay_console.tui.widgets.metrics.table import MetricTable
 from tests.conftest import FIXED_NOW
 from tests.hostile_payloads import raw, to_json
 

@@ -26,9 +26,9 @@ from stablepay_console.storage.prefs import Prefs
 from stablepay_console.tui.modals.export_dialog import ExportDialog
 from stablepay_console.tui.modals.metric_prompt import MetricPrompt
 from stablepay_console.tui.screens.metrics import MetricsScreen
-from stablepay_console.tui.widgets.metric_bookmarks import BookmarkList
-from stablepay_console.tui.widgets.metric_chart import MetricChart, MetricLegend
-from stablepay_console.tui.widgets.metric_info import metadata_rows
+from stablepay_console.tui.widgets.metrics.bookmarks import BookmarkList
+from stablepay_console.tui.widgets.metrics.chart import MetricChart, MetricLegend
+from stablepay_console.tui.widgets.metrics.info import metadata_rows
 from tests.conftest import wait_for_workers
 
 SIZE = (120, 40)

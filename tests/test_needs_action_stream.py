@@ -13,7 +13,7 @@ from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.inbox_pager import InboxPager, needs_action_order
 from stablepay_console.tui.app import ConsoleApp
-from stablepay_console.tui.widgets.inbox_table import InboxTable
+from stablepay_console.tui.widgets.inbox.table import InboxTable
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW, wait_for_workers
 

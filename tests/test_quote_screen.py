@@ -384,7 +384,7 @@ async def test_the_quote_table_has_its_column_widths_as_soon_as_it_shows_a_quote
     cells the moment the rows are given, not after DataTable measures them when the app is next idle."""
     from textual.app import App, ComposeResult
 
-    from stablepay_console.tui.widgets.quote_table import QuoteTable
+    from stablepay_console.tui.widgets.quote.table import QuoteTable
 
     class Holder(App[None]):
         def compose(self) -> ComposeResult:

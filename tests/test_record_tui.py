@@ -17,8 +17,8 @@ from stablepay_console.sandbox import Sandbox
 from stablepay_console.storage.record_types import AuditEntry
 from stablepay_console.tui.screens.audit import AuditScreen
 from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
-from stablepay_console.tui.widgets.rfi_history import RfiHistoryView
-from stablepay_console.tui.widgets.rfi_notes import RfiNotesView
+from stablepay_console.tui.widgets.rfi.history import RfiHistoryView
+from stablepay_console.tui.widgets.rfi.notes import RfiNotesView
 from tests.conftest import FIXED_NOW, open_mode, until, wait_for_workers
 from tests.test_record_history import issued
 
@@ -170,7 +170,7 @@ async def test_the_audit_view_lists_newest_first_filters_and_checks_the_chain(ma
 
 
 async def test_the_inbox_marks_claims_and_filters_claimed_by_me_or_unclaimed(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
-    from stablepay_console.tui.widgets.inbox_table import InboxTable
+    from stablepay_console.tui.widgets.inbox.table import InboxTable
 
     first, second, third = sandbox.data.rfis[0], sandbox.data.rfis[1], sandbox.data.rfis[2]
     app = make_app()

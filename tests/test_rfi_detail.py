@@ -14,7 +14,7 @@ from stablepay_console.sandbox import Sandbox
 from stablepay_console.tui.formatters.rfi import status_long
 from stablepay_console.tui.screens.inbox import InboxScreen
 from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
-from stablepay_console.tui.widgets.rfi_items import RfiItemsTable
+from stablepay_console.tui.widgets.rfi.items import RfiItemsTable
 from tests.conftest import FIXED_NOW, wait_for_workers
 
 SIZE = (120, 40)

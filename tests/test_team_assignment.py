@@ -167,7 +167,7 @@ async def test_the_analysts_console_says_a_request_was_assigned_to_them(  # type
         await wait_for_workers(pilot)
         await until(pilot, lambda: app.team_listener is not None and app.team_listener.reachable, 10)
         inbox = app.screen
-        assert await settled(pilot, lambda: inbox.claim_marks.read_once)
+        assert await settled(pilot, lambda: inbox.claims.marks.read_once)
         carol = PgRecord(parse(team_db.url("carol")), lambda name: server_key(PROFILE) if name else "")
         try:
             carol.assign(PROFILE.name, rfi.id, "bob")
@@ -175,7 +175,7 @@ async def test_the_analysts_console_says_a_request_was_assigned_to_them(  # type
             carol.close()
         await until(pilot, lambda: any("carol assigned" in n.message and rfi.id in n.message
                                        for n in app._notifications), 5)
-        assert inbox.claim_marks.mine(rfi.id)
+        assert inbox.claims.marks.mine(rfi.id)
         await pilot.press("m")  # the claimed-by-me filter
         table = inbox.table
         assert await settled(pilot, lambda: [r.id for r in table.order] == [rfi.id])

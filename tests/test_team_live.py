@@ -19,9 +19,9 @@ from stablepay_console.storage import locations
 from stablepay_console.storage.team.listen import Change, TeamListener
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import parse
-from stablepay_console.tui.team_live import DOWN_BADGE
-from stablepay_console.tui.widgets.inbox_table import InboxTable
-from stablepay_console.tui.widgets.rfi_notes import RfiNotesView
+from stablepay_console.tui.team.live import DOWN_BADGE
+from stablepay_console.tui.widgets.inbox.table import InboxTable
+from stablepay_console.tui.widgets.rfi.notes import RfiNotesView
 from tests.cli_e2e import free_port
 from tests.conftest import FIXED_NOW, wait_for_workers
 from tests.postgres import TeamDb, wait_for
@@ -99,7 +99,7 @@ async def test_two_consoles_see_each_others_claims_and_notes_within_two_seconds(
                 return pilot.app.screen.query_one(RfiNotesView).text
 
             assert "Claimed by you" in await asyncio.to_thread(bob.do, claim)
-            took = await until(a, lambda: getattr(inbox.claim_marks.claims.get(rfi.id), "claimant", "") == "bob")
+            took = await until(a, lambda: getattr(inbox.claims.marks.claims.get(rfi.id), "claimant", "") == "bob")
             await wait_for_workers(a)
             assert took < LIVE_SECONDS
             shown = visible_text(terminal_text(alice))

@@ -3,7 +3,7 @@
 A closed terminal window is `tmux kill-server` here: the pane's tty hangs up, and the console (the
 pane's own process, as in a terminal window) gets SIGHUP and SIGCONT from the kernel while every read
 and write of its terminal starts failing. Textual's driver used to hang for ever in shutdown about one
-time in three (see tui/terminal_driver.py). How fast it ends is measured by benchmarks/hangup.py; here
+time in three (see tui/runtime/terminal_driver.py). How fast it ends is measured by benchmarks/hangup.py; here
 each moment is checked for the process ending, through its own exit path, with the record flushed.
 """
 

@@ -17,7 +17,7 @@ from stablepay_console.tui.modals.assign_picker import AssignPicker
 from stablepay_console.tui.modals.confirm import ConfirmScreen
 from stablepay_console.tui.modals.step_note import StepNoteDialog
 from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
-from stablepay_console.tui.widgets.inbox_table import InboxTable
+from stablepay_console.tui.widgets.inbox.table import InboxTable
 from tests.conftest import wait_for_workers
 from tests.test_layout_sizes import build_app, screen_lines
 from tests.test_triage_tui import until

@@ -8,7 +8,7 @@ import pytest
 
 from stablepay_console.cli.main import main
 from stablepay_console.sandbox import Sandbox
-from stablepay_console.tui.widgets.inbox_table import InboxTable
+from stablepay_console.tui.widgets.inbox.table import InboxTable
 from tests.conftest import wait_for_workers
 from tests.postgres import TeamDb
 from tests.test_team_live import URL, console, until

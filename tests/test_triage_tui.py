@@ -10,7 +10,7 @@ import pytest
 from textual.pilot import Pilot
 
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
-from stablepay_console.tui.widgets.inbox_table import InboxTable
+from stablepay_console.tui.widgets.inbox.table import InboxTable
 from tests.conftest import FIXED_NOW, wait_for_workers
 from tests.test_layout_sizes import build_app, screen_lines
 
@@ -36,8 +36,8 @@ async def test_the_inbox_shows_each_requests_step_and_time_left_at_80x24() -> No
         services = app.services
         await asyncio.wrap_future(services.notes.claim(EMBEDDED_PROFILE, mine.id))
         await asyncio.wrap_future(services.triage.step(EMBEDDED_PROFILE, mine.id, "ready"))
-        app.screen.refresh_claims()  # type: ignore[attr-defined]
-        app.screen.want_triage(table.order, again=True)  # type: ignore[attr-defined]
+        app.screen.claims.read()  # type: ignore[attr-defined]
+        app.screen.triage.want(table.order, again=True)  # type: ignore[attr-defined]
         assert await until(pilot, lambda: str(table.get_cell(mine.id, "step")) == "ready")
         sla = table.get_cell(other.id, "sla")
         assert str(table.get_cell(other.id, "step")) == "unclaimed"

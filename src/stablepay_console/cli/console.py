@@ -10,7 +10,7 @@ from stablepay_console.cli.arguments import say
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
-    from stablepay_console.tui.exit_guard import ExitGuard
+    from stablepay_console.tui.runtime.exit_guard import ExitGuard
     from stablepay_console.wiring import Services
 
 
@@ -40,17 +40,17 @@ def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:
 def run_console(args: argparse.Namespace) -> int:
     import gc
 
-    from stablepay_console.tui.exit_guard import ExitGuard
+    from stablepay_console.tui.runtime.exit_guard import ExitGuard
 
     guard = ExitGuard()  # from here on SIGHUP and SIGTERM end the process within 2 s, whatever it is doing
     guard.install()
-    from stablepay_console.tui.web_mode import end_with_the_server
+    from stablepay_console.tui.runtime.web_mode import end_with_the_server
 
     end_with_the_server()
     gc.disable()  # while the console starts; the app turns it on again once the inbox is shown
     from stablepay_console.cli.logs import setup_logging
     from stablepay_console.tui.app import ConsoleApp
-    from stablepay_console.tui.boot import built_in_start
+    from stablepay_console.tui.runtime.boot import built_in_start
 
     setup_logging()
     built_in = built_in_start(getattr(args, "profile", None))

@@ -16,12 +16,12 @@ from textual.reactive import reactive
 from stablepay_console.api.error_text import error_text
 from stablepay_console.api.errors import APIError
 from stablepay_console.profiles.model import Profile
-from stablepay_console.tui.audit_hooks import announce_record_notices
-from stablepay_console.tui.clipboard import SafeOutput
 from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider, TriageProvider
-from stablepay_console.tui.exit_signals import ExitOnSignals
 from stablepay_console.tui.formatters.text import clean, has_control
 from stablepay_console.tui.radar import Radar, RadarCommands, open_needs_action
+from stablepay_console.tui.runtime.audit_hooks import announce_record_notices
+from stablepay_console.tui.runtime.clipboard import SafeOutput
+from stablepay_console.tui.runtime.exit_signals import ExitOnSignals
 from stablepay_console.tui.screens import TOP_LEVEL
 
 log = logging.getLogger(__name__)
@@ -87,12 +87,12 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
     key_badge: reactive[str] = reactive("")
     """"ROTATION DUE" (or OVERDUE) while the active profile's key is 11 months old or more; else ""."""
     record_badge: reactive[str] = reactive("")
-    """"TEAM RECORD UNREACHABLE" while the team record cannot be reached (tui/team_live.py); else ""."""
+    """"TEAM RECORD UNREACHABLE" while the team record cannot be reached (tui/team/live.py); else ""."""
     review_count: reactive[int] = reactive(0)
     """How many answers someone else made ready await this reader's review (the banner's `3 to review`)."""
     team_listener: TeamListener | None = None
     radar_source = ""
-    """In team mode, where the radar's count comes from (tui/team_radar.py)."""
+    """In team mode, where the radar's count comes from (tui/team/radar.py)."""
 
     def __init__(
         self,
@@ -145,7 +145,7 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
 
         use_keymap_file(self)  # the user's own keys (keymap.toml), before the first screen's footer
         if self.build_services is not None:
-            from stablepay_console.tui.boot import BootScreen
+            from stablepay_console.tui.runtime.boot import BootScreen
 
             self.push_screen(BootScreen())
             self.boot()
@@ -156,7 +156,7 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
     def boot(self) -> None:
         """Build the services (and load the client stack and the inbox) off the UI thread."""
         assert self.build_services is not None
-        from stablepay_console.tui.boot import read_first_page
+        from stablepay_console.tui.runtime.boot import read_first_page
 
         read_first_page(self)  # a repeat start's rows from the record, before the heavy loading below
         try:
@@ -183,7 +183,7 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
 
     def start(self) -> None:
         """What the console does once its services exist: the inbox, the radar, the ping, the notices."""
-        from stablepay_console.tui import key_notices
+        from stablepay_console.tui.runtime import key_notices
 
         announce_record_notices(self)
         self.switch_mode("inbox")
@@ -245,7 +245,7 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
         self.client = outcome.client
         self.ping_state = outcome.ping or "not checked"
         self.profile = outcome.profile
-        from stablepay_console.tui import key_notices
+        from stablepay_console.tui.runtime import key_notices
 
         key_notices.announce_key_age(self, outcome.profile)
         await old.aclose()
@@ -257,7 +257,7 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
 
     async def action_quit(self) -> None:
         """Quit; with a production key's rotation unfinished, ask first."""
-        from stablepay_console.tui import key_notices
+        from stablepay_console.tui.runtime import key_notices
 
         if not self.ready or not key_notices.ask_before_quitting(self):
             self.exit()

@@ -125,8 +125,8 @@ class Radar:
 
     async def _poll(self) -> None:
         from stablepay_console.services.watch.events import deadline_words
-        from stablepay_console.tui.team_radar import team_radar_used
-        from stablepay_console.tui.triage_banner import with_breaches
+        from stablepay_console.tui.team.breach_count import with_breaches
+        from stablepay_console.tui.team.radar import team_radar_used
 
         app, poller, profile = self.app, self.poller, self.app.profile
         if await team_radar_used(app, profile):  # one poller per team: a fresh `rfis watch` swept for us

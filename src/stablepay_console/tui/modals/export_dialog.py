@@ -18,7 +18,7 @@ from stablepay_console.api.validation import check_day_range, parse_day
 from stablepay_console.services.export.requests import FORMATS, default_export_name, resolve_export_path
 from stablepay_console.tui.formatters.text import clean, typed_path
 from stablepay_console.tui.modals.base import ConsoleModal
-from stablepay_console.tui.web_mode import in_browser
+from stablepay_console.tui.runtime.web_mode import in_browser
 
 
 @dataclass(frozen=True)

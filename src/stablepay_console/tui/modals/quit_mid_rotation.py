@@ -1,4 +1,4 @@
-"""The question asked when quitting with a production key's rotation unfinished (see tui/key_notices.py).
+"""The question asked when quitting with a production key's rotation unfinished (see tui/runtime/key_notices.py).
 
 Its own class, defined here beside the other modals, so the modal stylesheet resolves as theirs does.
 """

@@ -13,9 +13,9 @@ from stablepay_console.api.models import BatchTransfer
 from stablepay_console.services.explorers import transaction_url
 from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.screens.lookup import LookupScreen
-from stablepay_console.tui.widgets.batch_details import batch_rows
-from stablepay_console.tui.widgets.batch_fields import FieldTable
-from stablepay_console.tui.widgets.batch_recipients import RecipientsTable, summary
+from stablepay_console.tui.widgets.batch.details import batch_rows
+from stablepay_console.tui.widgets.batch.fields import FieldTable
+from stablepay_console.tui.widgets.batch.recipients import RecipientsTable, summary
 from stablepay_console.tui.widgets.id_entry import IdEntry
 from stablepay_console.tui.widgets.result_status import ResultStatus
 

@@ -10,26 +10,26 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from stablepay_console.api.validation import MAX_LIMIT
 from stablepay_console.services.inbox_pager import INBOX, ISSUED_VIEWS, NEEDS_ACTION, REVIEW, InboxPager
-from stablepay_console.tui.first_rows import keep_first_page, paint_from_record, showing_record
 from stablepay_console.tui.formatters.inbox_lines import active_line, status_line
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
+from stablepay_console.tui.runtime.first_rows import keep_first_page, paint_from_record, showing_record
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.screens.inbox_help import HELP
+from stablepay_console.tui.team.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
+from stablepay_console.tui.team.inbox_triage import TRIAGE_HELP, InboxTriage
+from stablepay_console.tui.team.messages import TeamChanged
+from stablepay_console.tui.team.radar import needs_action_team
 from stablepay_console.tui.team.review import REVIEW_HELP, ReviewQueue
 from stablepay_console.tui.team.row_actions import RowActions
 from stablepay_console.tui.team.steps import STEPS_HELP, Entry, StepTaken, step_bindings
-from stablepay_console.tui.team_messages import TeamChanged
-from stablepay_console.tui.team_radar import needs_action_team
-from stablepay_console.tui.widgets.auto_refresh import AutoRefresh
-from stablepay_console.tui.widgets.export_progress import ExportProgress
-from stablepay_console.tui.widgets.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
-from stablepay_console.tui.widgets.inbox_filters import InboxFilterBar
-from stablepay_console.tui.widgets.inbox_table import InboxTable
-from stablepay_console.tui.widgets.inbox_triage import TRIAGE_HELP, InboxTriage
+from stablepay_console.tui.widgets.inbox.auto_refresh import AutoRefresh
+from stablepay_console.tui.widgets.inbox.export_progress import ExportProgress
+from stablepay_console.tui.widgets.inbox.filters import InboxFilterBar
+from stablepay_console.tui.widgets.inbox.table import InboxTable
 from stablepay_console.tui.widgets.result_status import ResultStatus
 
 
-class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
+class InboxScreen(ConsoleScreen):
     CSS_PATH = "../styles/inbox.tcss"
     HELP = (HELP + CLAIMS_HELP + TRIAGE_HELP + "\nOn the highlighted row (only the steps allowed you now show):\n\n"
             + STEPS_HELP + REVIEW_HELP)
@@ -67,8 +67,10 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
         self._tick_timer: Timer | None = None
         self._rows_that_fit: int | None = None
         """How many rows the table shows (None until its first size is known)."""
-        self.row_actions = RowActions(self, lambda: self.claim_marks.claims, lambda: self.triage_marks.steps,
-                                      lambda: self.claim_marks.me)
+        self.claims = InboxClaims(self)
+        self.triage = InboxTriage(self, self.claims.marks)
+        self.row_actions = RowActions(self, lambda: self.claims.marks.claims, lambda: self.triage.marks.steps,
+                                      lambda: self.claims.marks.me)
         self.review = ReviewQueue(self)
 
     # --- layout -----------------------------------------------------------------
@@ -87,7 +89,7 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
         self.pager = InboxPager(name, environment, self.console.now)
         self._tick_timer = self.set_interval(1.0, self.tick)
         self.query_one(InboxTable).focus()
-        self.query_one(InboxTable).triage_of = self.row_triage_of
+        self.query_one(InboxTable).triage_of = self.triage.row_of
         fixed = self.console.inbox_page_size
         self.query_one(InboxFilterBar).show_limit(fixed)
         if fixed is not None:
@@ -120,9 +122,9 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
             self._tick_timer.pause()
 
     def on_screen_resume(self, _: events.ScreenResume) -> None:
-        self.refresh_claims()  # a claim may have changed in the detail
+        self.claims.read()  # a claim may have changed in the detail
         self.review.read()
-        self.want_triage(self.table.order, again=True)
+        self.triage.want(self.table.order, again=True)
         if self._tick_timer is not None:
             self.tick()
             self._tick_timer.resume()
@@ -135,7 +137,7 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
         self.pager.set_profile(profile.name, profile.environment)
         self.render_state()  # nothing of the old profile stays on screen, even while the new one loads
         self.action_refresh()
-        self.refresh_claims()
+        self.claims.read()
 
     @property
     def table(self) -> InboxTable:
@@ -186,13 +188,13 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
         pager = self.pager
         if not busy_only:
             overdue = pager.overdue if pager.view in ISSUED_VIEWS else set()
-            rows = self.claimed_rows(self.table, pager.rows())
+            rows = self.claims.rows(self.table, pager.rows())
             self.table.show(rows, self.console.now(), overdue=overdue, first=pager.cursor_to_first)
             pager.cursor_to_first = False
             if not showing_record(pager):
-                self.want_triage(rows)
+                self.triage.want(rows)
         self.query_one(InboxFilterBar).show_filters(pager.filters)
-        self.query_one("#inbox-active", Static).update(active_line(pager, self.claim_note(), self.auto.seconds))
+        self.query_one("#inbox-active", Static).update(active_line(pager, self.claims.note(), self.auto.seconds))
         self.query_one("#inbox-status", Static).update(status_line(pager))
         state = pager.state
         error = self.query_one("#inbox-error", ResultStatus)
@@ -217,15 +219,15 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
     @on(TeamChanged)
     def read_team_again(self, message: TeamChanged) -> None:
         if message.touches("claims"):
-            self.refresh_claims()
+            self.claims.read()
         if message.touches("claims", "triage"):
-            self.reread_triage()  # a step, or a claim that changes one
+            self.triage.reread()  # a step, or a claim that changes one
             self.review.read()
 
     @on(StepTaken)
     def read_step_again(self, _: StepTaken) -> None:
-        self.refresh_claims()
-        self.reread_triage()
+        self.claims.read()
+        self.triage.reread()
         self.review.read()
 
     # --- the team's process on the highlighted row ---------------------------------
@@ -245,6 +247,9 @@ class InboxScreen(InboxClaims, InboxTriage, ConsoleScreen):
         said = "Back to all requests" if self.paging.view == REVIEW else "Awaiting my review"
         return [*self.row_actions.entries(self.table.highlighted),
                 (said, self.action_toggle_review, "answers someone else made ready, oldest first (key v)")]
+
+    def action_cycle_claims(self) -> None:
+        self.claims.cycle()
 
     def action_toggle_review(self) -> None:
         self.review.toggle()

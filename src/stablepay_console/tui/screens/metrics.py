@@ -16,18 +16,18 @@ from stablepay_console.services.metrics.series import template_name, to_csv
 from stablepay_console.services.metrics.view import MetricView, metric_title
 from stablepay_console.storage.bookmarks import BookmarkStore, bookmark_name
 from stablepay_console.storage.writing import part_file
-from stablepay_console.tui.audit_hooks import audit_export
-from stablepay_console.tui.deliveries import deliver_bytes, download_name
 from stablepay_console.tui.formatters.text import clean, toast_path
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.modals.metric_prompt import MetricPrompt
+from stablepay_console.tui.runtime.audit_hooks import audit_export
+from stablepay_console.tui.runtime.deliveries import deliver_bytes, download_name
+from stablepay_console.tui.runtime.web_mode import in_browser
 from stablepay_console.tui.screens.lookup import LookupScreen
-from stablepay_console.tui.web_mode import in_browser
 from stablepay_console.tui.widgets.id_entry import IdEntry
-from stablepay_console.tui.widgets.metric_bookmarks import BookmarkList
-from stablepay_console.tui.widgets.metric_chart import MetricChart, MetricLegend
-from stablepay_console.tui.widgets.metric_info import MetricInfo
-from stablepay_console.tui.widgets.metric_table import MetricTable
+from stablepay_console.tui.widgets.metrics.bookmarks import BookmarkList
+from stablepay_console.tui.widgets.metrics.chart import MetricChart, MetricLegend
+from stablepay_console.tui.widgets.metrics.info import MetricInfo
+from stablepay_console.tui.widgets.metrics.table import MetricTable
 from stablepay_console.tui.widgets.result_status import ResultStatus
 
 HELP = """\

@@ -20,12 +20,12 @@ from stablepay_console.profiles.verify import KeyCheck, check_key
 from stablepay_console.tui.formatters.text import clean, when
 from stablepay_console.tui.modals.profile_form import ProfileForm
 from stablepay_console.tui.modals.profile_switcher import environment_label, profile_book, switch_to
+from stablepay_console.tui.runtime.web_mode import READ_ONLY, in_browser
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.web_mode import READ_ONLY, in_browser
 from stablepay_console.tui.widgets.columns import FittedTable
 
 CHANGES_KEYS = frozenset({"add", "edit", "remove", "make_default", "rotate"})
-"""What the profiles screen does not do in a browser (tui/web_mode.py)."""
+"""What the profiles screen does not do in a browser (tui/runtime/web_mode.py)."""
 
 AGE_STYLES = {"ok": "", "due": "bold yellow", "overdue": "bold red", "unknown": "dim"}
 

@@ -16,11 +16,11 @@ from stablepay_console.services.quote_history import QuoteHistory
 from stablepay_console.tui.formatters.text import clean, when
 from stablepay_console.tui.modals.confirm import ConfirmScreen
 from stablepay_console.tui.screens.lookup import LookupScreen
-from stablepay_console.tui.widgets.batch_fields import FieldTable
+from stablepay_console.tui.widgets.batch.fields import FieldTable
 from stablepay_console.tui.widgets.id_entry import IdEntry
-from stablepay_console.tui.widgets.quote_history_table import QuoteHistoryTable
-from stablepay_console.tui.widgets.quote_parties import destination_rows, source_rows
-from stablepay_console.tui.widgets.quote_table import LINES, QuoteTable, expiry_text
+from stablepay_console.tui.widgets.quote.history_table import QuoteHistoryTable
+from stablepay_console.tui.widgets.quote.parties import destination_rows, source_rows
+from stablepay_console.tui.widgets.quote.table import LINES, QuoteTable, expiry_text
 from stablepay_console.tui.widgets.result_status import ResultStatus
 
 READY = "/ or Enter: type an onramp ID (or paste one), then Enter to refresh its quote; or pick a recent onramp."

@@ -22,8 +22,8 @@ from stablepay_console.storage.record import RecordError
 from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.widgets.columns import FittedTable
-from stablepay_console.tui.widgets.metric_chart import MetricChart, MetricLegend
-from stablepay_console.tui.widgets.team_chart import TeamChart
+from stablepay_console.tui.widgets.metrics.chart import MetricChart, MetricLegend
+from stablepay_console.tui.widgets.team.chart import TeamChart
 
 SPANS_SHOWN = ((7, "7d"), (30, "30d"), (90, "90d"))
 """What `s` cycles through: the report of the rounds issued in the last 7, 30 or 90 days."""

@@ -9,7 +9,7 @@ from textual.widgets import Static
 from stablepay_console.profiles.model import Profile
 from stablepay_console.tui.formatters.radar import radar_text
 from stablepay_console.tui.formatters.text import clean
-from stablepay_console.tui.web_mode import web_user
+from stablepay_console.tui.runtime.web_mode import web_user
 
 MIN_WHERE = 10
 """The cells the address needs to say something (`in-process`); with less room it is left out."""

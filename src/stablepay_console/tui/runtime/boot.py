@@ -89,7 +89,7 @@ def read_first_page(app: ConsoleApp) -> None:
     frame_painted(app).wait(1.0)
     try:
         from stablepay_console.services.first_page import light_rows, read_for_start
-        from stablepay_console.tui.widgets import inbox_table  # noqa: F401  - loaded here, not on the UI thread
+        from stablepay_console.tui.widgets.inbox import table  # noqa: F401  - loaded here, not on the UI thread
 
         profile = app.profile
         page = read_for_start(profile.name, profile.base_url) if profile is not None else None
@@ -106,7 +106,7 @@ def _show_first_page(app: ConsoleApp, page: FirstPage | None, rows: list[LightRf
     if page is None or not rows or not isinstance(screen, BootScreen) or app.ready:
         return
     from stablepay_console.tui.formatters.record_rows import record_line
-    from stablepay_console.tui.widgets.inbox_table import InboxTable
+    from stablepay_console.tui.widgets.inbox.table import InboxTable
 
     now = app.now()
     screen.query_one("#boot-status", Static).update(record_line(page.at, now))

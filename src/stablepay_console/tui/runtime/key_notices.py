@@ -27,7 +27,7 @@ ON_THE_SERVER = "In the browser keys are read-only: the server's operator rotate
 
 
 def resume_how(verb: str = "resume") -> str:
-    from stablepay_console.tui.web_mode import in_browser
+    from stablepay_console.tui.runtime.web_mode import in_browser
 
     return ON_THE_SERVER if in_browser() else RESUME_HOW.replace("to resume", f"to {verb}")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stablepay_console.services.team.live import Change, TeamListener, listen
-from stablepay_console.tui.team_messages import TeamChanged
+from stablepay_console.tui.team.messages import TeamChanged
 
 if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp

@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 from stablepay_console.api.models import Money, QuoteInformation
 from stablepay_console.tui.formatters.numbers import number
 from stablepay_console.tui.formatters.text import clean, money, span, when
-from stablepay_console.tui.widgets.quote_changes import TRACKED, change_text, compare
+from stablepay_console.tui.widgets.quote.changes import TRACKED, change_text, compare
 
 LINES = (
     ("Send gross", "send_gross"),

@@ -7,7 +7,7 @@ from datetime import datetime
 from stablepay_console.api.models import BatchTransfer
 from stablepay_console.services.explorers import transaction_url
 from stablepay_console.tui.formatters.text import ago, when
-from stablepay_console.tui.widgets.batch_fields import FieldRow, field
+from stablepay_console.tui.widgets.batch.fields import FieldRow, field
 
 EXPLORER_ROW = "Explorer"
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from stablepay_console.services.metrics.series import MetricSeries, Series
-from stablepay_console.tui.widgets.metric_chart import MetricChart, drawable
-from stablepay_console.tui.widgets.metric_colors import RGB
+from stablepay_console.tui.widgets.metrics.chart import MetricChart, drawable
+from stablepay_console.tui.widgets.metrics.colors import RGB
 
 FRAME_ROWS = 5
 """Rows of the widget that are not plot: the title, the two borders, the x ticks and the x label."""

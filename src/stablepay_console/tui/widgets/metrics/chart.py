@@ -20,8 +20,8 @@ from stablepay_console.services.metrics.series import MetricSeries, Series, peri
 from stablepay_console.tui.formatters.metrics import field_title, nice_ticks, tick_label, words
 from stablepay_console.tui.formatters.numbers import finite_float, usable
 from stablepay_console.tui.formatters.text import clean
-from stablepay_console.tui.widgets.metric_colors import RGB
-from stablepay_console.tui.widgets.metric_legend import MAX_SUBPLOTS, MetricLegend, series_colors
+from stablepay_console.tui.widgets.metrics.colors import RGB
+from stablepay_console.tui.widgets.metrics.legend import MAX_SUBPLOTS, MetricLegend, series_colors
 
 __all__ = ["ChartStyle", "MetricChart", "MetricLegend", "tick_positions"]
 

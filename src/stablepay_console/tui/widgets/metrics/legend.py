@@ -12,7 +12,7 @@ from textual.widgets import Static
 from stablepay_console.services.metrics.series import MetricSeries, Series
 from stablepay_console.tui.formatters.numbers import exact_sum, finite_float, number, unreadable, usable
 from stablepay_console.tui.formatters.text import clean
-from stablepay_console.tui.widgets.metric_colors import RGB, TONES, assign
+from stablepay_console.tui.widgets.metrics.colors import RGB, TONES, assign
 
 MAX_SUBPLOTS = 4
 """Numeric fields charted at once; the others are in the table view."""

@@ -36,7 +36,7 @@ class SafeOutput(App[None]):
 
     def copy_link(self, url: str, what: str = "link") -> None:
         """Copy a link from the server: only one that `open_link` would open, sanitised."""
-        from stablepay_console.tui.links import LinkRefused, checked_link
+        from stablepay_console.tui.runtime.links import LinkRefused, checked_link
 
         try:
             link = checked_link(url, what)
@@ -52,14 +52,14 @@ class SafeOutput(App[None]):
         """
         import webbrowser
 
-        from stablepay_console.tui.links import LinkRefused, checked_link
+        from stablepay_console.tui.runtime.links import LinkRefused, checked_link
 
         try:
             link = checked_link(url, what)
         except LinkRefused as exc:
             self.notify(str(exc), title="Link not opened", severity="warning", timeout=8, markup=False)
             return
-        from stablepay_console.tui.web_mode import in_browser
+        from stablepay_console.tui.runtime.web_mode import in_browser
 
         if in_browser():  # the analyst's browser opens it (a new tab); the server never runs a browser
             self.open_url(link, new_tab=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from stablepay_console.services.first_page import model_rows, page_to_keep, read_for_start
 from stablepay_console.services.inbox_pager import INBOX, InboxPager
 from stablepay_console.storage import first_page
-from stablepay_console.tui.boot import READ_AT_BOOT
+from stablepay_console.tui.runtime.boot import READ_AT_BOOT
 
 if TYPE_CHECKING:
     from stablepay_console.storage.first_page import FirstPage

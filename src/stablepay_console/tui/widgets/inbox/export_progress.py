@@ -19,11 +19,11 @@ from stablepay_console.api import APIError, StablePayClient
 from stablepay_console.api.error_text import error_text
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.services.export.requests import export_rfis
-from stablepay_console.tui.audit_hooks import audit_export
-from stablepay_console.tui.deliveries import deliver_bytes, download_name, staged
 from stablepay_console.tui.formatters.text import clean, plain, toast_path
 from stablepay_console.tui.modals.export_dialog import ExportChoice
-from stablepay_console.tui.web_mode import in_browser
+from stablepay_console.tui.runtime.audit_hooks import audit_export
+from stablepay_console.tui.runtime.deliveries import deliver_bytes, download_name, staged
+from stablepay_console.tui.runtime.web_mode import in_browser
 
 
 class ExportProgress(Horizontal):

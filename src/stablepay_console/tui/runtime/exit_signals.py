@@ -17,8 +17,8 @@ from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.widget import AwaitMount
 
-from stablepay_console.tui.exit_guard import ExitGuard
-from stablepay_console.tui.terminal_driver import TerminalDriver
+from stablepay_console.tui.runtime.exit_guard import ExitGuard
+from stablepay_console.tui.runtime.terminal_driver import TerminalDriver
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ async def team_radar_used(app: ConsoleApp, profile: Profile | None) -> bool:
     app.radar_source = said.split(",")[0]
     if found is None:
         return False
-    from stablepay_console.tui.triage_banner import with_breaches
+    from stablepay_console.tui.team.breach_count import with_breaches
 
     label = await with_breaches(app, profile, found.update.label)
     if app.profile is profile:

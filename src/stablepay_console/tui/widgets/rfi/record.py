@@ -23,8 +23,8 @@ from stablepay_console.services.export import evidence
 from stablepay_console.storage.record import RecordError
 from stablepay_console.tui.formatters.record_problem import record_problem
 from stablepay_console.tui.formatters.text import toast_path
-from stablepay_console.tui.widgets.rfi_history import RfiHistoryView
-from stablepay_console.tui.widgets.rfi_notes import RfiNotesView
+from stablepay_console.tui.widgets.rfi.history import RfiHistoryView
+from stablepay_console.tui.widgets.rfi.notes import RfiNotesView
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult

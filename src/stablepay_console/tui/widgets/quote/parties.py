@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stablepay_console.api.models import OnrampTransfer, PartyUser
 from stablepay_console.tui.formatters.text import money
-from stablepay_console.tui.widgets.batch_fields import FieldRow, field
+from stablepay_console.tui.widgets.batch.fields import FieldRow, field
 
 
 def _user_rows(user: PartyUser | None, user_id: str) -> list[FieldRow]:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
 from textual.binding import Binding
 
 from stablepay_console.api.models import Rfi
@@ -21,7 +20,8 @@ from stablepay_console.storage.record import RecordError
 
 if TYPE_CHECKING:
     from stablepay_console.storage.record_types import Claim
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.screens.inbox import InboxScreen
+    from stablepay_console.tui.widgets.inbox.table import InboxTable
 
 ANY, MINE, UNCLAIMED = "any", "mine", "unclaimed"
 CHOICES = (ANY, MINE, UNCLAIMED)
@@ -80,30 +80,28 @@ class ClaimMarks:
 
 
 class InboxClaims:
-    """Mixed into the inbox screen: `claimed_rows` before showing a page; `refresh_claims` to read again."""
+    """The inbox's claims, held by the inbox screen: `rows` before a page is shown; `read` to read them again."""
 
-    @property
-    def claim_marks(self) -> ClaimMarks:
-        marks = self.__dict__.get("_claim_marks")
-        if marks is None:
-            marks = self.__dict__["_claim_marks"] = ClaimMarks()
-        return cast(ClaimMarks, marks)
+    def __init__(self, screen: InboxScreen) -> None:
+        self.screen = screen
+        self.marks = ClaimMarks()
 
-    def claimed_rows(self, table: Any, rfis: Sequence[Rfi]) -> list[Rfi]:
+    def rows(self, table: InboxTable, rfis: Sequence[Rfi]) -> list[Rfi]:
         """The rows the claim filter keeps; the table learns the markers."""
-        table.marks = self.claim_marks.marks()
-        return self.claim_marks.keep(rfis)
+        table.marks = self.marks.marks()
+        return self.marks.keep(rfis)
 
-    @work(exclusive=True, group="inbox-claims")
-    async def refresh_claims(self) -> None:
-        screen: Any = self
-        console = cast("ConsoleApp", screen.app)
+    def read(self) -> None:
+        self.screen.run_worker(self._read(), group="inbox-claims", exclusive=True)
+
+    async def _read(self) -> None:
+        screen, console = self.screen, self.screen.console
         profile = console.profile.name if console.profile is not None else ""
         try:
             claims = await asyncio.wrap_future(console.services.notes.claims(profile))
         except RecordError:
             claims = {}
-        marks = self.claim_marks
+        marks = self.marks
         me = console.services.audit.actor_for(profile)
         if marks.read_once:
             for rfi_id, by in newly_assigned(marks.claims, claims, me):
@@ -115,12 +113,12 @@ class InboxClaims:
         if shown_differs:
             screen.render_state()
 
-    def action_cycle_claims(self) -> None:
-        marks = self.claim_marks
+    def cycle(self) -> None:
+        marks = self.marks
         marks.choice = CHOICES[(CHOICES.index(marks.choice) + 1) % len(CHOICES)]
-        cast(Any, self).render_state()
+        self.screen.render_state()
 
-    def claim_note(self) -> Text:
+    def note(self) -> Text:
         """For the line of active filters: the claim filter, when one is on."""
-        said = self.claim_marks.said
+        said = self.marks.said
         return Text.assemble(("Claims: ", "bold"), f"{said} (this page)") if said else Text()

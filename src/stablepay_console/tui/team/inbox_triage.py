@@ -10,9 +10,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
-
-from textual import work
+from typing import TYPE_CHECKING
 
 from stablepay_console.services.inbox_pager import REVIEW
 from stablepay_console.services.triage.due import RowTriage, row_triage
@@ -21,7 +19,8 @@ from stablepay_console.storage.record_triage_types import TriagePolicy, TriageSt
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.screens.inbox import InboxScreen
+    from stablepay_console.tui.team.inbox_claims import ClaimMarks
 
 TRIAGE_HELP = """
 Triage (kept in the record): **Step** is unclaimed, claimed, ready (awaiting review), approved or
@@ -41,38 +40,34 @@ class TriageMarks:
 
 
 class InboxTriage:
-    """Mixed into the inbox screen: `want_triage` after showing rows; the table asks `row_triage_of`."""
+    """The rows' steps, held by the inbox screen: `want` after showing rows; the table asks `row_of`."""
 
-    @property
-    def triage_marks(self) -> TriageMarks:
-        marks = self.__dict__.get("_triage_marks")
-        if marks is None:
-            marks = self.__dict__["_triage_marks"] = TriageMarks()
-        return cast(TriageMarks, marks)
+    def __init__(self, screen: InboxScreen, claims: ClaimMarks) -> None:
+        self.screen = screen
+        self.claims = claims
+        self.marks = TriageMarks()
 
-    def row_triage_of(self, rfi: Rfi, now: datetime) -> RowTriage | None:
-        marks, screen = self.triage_marks, cast(Any, self)
-        claim = screen.claim_marks.claims.get(rfi.id)
-        found = row_triage(rfi, claim, marks.steps.get(rfi.id, ()), marks.policy, now)
-        by = screen.paging.reviewed_by(rfi.id) if screen.paging.view == REVIEW else ""
+    def row_of(self, rfi: Rfi, now: datetime) -> RowTriage | None:
+        marks, pager = self.marks, self.screen.paging
+        found = row_triage(rfi, self.claims.claims.get(rfi.id), marks.steps.get(rfi.id, ()), marks.policy, now)
+        by = pager.reviewed_by(rfi.id) if pager.view == REVIEW else ""
         return replace(found, by=by) if by else found
 
-    def want_triage(self, rfis: list[Rfi], again: bool = False) -> None:
+    def want(self, rfis: list[Rfi], again: bool = False) -> None:
         ids = tuple(rfi.id for rfi in rfis)
-        if again or ids != self.triage_marks.read_for:
-            self.triage_marks.read_for = ids
-            self.refresh_triage(list(ids))
+        if again or ids != self.marks.read_for:
+            self.marks.read_for = ids
+            # not exclusive: a cancelled worker would fail whoever waits on all of them
+            self.screen.run_worker(self._read(list(ids)), group="inbox-triage")
 
-    def reread_triage(self) -> None:
+    def reread(self) -> None:
         """Read the steps of the rows shown again (a colleague's step or claim, heard live)."""
-        self.want_triage(list(cast(Any, self).table.order), again=True)
+        self.want(list(self.screen.table.order), again=True)
 
-    @work(group="inbox-triage")  # not exclusive: a cancelled worker would fail whoever waits on all of them
-    async def refresh_triage(self, ids: list[str]) -> None:
-        screen: Any = self
-        console = cast("ConsoleApp", screen.app)
+    async def _read(self, ids: list[str]) -> None:
+        console = self.screen.console
         profile = console.profile.name if console.profile is not None else ""
-        marks = self.triage_marks
+        marks = self.marks
         try:
             steps, policy = await asyncio.wrap_future(console.services.triage.steps(profile, ids))
         except RecordError:
@@ -81,4 +76,4 @@ class InboxTriage:
             return  # other rows are shown now: their own read follows
         if (steps, policy) != (marks.steps, marks.policy):
             marks.steps, marks.policy = steps, policy
-            screen.render_state()
+            self.screen.render_state()

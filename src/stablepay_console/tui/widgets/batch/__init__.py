@@ -1,0 +1,1 @@
+"""The batch lookup's widgets."""

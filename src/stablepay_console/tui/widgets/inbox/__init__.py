@@ -1,0 +1,1 @@
+"""The inbox screen's widgets."""

@@ -1,0 +1,1 @@
+"""The metrics screen's widgets."""

@@ -1,0 +1,1 @@
+"""The quote refresh's widgets."""

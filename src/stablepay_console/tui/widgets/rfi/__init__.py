@@ -1,0 +1,1 @@
+"""The request detail's widgets."""

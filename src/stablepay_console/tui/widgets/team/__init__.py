@@ -1,0 +1,1 @@
+"""The Team screen's widgets."""
