@@ -1,6 +1,7 @@
 """Triage in two real browsers (Debian's chromium driven by Playwright) on one web server with a team record on a
 real PostgreSQL: alice and bob each signed in through the proxy's header; alice claims a request and marks it
-ready with a note, bob approves it in his console, and alice's open detail then says it is approved by bob.
+ready with a note, bob finds it in his review queue and approves it, and alice's open detail then says it is
+approved by bob.
 
 What each console shows is read from the WebSocket frames its page receives (the terminal draws into a canvas).
 """
@@ -69,7 +70,10 @@ def test_alice_marks_ready_in_her_browser_bob_approves_in_his(  # type: ignore[n
         assert alice.wait_for(lambda t: "Triage: ready · made ready by alice" in t, 30), alice.terminal.text
         assert "A Approve" not in alice.terminal.text, "four eyes: alice is not offered her own answer's approval"
 
-        bob.press("Enter")  # the same request, first in his inbox too
+        bob.press("v")  # his review queue: the one answer someone else made ready
+        assert bob.wait_for(lambda t: "View: awaiting my review" in t and "Page 1 of 1, 1 total" in t
+                            and "ready ·alice" in t, 30), bob.terminal.text
+        bob.press("Enter")
         assert bob.wait_for(lambda t: f"Request for information {rfi}" in t
                             and "Triage: ready · made ready by alice · held by alice" in t
                             and "statement and ID checked" in t and "A Approve" in t, 30), bob.terminal.text
