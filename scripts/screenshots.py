@@ -16,7 +16,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -117,14 +117,17 @@ async def rfi_detail(pilot: Pilot[None]) -> None:
 
 
 async def team(pilot: Pilot[None]) -> None:
-    # Some of the team's work first (claims, an answer made ready, one waiting on the user), then key 7.
+    # Some of the team's work first (claims, an answer made ready and approved by a colleague, one waiting on
+    # the user, the claim level tightened), then key 7.
     app = pilot.app
     services = app.services  # type: ignore[attr-defined]
     issued = [row for row in app.screen.query_one(DataTable).rfis.values() if row.status == "issued"]  # type: ignore[attr-defined]
     for rfi in issued[:3]:
         await asyncio.wrap_future(services.notes.claim(EMBEDDED_PROFILE, rfi.id))
     await asyncio.wrap_future(services.triage.step(EMBEDDED_PROFILE, issued[0].id, "ready"))
+    await asyncio.wrap_future(services.triage.step(EMBEDDED_PROFILE, issued[0].id, "approve", author="bob"))
     await asyncio.wrap_future(services.triage.step(EMBEDDED_PROFILE, issued[1].id, "wait"))
+    await asyncio.wrap_future(services.triage.set_policy(EMBEDDED_PROFILE, claim_within=timedelta(hours=2)))
     await keys(pilot, "7")
     for _ in range(100):
         if getattr(app.screen, "report", None) is not None:

@@ -17,6 +17,7 @@ from tests.web_harness import Terminal, deliveries, pump, send_keys, signin_cook
 @pytest.mark.parametrize(("name", "mime", "encoding", "kind"), [
     ("rfis.csv", "text/csv", "utf-8", "text/csv; charset=utf-8"),
     ("rfis.json", "application/json", None, "application/json"),
+    ("evidence-x.zip", "application/zip", None, "application/zip"),
     ("page.html", "text/html", "utf-8", "application/octet-stream"),
     ("image.svg", "image/svg+xml", None, "application/octet-stream"),
 ])

@@ -8,7 +8,7 @@ import re
 
 SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_NAME = 120
-TYPES = {"text/csv", "application/json", "text/plain"}
+TYPES = {"text/csv", "application/json", "text/plain", "application/zip"}
 """Content types a download keeps; any other is sent as bytes (application/octet-stream)."""
 
 

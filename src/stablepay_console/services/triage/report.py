@@ -18,7 +18,7 @@ from typing import Any
 from stablepay_console.services.triage.cases import Case, cases
 from stablepay_console.services.triage.levels import LEVELS, first, team_time, wait_spans
 from stablepay_console.services.triage.state import CLOSED
-from stablepay_console.storage.record_triage_types import TriageFacts
+from stablepay_console.storage.record_triage_types import TriageFacts, TriagePolicy
 
 WEEK_FIELDS = ("issued", "claimed", "approved", "submittedInTime", "expired")
 """Per week: rounds issued, claimed, approved, submitted with every level met, expired without an answer."""
@@ -59,6 +59,8 @@ class Report:
     policy: dict[str, int] = field(default_factory=dict)
     assignments: dict[str, int] = field(default_factory=dict)
     """How many requests each lead assigned to an analyst in the period (team record)."""
+    in_force: TriagePolicy = field(default_factory=TriagePolicy)
+    """The policy the breaches were counted against, read with the facts: its levels, who changed it and when."""
 
     @property
     def totals(self) -> dict[str, int]:
@@ -125,6 +127,7 @@ def report(facts: TriageFacts, since: datetime, now: datetime) -> Report:
          "readyWithinSeconds": int(facts.policy.ready_within.total_seconds()),
          "approveBeforeSeconds": int(facts.policy.approve_before.total_seconds())},
         dict(Counter(c.assigned_by for c in facts.claims_taken if c.assigned_by and since <= c.at <= now)),
+        facts.policy,
     )
 
 

@@ -2,7 +2,8 @@
 
 The RFI export writes its file through the export service (a `.part`, renamed once complete); in a
 browser it writes into a private folder in memory (`/dev/shm` when there is one, mode 0700), the bytes
-are handed to the browser, and the folder is removed at once, whatever happened.
+are handed to the browser, and the folder is removed at once, whatever happened. The evidence pack is written
+into such a folder too, and delivered as one zip of it (`tui.runtime.evidence_download`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from textual.app import App
 
 MEMORY = Path("/dev/shm")
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-TYPES = {".csv": "text/csv", ".json": "application/json"}
+TYPES = {".csv": "text/csv", ".json": "application/json", ".zip": "application/zip"}
 
 
 def download_name(path: Path | str) -> str:

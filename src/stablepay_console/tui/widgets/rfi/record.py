@@ -23,6 +23,8 @@ from stablepay_console.services.export import evidence
 from stablepay_console.storage.record import RecordError
 from stablepay_console.tui.formatters.record_problem import record_problem
 from stablepay_console.tui.formatters.text import toast_path
+from stablepay_console.tui.runtime.evidence_download import download_evidence
+from stablepay_console.tui.runtime.web_mode import in_browser
 from stablepay_console.tui.widgets.rfi.history import RfiHistoryView
 from stablepay_console.tui.widgets.rfi.notes import RfiNotesView
 
@@ -35,7 +37,8 @@ if TYPE_CHECKING:
 RECORD_BINDINGS = [
     Binding("n", "note", "Note", id="rfi.note", tooltip="Add a note to this request"),
     Binding("m", "claim", "Claim", id="rfi.claim", tooltip="Claim this request (\"I'm on it\"), or release it"),
-    Binding("e", "evidence", "Evidence", id="rfi.evidence", tooltip="Write an evidence pack into the current folder"),
+    Binding("e", "evidence", "Evidence", id="rfi.evidence",
+            tooltip="Write an evidence pack into the current folder (in a browser: one zip download)"),
     Binding("h", "history", "History", show=False, id="rfi.history", tooltip="Show the rounds seen and the notes"),
 ]
 
@@ -44,7 +47,7 @@ RECORD_HELP = """
 - **h** shows what this console has seen of it: every round (earlier rounds' items and deadlines,
   what changed) and the status timeline. The API itself returns only the current round.
 - **e** writes an evidence pack (rfi.json, rounds.json, notes.json, audit.json, README.md) into
-  a new dated folder in the current folder.
+  a new dated folder in the current folder; in a browser it arrives as one zip download of that folder.
 """
 
 
@@ -127,6 +130,9 @@ class RfiRecordPanel(Vertical):
         if profile is None:
             return
         now, rfi_id = self.console.now(), self.rfi_id
+        if in_browser():  # one zip download: the server's folder is out of the analyst's reach
+            await download_evidence(self, services, profile, rfi_id, now, self.me)
+            return
         try:
             target = evidence.resolve_target(folder or Path.cwd(), rfi_id, now)
             found = await services.record.run(lambda record: evidence.gather(record, profile.name, rfi_id))
