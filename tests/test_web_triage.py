@@ -1,20 +1,24 @@
 """Triage in two real browsers (Debian's chromium driven by Playwright) on one web server with a team record on a
 real PostgreSQL: alice and bob each signed in through the proxy's header; alice claims a request and marks it
-ready with a note, bob finds it in his review queue and approves it, and alice's open detail then says it is
-approved by bob.
+ready with a note, bob finds it in his review queue and approves it, alice's open detail then says it is
+approved by bob, and her evidence pack arrives in her browser as one zip whose audit entries hold both steps.
 
 What each console shows is read from the WebSocket frames its page receives (the terminal draws into a canvas).
 """
 
 from __future__ import annotations
 
+import io
+import json
 import re
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.postgres import TeamDb
+from tests.test_web_evidence import server_leftovers
 from tests.test_web_team import PROXY, authenticator
 from tests.web_harness import VIEWPORT, Browser, headless_chromium, wait_until, web_server
 
@@ -45,8 +49,8 @@ def loaded(user: str):  # type: ignore[no-untyped-def]
     return check
 
 
-def test_alice_marks_ready_in_her_browser_bob_approves_in_his(  # type: ignore[no-untyped-def]
-    isolated_config: Path, team_db: TeamDb, chromium
+def test_ready_in_alices_browser_approved_in_bobs_and_the_evidence_downloaded(  # type: ignore[no-untyped-def]
+    isolated_config: Path, team_db: TeamDb, chromium, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     env = {"STABLEPAY_RECORD_URL": team_db.url(authenticator(team_db, "alice", "bob"))}
     with web_server(isolated_config, *PROXY, env=env) as server:
@@ -87,9 +91,27 @@ def test_alice_marks_ready_in_her_browser_bob_approves_in_his(  # type: ignore[n
         assert alice.wait_for(lambda t: APPROVED in t
                               and re.search(r"bob\s+approve\s+four eyes: checked", t) is not None, 30), \
             alice.terminal.text
+
+        # Alice downloads the evidence pack: one zip to her browser, whose audit entries hold both steps.
+        downloads: list = []  # type: ignore[type-arg]
+        alice.page.on("download", lambda d: downloads.append(d))  # Chromium reports it on the opener
+        alice.press("e")
+        assert alice.wait_for(lambda t: bool(downloads), 60), alice.terminal.text
+        [download] = downloads
+        name = download.suggested_filename
+        assert re.fullmatch(rf"evidence-{rfi}-\d{{8}}T\d{{6}}Z\.zip", name), name
+        saved = tmp_path_factory.mktemp("alice") / name  # her own disk, not the server's
+        download.save_as(saved)
+        with zipfile.ZipFile(io.BytesIO(saved.read_bytes())) as packed:
+            audit = json.loads(packed.read(f"{name.removesuffix('.zip')}/audit.json"))
+        steps = [(e["action"], e["actor"], e["outcome"], e["detail"].get("note")) for e in audit["entries"]
+                 if e["action"].startswith("triage.")]
+        assert steps == [("triage.ready", "alice", "ready", "statement and ID checked"),
+                         ("triage.approve", "bob", "approved", "four eyes: checked")]
+        assert server_leftovers(isolated_config.parent) == [], "the pack stayed on the server"
         for browser in (alice, bob):
             browser.context.close()
         assert wait_until(lambda: not server.consoles(), 15), "a console outlived its tab"
     with team_db.connect() as conn:
-        steps = conn.execute("SELECT rfi_id, step, actor, note FROM stablepay.triage ORDER BY id").fetchall()
-    assert steps == [(rfi, "ready", "alice", "statement and ID checked"), (rfi, "approve", "bob", "four eyes: checked")]
+        kept = conn.execute("SELECT rfi_id, step, actor, note FROM stablepay.triage ORDER BY id").fetchall()
+    assert kept == [(rfi, "ready", "alice", "statement and ID checked"), (rfi, "approve", "bob", "four eyes: checked")]
