@@ -156,3 +156,17 @@ async def test_detail_document_type_breaks_between_words() -> None:
         for line in lines:
             assert any(line in shown for shown in on_screen), f"{line!r} is not on screen"
         assert not any(shown.rstrip().endswith("utility_bill_sca") for shown in on_screen)
+
+
+@pytest.mark.parametrize("width", [80, 60, 46])
+async def test_the_review_count_gives_way_last_after_the_overdue_count(width: int) -> None:
+    app = build_app(ping_on_start=True, radar=True)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await wait_for_workers(pilot)
+        assert app.radar_label and "overdue" in app.radar_label
+        app.review_count = 3
+        await wait_for_workers(pilot)
+        top = screen_lines(app)[0]
+        assert "3 to review" in top, f"kept at {width} columns: {top!r}"
+        if width < 60:
+            assert "overdue" not in top, f"the overdue count gave way first: {top!r}"
