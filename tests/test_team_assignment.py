@@ -228,3 +228,20 @@ async def test_a_lead_assigns_and_releases_from_the_palette_after_a_question(  #
         assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), rounds=300)
         await pilot.press("y")
         assert await until(pilot, lambda: claim_row(team_db, rfi.id) is None, rounds=300)
+
+
+def test_a_closed_request_is_not_assigned(as_role, team_db: TeamDb,  # type: ignore[no-untyped-def]
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from stablepay_console.storage.record_types import RfiSighting, SeenPage
+    from tests.conftest import FIXED_NOW
+
+    walt = record(team_db, "walt")
+    try:
+        walt.observe([SeenPage(EMBEDDED_PROFILE.name, "sandbox", FIXED_NOW,
+                               (RfiSighting(RFI, "submitted", "f1", '{"id": "x"}', None),))])
+    finally:
+        walt.close()
+    as_role("carol")
+    assert assign("--to", "bob") == 1
+    assert f"{RFI} is closed: the provider says it is submitted" in capsys.readouterr().err
+    assert claim_row(team_db) is None
