@@ -166,3 +166,13 @@ def test_snapshot_the_assign_picker(snap_compare, size: tuple[int, int]) -> None
         await wait_for_workers(pilot)
 
     assert snap_compare(build_app(), terminal_size=size, run_before=run_before)
+
+
+async def test_an_empty_review_queue_says_nothing_awaits_you() -> None:
+    app = build_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        await pilot.press("v")
+        assert await until(pilot, lambda: "Nothing awaits your review" in text_of(app), rounds=300)
+        await pilot.press("v")
+        assert await until(pilot, lambda: "View: all requests" in text_of(app))

@@ -38,7 +38,9 @@ def status_line(pager: InboxPager) -> Text:
         pages = max(1, -(-total // limit))
         status.append(f"Page {offset // limit + 1} of {pages}, {total} total", style="bold")
         status.append(f" · {limit} per page")
-        if total == 0:
+        if total == 0 and pager.view == REVIEW:
+            status.append(" · Nothing awaits your review: no answer made ready by someone else.")
+        elif total == 0:
             status.append(" · No requests match these filters.")
         if pager.revalidated and pager.view == INBOX:
             status.append(" · updated", style="italic green")
