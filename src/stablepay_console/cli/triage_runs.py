@@ -12,6 +12,7 @@ from stablepay_console.cli.record_runs import guarded, profile_for, record_servi
 from stablepay_console.cli.session import FAILED, OK, USAGE
 from stablepay_console.services.triage.report import ANALYST_FIELDS, SPANS, WEEK_FIELDS, Report
 from stablepay_console.storage.record_triage_types import TriagePolicy
+from stablepay_console.storage.triage_steps import STEPS
 
 LOCAL_APPROVE = ("four eyes need the team record: on the local record one person makes an answer ready and "
                  "nobody else can approve it. Set STABLEPAY_RECORD_URL or run `record use URL`.")
@@ -21,9 +22,8 @@ HEADINGS = {"issued": "issued", "claimed": "claimed", "approved": "approved", "s
             "expired": "expired", "madeReady": "made ready", "openNow": "open now"}
 """The report's columns as words (its JSON and CSV keep the field names)."""
 
-DONE = {"ready": "made ready", "approve": "approved", "reject": "sent back", "wait": "set waiting on the user",
-        "resume": "resumed"}
-"""What a step did, as the sentence after it says it: "bob approved it"."""
+DONE = {step.name: step.done for step in STEPS}
+"""What a step did, as the sentence after it says it: "bob approved it" (the step table's words)."""
 
 
 def step_words(rfi_id: str, step: str, now: str, actor: str, at: datetime) -> str:

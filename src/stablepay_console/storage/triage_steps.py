@@ -2,7 +2,8 @@
 whether it needs a note, and how a person reads it.
 
 Everything else follows this table: the services' rules and words (`services/triage/state.py`), the shell's
-commands and their help (`cli/triage_commands.py`), the console's keys and the local record's CHECK. The team
+commands, their help and what they say was done (`cli/triage_commands.py`, `cli/triage_runs.py`), the console's keys,
+palette words and notices (`tui/team/steps.py`) and the local record's CHECK. The team
 record's database enforces the same rules in PL/pgSQL (`team/migrations/`); `tests/test_triage_steps_agree.py`
 replays every (state, step, actor) against the Python rules and both stores and requires the same answer, so a
 rule changed on one side only fails there. Adding a step: a row here, a migration for each store, and tests.
@@ -35,6 +36,10 @@ class Step:
     """What it means, in a person's words (the shell's help, the console's F1)."""
     label: str
     """The name of the act, as a menu or the command palette says it."""
+    done: str
+    """What it did, as a sentence after it says it: "bob approved it", "Approved; its step is now approved"."""
+    key: str
+    """Its key in the console, the same on the inbox's highlighted row and in the request's detail."""
 
     @property
     def action(self) -> str:
@@ -43,15 +48,17 @@ class Step:
 
 STEPS = (
     Step("ready", (CLAIMED,), READY, CLAIMANT, False,
-         "the claimant says the answer is prepared and asks for review", "Mark ready"),
+         "the claimant says the answer is prepared and asks for review", "Mark ready", "made ready", "R"),
     Step("approve", (READY,), APPROVED, NOT_MAKER, False,
-         "a different analyst approves the prepared answer (four eyes: never the one who made it ready)", "Approve"),
+         "a different analyst approves the prepared answer (four eyes: never the one who made it ready)", "Approve",
+         "approved", "A"),
     Step("reject", (READY, APPROVED), CLAIMED, MEMBER, True,
-         "send a prepared answer back to the claimant, saying why", "Reject"),
+         "send a prepared answer back to the claimant, saying why", "Reject", "sent back", "X"),
     Step("wait", (CLAIMED, READY), WAITING, MEMBER, False,
-         "the user was asked for documents: the team's clock pauses", "Waiting on the user"),
+         "the user was asked for documents: the team's clock pauses", "Waiting on the user",
+         "set waiting on the user", "W"),
     Step("resume", (WAITING,), CLAIMED, MEMBER, False,
-         "the user answered: back to claimed, the clock runs again", "Resume"),
+         "the user answered: back to claimed, the clock runs again", "Resume", "resumed", "U"),
 )
 BY_NAME = {step.name: step for step in STEPS}
 NAMES = tuple(BY_NAME)

@@ -28,21 +28,17 @@ if TYPE_CHECKING:
     from stablepay_console.tui.app import ConsoleApp
     from stablepay_console.tui.screens.base import ConsoleScreen
 
-STEP_KEYS = {"ready": "R", "approve": "A", "reject": "X", "wait": "W", "resume": "U"}
-"""Each step's key, the same on the inbox's highlighted row and in the detail (capitals: taken on purpose)."""
-DONE = {"ready": "made ready", "approve": "approved", "reject": "sent back", "wait": "set waiting on the user",
-        "resume": "resumed"}
 Entry = tuple[str, Callable[[], object], str]
 
 
 def step_bindings(screen: str) -> list[Binding]:
     """The screen's step keys (ids `<screen>.<step>`); each shows only while its step is offered."""
-    return [Binding(STEP_KEYS[s.name], f"triage_step('{s.name}')", s.label, id=f"{screen}.{s.name}",
+    return [Binding(s.key, f"triage_step('{s.name}')", s.label, id=f"{screen}.{s.name}",
                     tooltip=s.help[0].upper() + s.help[1:]) for s in STEPS]
 
 
 STEPS_HELP = "\n".join(
-    f"- **{STEP_KEYS[s.name]}** {s.label.lower()}: {s.help}{' (a note is required)' if s.note_required else ''}."
+    f"- **{s.key}** {s.label.lower()}: {s.help}{' (a note is required)' if s.note_required else ''}."
     for s in STEPS)
 
 
@@ -67,7 +63,7 @@ class StepTaker:
 
     def entries(self, rfi_id: str, offered: list[Step]) -> list[Entry]:
         """The palette's entries for the steps offered on `rfi_id`."""
-        return [(step.label, partial(self.take, rfi_id, step.name), f"{step.help} (key {STEP_KEYS[step.name]})")
+        return [(step.label, partial(self.take, rfi_id, step.name), f"{step.help} (key {step.key})")
                 for step in offered]
 
     def take(self, rfi_id: str, name: str) -> None:
@@ -95,7 +91,7 @@ class StepTaker:
             self.screen.post_message(StepTaken(rfi_id, False))
             return
         if outcome.done:
-            self.screen.notify(f"{DONE[step.name].capitalize()}; its step is now {outcome.now}.", title=title,
+            self.screen.notify(f"{step.done.capitalize()}; its step is now {outcome.now}.", title=title,
                                timeout=4, markup=False)
         else:
             self.screen.notify(f"Refused: {outcome.refusal}", title=f"{title} refused", severity="error",
