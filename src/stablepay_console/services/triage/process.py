@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from stablepay_console.services.triage.due import RowTriage, row_triage
 from stablepay_console.services.triage.state import LABELS, offered
 from stablepay_console.storage.record_triage_types import TriageCase, TriagePolicy, TriageStep
-from stablepay_console.storage.triage_steps import BY_NAME, Step
+from stablepay_console.storage.triage_steps import Step
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
@@ -45,8 +45,3 @@ def process(rfi: Rfi, case: TriageCase, policy: TriagePolicy, me: str, now: date
     return Process(rfi.id, due.step, claim.claimant if claim else None, claim.assigned_by if claim else None, due,
                    case.steps, tuple(offered(case, me)))
 
-
-def step_words(step: TriageStep) -> str:
-    """A step as the history says it: `ready`, `approve`… with its label (`Mark ready`)."""
-    found = BY_NAME.get(step.step)
-    return found.label if found is not None else step.step

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from stablepay_console.services.triage.process import Process
-from stablepay_console.services.triage.state import READY, WAITING, ready_at
+from stablepay_console.services.triage.state import AFTER, APPROVED, READY, WAITING, ready_at
 from stablepay_console.tui.formatters.text import clean, plain, when
 from stablepay_console.tui.formatters.triage import STEP_STYLES, short_span
 
@@ -24,10 +24,10 @@ def process_line(found: Process | None, problem: str = "") -> Text:
         return line
     line.append(found.said, style=STEP_STYLES.get(found.step, "bold"))
     made = ready_at(found.history)
-    if made is not None and found.step in (READY, "approved"):
+    if made is not None and found.step in (READY, APPROVED):
         line.append(f" · made ready by {clean(made.actor, 40)}")
     approved = [s for s in found.history if s.step == "approve"]
-    if found.step == "approved" and approved:
+    if found.step == APPROVED and approved:
         line.append(f" · approved by {clean(approved[-1].actor, 40)}", style="bold green")
     if found.holder:
         line.append(f" · held by {clean(found.holder, 40)}")
@@ -68,8 +68,7 @@ class StepHistory(Static):
         grid.add_column(overflow="fold")
         for step in found.history:
             grid.add_row(plain(when(step.at)), plain(step.actor, max_len=30),
-                         Text(step.step, style=STEP_STYLES.get({"ready": READY, "approve": "approved"}.get(
-                             step.step, ""), "")),
+                         Text(step.step, style=STEP_STYLES.get(AFTER.get(step.step, ""), "")),
                          plain(step.note, max_len=300) if step.note else Text(""))
         title = Text.assemble((f"Steps ({len(found.history)})", "bold"), (" on this round, oldest first", "dim"))
         table = Table.grid()
