@@ -131,7 +131,8 @@ def test_a_shell_command_switches_threads_every_millisecond_and_gives_the_settin
     and whoever called `main` in-process gets their own switch interval back."""
     import sys
 
-    from stablepay_console.cli.main import SWITCH_SECONDS, main
+    from stablepay_console.cli.main import main
+    from stablepay_console.cli.startup import SWITCH_SECONDS
 
     seen: list[float] = []
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -12,10 +11,7 @@ from stablepay_console import __version__
 from stablepay_console.cli import parsers
 from stablepay_console.cli.arguments import Parser, positive, say
 from stablepay_console.cli.commands import add_commands, entry_of
-from stablepay_console.services.gc_pause import process_ends_after_command
-
-SWITCH_SECONDS = 0.001
-"""The interpreter's switch interval while a shell command runs (`sys.setswitchinterval`; Python's is 5 ms)."""
+from stablepay_console.cli.startup import command_running, process_ends, process_starts
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,15 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from stablepay_console.storage.writing import NOT_WRITTEN
 
     NOT_WRITTEN.listen(lambda line: print(f"stablepay-console: {say(line)}", file=sys.stderr, flush=True))
-    # The record's thread gives up the interpreter's lock for every SQLite statement and, while the event loop
-    # is busy with pages, waited the whole default 5 ms to take it back each time: its writes fell behind the
-    # walk and the command waited for them at its end. 1 ms lets them keep pace.
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(SWITCH_SECONDS)
-    try:
+    with command_running():
         return finished(run_command(args))
-    finally:
-        sys.setswitchinterval(switch)
 
 
 def finished(code: int) -> int:
@@ -79,22 +68,15 @@ READER_GONE = 141
 
 
 def run() -> int:
-    """The process's entry (`stablepay-console`, `python -m stablepay_console`): `main`, then its exit code.
-
-    Whatever the command made is frozen out of the garbage collector first: the interpreter's last collection
-    at exit would otherwise walk all of it (tens of ms after `rfis due` at 100,000 requests) to free it anyway."""
-    # httpx's own command line (rich, click) is left out, as `stablepay_console.api` leaves it out for the
-    # library; here before anything imports httpx, since a command's modules (`wiring`) import httpx before
-    # that package: it was 60 ms of every command's start. A module set to None in `sys.modules` fails to
-    # import, and httpx then leaves its `main` out.
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
-    process_ends_after_command()
+    """The process's entry (`stablepay-console`, `python -m stablepay_console`): `main`, then its exit code,
+    with the start- and end-time tricks of `cli.startup` around it."""
+    process_starts()
     try:
         code = main()
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
     except BrokenPipeError:
         code = reader_gone()
-    gc.freeze()
+    process_ends()
     return code
 
 
