@@ -153,14 +153,15 @@ def watcher_views(watcher, requests: int) -> list[Row]:  # type: ignore[no-untyp
 
     from stablepay_console.api.client import StablePayClient
     from stablepay_console.api.filters import RfiFilters
+    from stablepay_console.cli.due import DUE_COLUMNS
+    from stablepay_console.cli.rfis import stored_row_of
     from stablepay_console.sandbox import Sandbox
     from stablepay_console.sandbox.ids import SANDBOX_KEY
     from stablepay_console.services.history import sighting
-    from stablepay_console.services.kept import keep
     from stablepay_console.services.needs_action import NeedsActionRows, read_needs_action
     from stablepay_console.services.team.needs_action import team_rows, wanted
     from stablepay_console.services.watch.radar import DueTally, due_now
-    from stablepay_console.storage.record_types import SeenPage
+    from stablepay_console.storage.record_types import SeenPage, parse_stamp
 
     sandbox = Sandbox(rfis=requests, now=NOW)
     rfis = list(sandbox.data.rfis)
@@ -180,11 +181,13 @@ def watcher_views(watcher, requests: int) -> list[Row]:  # type: ignore[no-untyp
     def whole_view() -> None:
         team_rows(watcher.issued("prod"), filters, NOW)
 
-    def due_from_team() -> None:
-        tally = DueTally(NOW, timedelta(hours=24), keep)
-        for rfi in wanted(watcher.issued("prod", NOW + timedelta(hours=24)), filters):
-            tally.add(rfi)
-        tally.report()
+    def due_from_team() -> None:  # as `rfis due` does: the due rows alone, each made into its row, no model
+        row = stored_row_of(DUE_COLUMNS, NOW)
+        tally: DueTally[list[str]] = DueTally(NOW, timedelta(hours=24), lambda rfi: [])
+        for issued in watcher.issued_due("prod", NOW + timedelta(hours=24)):
+            deadline = parse_stamp(issued[4])
+            tally.add_kept(deadline, row(issued, deadline))
+        tally.nearest()
 
     async def from_api(work: Callable[[StablePayClient], object]) -> float:
         async with StablePayClient("http://localhost", SANDBOX_KEY,

@@ -1,6 +1,6 @@
 """Every shell command in one table: its words, the function that builds its arguments, and its runner.
 
-    Command("rfis due", parsers.add_due, lambda: cli("rfis").run_due)
+    Command("rfis due", parsers.add_due, lambda: cli("due").run_due)
 
 A new command is one more line here: its parser builder (import-light: argparse and the small argument checks),
 and its runner, which is imported only when that command runs, so `--help`, a usage error and every other
@@ -82,7 +82,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("profile use", profile_commands.add_use, lambda: module("profiles.commands").run),
     Command("profile status", profile_commands.add_status, lambda: cli("profile_status").run_status),
     Command("rfis list", parsers.add_list, lambda: cli("rfis").run_list),
-    Command("rfis due", parsers.add_due, lambda: cli("rfis").run_due),
+    Command("rfis due", parsers.add_due, lambda: cli("due").run_due),
     Command("rfis watch", parsers.add_watch, lambda: cli("watch").run_watch),
     Command("rfis history", record_commands.add_history, lambda: cli("record_runs").run),
     Command("rfis note", record_commands.add_note, lambda: cli("record_runs").run),

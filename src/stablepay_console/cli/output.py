@@ -75,6 +75,19 @@ class Output:
 
         self.write(dumps(value, indent=None if one_line else 2) + "\n")
 
+    def json_texts(self, texts: Iterable[str]) -> None:
+        """A JSON list of requests kept as their JSON text, printed as `json` prints their models: one item at a
+        time (no list of models, no text of the whole list: `rfis due --json` prints thousands)."""
+        from stablepay_console.cli.wire import dumps_text
+
+        write = self.stream.write
+        opening = "["
+        for text in texts:
+            write(opening + "\n  " + dumps_text(text).replace("\n", "\n  "))
+            opening = ","
+        write("[]\n" if opening == "[" else "\n]\n")
+        self.stream.flush()
+
     def csv(self, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         writer = csv.writer(self.stream, lineterminator="\n")
         writer.writerow([clean(h) for h in header])
