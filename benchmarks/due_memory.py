@@ -31,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import Row, render  # noqa: E402
+from common import Row, render, write_readme  # noqa: E402
 from counting_proxy import counting_proxy  # noqa: E402
 from due_speed import timed  # noqa: E402
 from scale import Tree, baseline_src  # noqa: E402
@@ -119,9 +119,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="counted runs of each (default 3)")
     parser.add_argument("--baseline", metavar="COMMIT", help="also run this commit's code, in turns")
     parser.add_argument("--quick", action="store_true", help="600 requests, one run (a smoke run)")
+    parser.add_argument("--write-readme", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args(argv)
     rfis, runs = (600, 1) if args.quick else (args.rfis, args.runs)
-    print(render(measure(rfis, runs, args.baseline)))
+    table = render(measure(rfis, runs, args.baseline))
+    print(table)
+    if args.write_readme:
+        write_readme("due-memory", table, "python benchmarks/due_memory.py " + " ".join(argv or sys.argv[1:]))
     return 0
 
 

@@ -33,7 +33,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from common import Row, bench_env, render, secs  # noqa: E402
+from common import Row, bench_env, render, secs, write_readme  # noqa: E402
 from due_speed import timed  # noqa: E402
 from scale import baseline_src  # noqa: E402
 
@@ -87,7 +87,17 @@ class Contender:
         return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
 
 
-def measure(rfis: int = 100_000, runs: int = 5, baseline: str | None = None) -> list[Row]:
+def views(url: str, src: Path | None, runs: int) -> dict[str, float]:
+    """The needs-action view's figures (`team_views.py`) with one tree's code, in a child process."""
+    env = bench_env(**({"PYTHONPATH": str(src)} if src is not None else {}))
+    done = subprocess.run([sys.executable, str(HERE / "team_views.py"), url, PROFILE, SERVER, str(runs)], env=env,
+                          capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        raise RuntimeError(f"team_views.py failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def measure(rfis: int = 100_000, runs: int = 5, baseline: str | None = None, views_too: bool = False) -> list[Row]:
     from psycopg import sql
     from tests.postgres import OWNER, TEMPLATE, TeamDb, prepare, start_server
 
@@ -114,6 +124,10 @@ def measure(rfis: int = 100_000, runs: int = 5, baseline: str | None = None) -> 
                 _, wall, peak = timed(trees[tree].argv(*shapes[shape]), trees[tree].env)
                 if n:
                     found[(tree, shape)].append((wall, peak))
+        seen: dict[str, dict[str, float]] = {}
+        if views_too:
+            for tree in reversed(trees) if runs % 2 else trees:
+                seen[tree] = views(db.url("alice"), old_src if tree == "baseline" else None, 3 if runs > 1 else 1)
     finally:
         server.ctl("stop", "-m", "immediate", "-w")
         shutil.rmtree(root, ignore_errors=True)
@@ -137,7 +151,18 @@ def measure(rfis: int = 100_000, runs: int = 5, baseline: str | None = None) -> 
         rows.append(Row(f"rfis due from the team watcher ({shape}), peak RSS", f"{peak:.0f} MB",
                         f"{_median(before, 1):.0f} MB" if before else "-",
                         f"{peak / _median(before, 1):.2f}x" if before else "-", "-", None))
+    for figure, key in (("needs action from the team record: first rows", "first_rows"),
+                        ("needs action from the team record: the whole view", "whole_view")):
+        if "this tree" in seen:
+            now, then = seen["this tree"][key], seen.get("baseline", {}).get(key)
+            rows.append(Row(figure, _ms(now), _ms(then) if then else "-", f"{now / then:.2f}x" if then else "-",
+                            "-", None, f"{issued:,} issued; in-process (team_views.py), median of 3, each tree's code "
+                            "against the same database"))
     return rows
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
 def _median(pairs: Sequence[tuple[float, float]] | None, index: int) -> float:
@@ -149,10 +174,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rfis", type=int, default=100_000, help="requests on the account (default 100,000)")
     parser.add_argument("--runs", type=int, default=5, help="counted runs of each (default 5)")
     parser.add_argument("--baseline", metavar="COMMIT", help="also run this commit's code, in turns")
+    parser.add_argument("--views", action="store_true", help="also the needs-action view (team_views.py)")
     parser.add_argument("--quick", action="store_true", help="2,000 requests, one run (a smoke run)")
+    parser.add_argument("--write-readme", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args(argv)
     rfis, runs = (2_000, 1) if args.quick else (args.rfis, args.runs)
-    print(render(measure(rfis, runs, args.baseline)))
+    table = render(measure(rfis, runs, args.baseline, args.views))
+    print(table)
+    if args.write_readme:
+        write_readme("team-due", table, "python benchmarks/team_due.py " + " ".join(argv or sys.argv[1:]))
     return 0
 
 

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import Row, render  # noqa: E402
+from common import Row, render, write_readme  # noqa: E402
 
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
 SERVER = "production https://api.stablepay.example"
@@ -213,6 +213,7 @@ def watcher_views(watcher, requests: int) -> list[Row]:  # type: ignore[no-untyp
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--write-readme", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args()
     sizes = (50, 2_000, 500, 2_000) if args.quick else (500, 100_000, 10_000, 100_000)
 
@@ -249,7 +250,10 @@ def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
         shutil.rmtree(tmp, ignore_errors=True)
     print("team record (PostgreSQL, loopback) as measured; baseline: the local record (SQLite) in the same run")
-    print(render(rows))
+    table = render(rows)
+    print(table)
+    if args.write_readme and not args.quick:
+        write_readme("team-record", table, "python benchmarks/team_record.py")
     return 0
 
 

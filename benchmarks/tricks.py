@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE))
 
 from cli_start import wall  # noqa: E402
 from cold_start import FRAME_MARKERS, time_to_text  # noqa: E402
-from common import Row, bench_env, ms, render  # noqa: E402
+from common import Row, bench_env, ms, render, write_readme  # noqa: E402
 from due_speed import _Url  # noqa: E402
 from scale import Tree  # noqa: E402
 from served import served_sandbox  # noqa: E402
@@ -83,9 +83,13 @@ def main(argv_: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7, help="counted runs of each (default 7)")
     parser.add_argument("--rfis", type=int, default=100_000, help="requests of the walk's account (default 100,000)")
     parser.add_argument("--quick", action="store_true", help="600 requests, one run (a smoke run)")
+    parser.add_argument("--write-readme", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args(argv_)
     runs, rfis = (1, 600) if args.quick else (args.runs, args.rfis)
-    print(render(measure(runs, rfis)))
+    table = render(measure(runs, rfis))
+    print(table)
+    if args.write_readme:
+        write_readme("tricks", table, "python benchmarks/tricks.py " + " ".join(argv_ or sys.argv[1:]))
     return 0
 
 
