@@ -78,7 +78,7 @@ def _due(args: argparse.Namespace) -> int:
         return USAGE
     out = Output(args.format)
     now = session.services.clock()
-    source = source_for(session, args.live)
+    source = source_for(session, args.live, breaches=out.is_text)
     keep = _keep_rows(now) if out.is_text else _keep_json()
     rows = DueRows(now, args.within, keep)
     breaches = BreachTally(source.held, now, ready=source.held_ready, keep=breach_row) if out.is_text else None
@@ -97,27 +97,28 @@ def _due(args: argparse.Namespace) -> int:
                      format_duration(args.within), f"{checked}; {session.where}")
 
 
-def source_for(session: Session, live: bool) -> Api | Watcher:
-    """The team watcher while its last sweep is fresh (unless `--live`), else the API: chosen once."""
+def source_for(session: Session, live: bool, breaches: bool) -> Api | Watcher:
+    """The team watcher while its last sweep is fresh (unless `--live`), else the API: chosen once. `breaches`:
+    the service levels are reckoned too (the text)."""
     from stablepay_console.services.team.due import fresh_sweep
 
     sweep = None if live else fresh_sweep(session.services, session.profile)
-    return Watcher(session, sweep) if sweep is not None else Api(session)
+    return Watcher(session, sweep) if sweep is not None else Api(session, breaches)
 
 
 class Api:
     """Every issued request, page by page; the record's triage is read on its thread while the pages come."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, breaches: bool) -> None:
         from stablepay_console.services.triage.due import held_triage
 
         self.session = session
         name = session.profile.name
-        self._held = session.services.record.submit(lambda record: held_triage(record, name))
-        self.held_ready = self._held.done
+        self._held = session.services.record.submit(lambda record: held_triage(record, name)) if breaches else None
+        self.held_ready = self._held.done if self._held is not None else None
 
     def held(self) -> Any:
-        return self._held.result(60)
+        return self._held.result(60) if self._held is not None else None
 
     def read(self, rows: DueRows, breaches: BreachTally[Any] | None) -> str | int:
         from stablepay_console.services.watch.radar import walk_issued
