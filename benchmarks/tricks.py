@@ -3,7 +3,6 @@
 Each trick is measured on the command it is for, whole processes, in turns in one run (every trick on, then
 the same with one trick left out, `startup.skip`), median of `runs`:
 
-- `httpx-cli`: `rfis due` on the embedded sandbox, spawn to exit (a command's start);
 - `switch-1ms`, `no-last-collection`: `rfis due --within 24h` against `sandbox serve --rfis N --latency 0.05`
   (a walk of every issued request, as `benchmarks/due_speed.py` runs it), spawn to exit;
 - `gc-off-while-starting`: the console's first frame on a 120x40 pty (as `benchmarks/cold_start.py` times it).
@@ -34,7 +33,6 @@ LAUNCH = ("import sys; from stablepay_console.cli import startup; left_out = sys
           "left_out and startup.skip(left_out); from stablepay_console.cli.main import run; sys.exit(run())")
 """The console's own entry (`cli.main.run`), with one trick left out (none for "")."""
 FOR = {
-    "httpx-cli": "start",
     "switch-1ms": "walk",
     "no-last-collection": "walk",
     "gc-off-while-starting": "frame",
@@ -53,7 +51,6 @@ def measure(runs: int = 7, rfis: int = 100_000) -> list[Row]:
                               PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring", COLUMNS="120", LINES="40")
         walk = Tree("walk", Path(tmp) / "walk", _Url(url), key)  # type: ignore[arg-type]
         ways: dict[str, Callable[[str], float]] = {
-            "start": lambda left_out: wall(argv(left_out, "rfis", "due"), start_env),
             "walk": lambda left_out: wall(argv(left_out, "rfis", "due", "--within", "24h"), walk.env),
             "frame": lambda left_out: time_to_text(argv(left_out), FRAME_MARKERS, start_env),
         }
@@ -64,7 +61,7 @@ def measure(runs: int = 7, rfis: int = 100_000) -> list[Row]:
                 if n:
                     found.setdefault((what, left_out), []).append(taken)
     rows = []
-    said = {"start": "rfis due, embedded sandbox", "walk": f"rfis due, {rfis:,} requests served at 50 ms",
+    said = {"walk": f"rfis due, {rfis:,} requests served at 50 ms",
             "frame": "console first frame"}
     for trick, what in FOR.items():
         on, off = statistics.median(found[(what, "")]), statistics.median(found[(what, trick)])

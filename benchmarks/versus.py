@@ -49,7 +49,7 @@ rows = bench.{call}
 print("ROWS " + json.dumps([dataclasses.asdict(r) for r in rows]))
 """
 IN_CHILD = {
-    "startup": [("cli_start", "main(7)"), ("cold_start", "measure(5)")],
+    "startup": [("cli_start", "main(15)"), ("cold_start", "measure(7)")],
     "paging": [("in_process", "measure(50000, presses=40, reloads=3)")],
 }
 """What each group runs in a child process of each tree."""
@@ -142,7 +142,7 @@ def measure(baseline: str, rounds: int, only: Sequence[str]) -> list[Row]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default=BASELINE, metavar="COMMIT", help=f"default {BASELINE}")
-    parser.add_argument("--rounds", type=int, default=2, help="rounds of each tree in turns (default 2)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each tree in turns (default 3)")
     parser.add_argument("--only", nargs="+", choices=GROUPS, default=(), metavar="NAME", help=f"of {GROUPS}")
     parser.add_argument("--write-readme", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args(argv)

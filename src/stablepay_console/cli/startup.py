@@ -4,9 +4,6 @@ Each trick below has a name; `benchmarks/tricks.py` runs the console's commands 
 one left out in turn (`skip`), in turns in one run, and prints what each saves. The gains quoted here are from
 one run of it on the 2-core development machine (busy: other work beside it), medians of whole processes:
 
-- `httpx-cli`: httpx loads its own command line (click, rich, pygments) whenever click is installed, and
-  uvicorn installs click; a command's modules (`wiring`) import httpx before `stablepay_console.api` (which
-  leaves it out for the library too) could. `rfis due` on the embedded sandbox: see `HTTPX_CLI`.
 - `switch-1ms`: a shell command's threads switch every 1 ms (Python's 5 ms): the record's thread gives up the
   interpreter's lock for every SQLite statement and, while the event loop was busy with pages, waited 5 ms to
   take it back each time; its writes fell behind the walk and the command waited for them at its end.
@@ -18,6 +15,12 @@ one run of it on the 2-core development machine (busy: other work beside it), me
   until then frozen out of later passes.
 
 Tricks that live in the layer they speed up, each with its comment there:
+
+- httpx's own command line (click, rich, pygments) left out: httpx loads it whenever click is installed, and
+  uvicorn installs click (about 60 ms of every command's start). `stablepay_console.api` does it on import, for
+  the library too; the entry did it again because `wiring` imported httpx before the api package, which it no
+  longer does: `tricks.py` then measured no difference, and the entry's copy is gone
+  (`tests/test_startup.py` holds that a command loads no click, rich or pygments);
 
 - names loaded on first use: `stablepay_console.api` and `stablepay_console.sandbox` (a module `__getattr__`),
   and `cli.commands` (a runner is imported when its command runs): `--help` and a usage error load no httpx,
@@ -41,8 +44,7 @@ from contextlib import contextmanager
 
 SWITCH_SECONDS = 0.001
 """The interpreter's switch interval while a shell command runs (`sys.setswitchinterval`; Python's is 5 ms)."""
-TRICKS = ("httpx-cli", "switch-1ms", "no-last-collection", "gc-off-while-starting")
-HTTPX_CLI = "about 60 ms of every command's start when it came in; 46 ms in the run quoted in benchmarks/README.md"
+TRICKS = ("switch-1ms", "no-last-collection", "gc-off-while-starting")
 
 _skipped: set[str] = set()
 
@@ -60,10 +62,7 @@ def on(name: str) -> bool:
 
 
 def process_starts() -> None:
-    """At the process's entry, before anything imports httpx."""
-    if on("httpx-cli"):
-        # A module set to None in `sys.modules` fails to import, and httpx then leaves its `main` out.
-        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    """At the process's entry."""
     if on("no-last-collection"):
         from stablepay_console.services.gc_pause import process_ends_after_command
 
