@@ -87,3 +87,38 @@ def render(rows: Sequence[Row]) -> str:
         out.append("notes:")
         out.extend(notes)
     return "\n".join(out)
+
+
+README = Path(__file__).resolve().parent / "README.md"
+
+
+def run_facts() -> str:
+    """Which code, when, and how busy the machine was: the line above every table a benchmark writes."""
+    import subprocess
+    from datetime import datetime, timezone
+
+    try:
+        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "src"], capture_output=True,
+                               text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit, dirty = "", ""
+    load = os.getloadavg()
+    return (f"Measured at commit {commit or '(no git)'}{' with src changed' if dirty else ''} on "
+            f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs, load average "
+            f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min) at the end.")
+
+
+def write_readme(section: str, table: str, command: str) -> None:
+    """Put `table` (a benchmark's printed output) into benchmarks/README.md between the section's markers
+    (`<!-- figures:NAME -->` … `<!-- /figures:NAME -->`), with the command that made it and the run's facts:
+    the figures in the README are written by the benchmarks, never by hand."""
+    start, end = f"<!-- figures:{section} -->", f"<!-- /figures:{section} -->"
+    text = README.read_text(encoding="utf-8")
+    if start not in text or end not in text:
+        raise SystemExit(f"benchmarks/README.md has no {start} … {end} section to write")
+    block = f"{start}\n`{command}`. {run_facts()}\n\n```\n{table}\n```\n{end}"
+    before, rest = text.split(start, 1)
+    _, after = rest.split(end, 1)
+    README.write_text(before + block + after, encoding="utf-8")

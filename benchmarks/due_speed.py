@@ -12,7 +12,7 @@ tree, then the other way round), each a whole process timed from start to exit, 
 Each program's first run is a warm-up (not counted): it fills its record with the 35,000 issued requests, as
 the first run from cron does; the counted runs are the hourly ones, where most requests are unchanged.
 
-    .venv/bin/python benchmarks/due_speed.py [RFIS] [RUNS] [COMMIT]
+    .venv/bin/python benchmarks/due_speed.py [RFIS] [RUNS] [COMMIT] [--write-readme]
 
 COMMIT (default `LANDED`) is the baseline's code: the landed main to compare with.
 """
@@ -148,12 +148,16 @@ def _list(values: Sequence[float], unit: str = "s") -> str:
 
 
 def main(argv: Sequence[str]) -> None:
-    from common import render
+    from common import render, write_readme
 
-    rfis = int(argv[0]) if argv else 100_000
-    runs = int(argv[1]) if len(argv) > 1 else 5
-    commit = argv[2] if len(argv) > 2 else LANDED
-    print(render(measure(rfis, runs=runs, commit=commit)))
+    given = [a for a in argv if a != "--write-readme"]
+    rfis = int(given[0]) if given else 100_000
+    runs = int(given[1]) if len(given) > 1 else 5
+    commit = given[2] if len(given) > 2 else LANDED
+    table = render(measure(rfis, runs=runs, commit=commit))
+    print(table)
+    if "--write-readme" in argv:
+        write_readme("due", table, "python benchmarks/due_speed.py " + " ".join(argv))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import Row, render
+from common import Row, render, write_readme
 
 FIGURES = ("cli", "startup", "page", "served", "parse", "export", "memory", "hangup", "scale", "due")
 """`cli`: --version and --help; `startup`: the console's first frame and first rows; `page`: page switch and
@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few repetitions (a smoke run, not figures)")
     parser.add_argument("--only", nargs="+", choices=FIGURES, metavar="NAME", help=f"run only these: {FIGURES}")
+    parser.add_argument("--write-readme", action="store_true",
+                        help="write the table into benchmarks/README.md (not with --quick: its figures mean nothing)")
     args = parser.parse_args(argv)
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
     rows: list[Row] = []
@@ -81,7 +83,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     if args.quick:
         print("QUICK RUN: small sizes and few repetitions; the figures are not meaningful.")
-    print(render(rows))
+    table = render(rows)
+    print(table)
+    if args.write_readme and not args.quick and not args.only:
+        write_readme("run", table, "python benchmarks/run.py " + " ".join(argv or sys.argv[1:]))
+    elif args.write_readme:
+        print("benchmarks/README.md is written by a whole run only (no --quick, no --only).", file=sys.stderr)
     return 0
 
 

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from cold_start import console_argv, console_markers, time_to_texts
-from common import Row, bench_env, median, ms, render
+from common import Row, bench_env, median, ms, render, write_readme
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -201,8 +201,12 @@ def _console_of(pid: int, folder: str) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--write-readme", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args(argv)
-    print(render(measure(args.runs)))
+    table = render(measure(args.runs))
+    print(table)
+    if args.write_readme:
+        write_readme("web", table, "python benchmarks/web_first_rows.py " + " ".join(argv or sys.argv[1:]))
     return 0
 
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = (
     "stablepay-console --version",
@@ -64,3 +66,55 @@ def test_quick_run_prints_every_figure() -> None:
         if figure in MEASURED_BASELINE:
             assert re.fullmatch(r"[\d.]+ (ms|s)", cells[2]), f"{figure}: no baseline measured: {rows[0]}"
             assert MEASURED_BASELINE[figure] in cells[4], rows[0]
+
+
+def _quick(script: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_the_tricks_benchmark_prints_what_each_trick_saves() -> None:
+    from stablepay_console.cli.startup import TRICKS
+
+    out = _quick("tricks.py", "--quick")
+    for trick in TRICKS:
+        assert re.search(rf"^{re.escape(trick)} \(.*ms saved", out, re.MULTILINE), f"no row for {trick}:\n{out}"
+
+
+def test_the_memory_benchmark_prints_one_persons_peak_through_a_proxy() -> None:
+    out = _quick("due_memory.py", "--quick")
+    for shape in ("terminal", "pipe", "json"):
+        assert re.search(rf"^rfis due, one person via an HTTP proxy \({shape}\), peak RSS\s+\d+ MB", out, re.MULTILINE)
+
+
+def test_the_team_due_benchmark_prints_its_end_to_end_figures() -> None:
+    from tests.postgres import bin_dir, unavailable
+
+    if bin_dir() is None:
+        unavailable("no /usr/lib/postgresql/*/bin/initdb")
+    out = _quick("team_due.py", "--quick", "--views")
+    assert re.search(r"^rfis due from the team watcher \(text\), wall\s+[\d.]+ s", out, re.MULTILINE), out
+    assert "from the team watcher (walt), swept" in out, "the watcher answered, not the API"
+    assert re.search(r"^needs action from the team record: first rows\s+[\d.]+ ms", out, re.MULTILINE), out
+
+
+def test_a_benchmark_writes_its_own_section_of_the_readme_and_nothing_else(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import common
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    readme = tmp_path / "README.md"
+    readme.write_text("# Benchmarks\n\nprose\n<!-- figures:x -->\nold table\n<!-- /figures:x -->\nmore prose\n")
+    monkeypatch.setattr(common, "README", readme)
+    common.write_readme("x", "figure  measured\n------  --------\na       1.0 ms", "python benchmarks/x.py")
+    text = readme.read_text()
+    assert "old table" not in text and "a       1.0 ms" in text and "`python benchmarks/x.py`" in text
+    assert text.startswith("# Benchmarks\n\nprose\n<!-- figures:x -->\n")
+    assert text.endswith("<!-- /figures:x -->\nmore prose\n")
+    assert "Measured at commit " in text
+    with pytest.raises(SystemExit):
+        common.write_readme("nowhere", "table", "python benchmarks/x.py")

@@ -131,7 +131,8 @@ def test_a_shell_command_switches_threads_every_millisecond_and_gives_the_settin
     and whoever called `main` in-process gets their own switch interval back."""
     import sys
 
-    from stablepay_console.cli.main import SWITCH_SECONDS, main
+    from stablepay_console.cli.main import main
+    from stablepay_console.cli.startup import SWITCH_SECONDS
 
     seen: list[float] = []
 
@@ -144,3 +145,15 @@ def test_a_shell_command_switches_threads_every_millisecond_and_gives_the_settin
     assert before != SWITCH_SECONDS
     assert main(["rfis", "list"]) == 0
     assert seen == [SWITCH_SECONDS] and sys.getswitchinterval() == before
+
+
+def test_a_terminal_draws_a_short_table_with_rich_and_lays_out_a_long_one_as_plain_columns() -> None:
+    from stablepay_console.cli.output import RICH_ROWS
+
+    short, long_ = io.StringIO(), io.StringIO()
+    Output("table", short).table(("id", "round"), [["rfi-1", "2"]], title="Due")
+    Output("table", long_).table(("id", "round"), [[f"rfi-{n}", "2"] for n in range(RICH_ROWS + 1)], title="Due")
+    assert "┃" in short.getvalue() or "│" in short.getvalue(), "a short table keeps its box"
+    lines = long_.getvalue().splitlines()
+    assert lines[:3] == ["Due", "ID        ROUND", "rfi-0     2"] and len(lines) == RICH_ROWS + 3
+    assert not any(ch in long_.getvalue() for ch in "┃│━─"), "every row, one a line, no box to lay out"

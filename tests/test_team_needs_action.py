@@ -124,13 +124,13 @@ def test_rfis_due_reads_a_fresh_team_watcher_and_live_asks_the_api(  # type: ign
     swept_by_alice(sandbox, team_db)
     monkeypatch.setenv(URL, team_db.url("bob"))
     asked: list[object] = []
-    api_read = radar.due_now
+    api_read = radar.walk_issued
 
-    async def read_the_api(*args: Any) -> Any:  # the real read, counted
+    async def read_the_api(*args: Any) -> Any:  # the real walk of every issued request, counted
         asked.append(args)
         return await api_read(*args)
 
-    monkeypatch.setattr(radar, "due_now", read_the_api)
+    monkeypatch.setattr(radar, "walk_issued", read_the_api)
     from_team = main(["rfis", "due", "--within", "24h", "--json"])
     said = capsys.readouterr()
     assert asked == [], "the team watcher's sweep answered: the API was not asked"
@@ -139,6 +139,7 @@ def test_rfis_due_reads_a_fresh_team_watcher_and_live_asks_the_api(  # type: ign
     live_said = capsys.readouterr()
     assert asked, "--live asks the API"
     assert "from the team watcher" not in live_said.err
+
     def due(out: str) -> list[str]:
         return sorted(r["id"] for r in json.loads(out))
 

@@ -13,11 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-import httpx
-
-from stablepay_console.api import ApiKey, StablePayClient
-from stablepay_console.api.dashboard import SandboxDashboard
-from stablepay_console.api.models import Rfi
+from stablepay_console.api.secret import ApiKey
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, EMBEDDED_PROFILES, Profile
 from stablepay_console.profiles.simulated import SimulatedVault
@@ -29,6 +25,11 @@ from stablepay_console.storage.record_worker import RecordWorker
 from stablepay_console.storage.witness import Witness
 
 if TYPE_CHECKING:
+    import httpx
+
+    from stablepay_console.api.client import StablePayClient
+    from stablepay_console.api.dashboard import SandboxDashboard
+    from stablepay_console.api.models import Rfi
     from stablepay_console.sandbox import Sandbox
     from stablepay_console.services.audit import AuditLog
     from stablepay_console.services.notes import Notes
@@ -160,6 +161,8 @@ class Services:
 
     def _transport(self, profile: Profile) -> httpx.AsyncBaseTransport | None:
         if profile.embedded:
+            import httpx  # here, not at the top: `rfis due` from the team watcher asks no server, and loads no httpx
+
             return httpx.ASGITransport(app=self._sandbox_for(profile).app)
         return self.transport_for(profile) if self.transport_for is not None else None
 
@@ -186,12 +189,16 @@ class Services:
         self, profile: Profile, key: ApiKey, on_rfis: Callable[[list[Rfi]], None] | None = None
     ) -> StablePayClient:
         """A client for `profile`'s base URL with a given key (the rotation wizard's checks use it bare)."""
+        from stablepay_console.api.client import StablePayClient
+
         return StablePayClient(profile.base_url, key, transport=self._transport(profile), on_rfis=on_rfis)
 
     def dashboard(self, profile: Profile) -> SandboxDashboard | None:
         """The simulated dashboard of a built-in profile's sandbox; None for real environments."""
         if not profile.embedded:
             return None
+        from stablepay_console.api.dashboard import SandboxDashboard
+
         return SandboxDashboard(profile.base_url, transport=self._transport(profile))
 
     def bookmark_defaults(self, profile: Profile) -> list[tuple[str, str]]:

@@ -34,6 +34,10 @@ class Parser(argparse.ArgumentParser):
         super().error(say(message))
 
 
+Commands = argparse._SubParsersAction
+"""A command group's sub-commands (`add_subparsers`), into which each command's parser is added."""
+
+
 def host(text: str) -> str:
     from stablepay_console.api.urls import is_loopback
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from stablepay_console.cli.output import Output, note
 
@@ -36,21 +35,6 @@ def _minutes_words(minutes: int) -> str:
     if hours:
         return f"{hours} h {mins} min"
     return f"{mins} min"
-
-
-def recorded_breaches(services: Any, profile: Any, now: datetime) -> list[BreachRow] | None:
-    """The rows of the breaches among the requests the team watcher last saw as issued (`rfis due` from its
-    sweep), the latest first; None, said, when the record cannot be read."""
-    from stablepay_console.services.triage.due import held_triage, open_round_breaches
-    from stablepay_console.storage.record import RecordError, team_feed
-
-    try:
-        held, rounds = services.record.call(
-            lambda record: (held_triage(record, profile.name), team_feed(record).open_rounds(profile.name)))
-    except (RecordError, TimeoutError) as exc:
-        note(f"Service levels not checked: {exc}")
-        return None
-    return [breach_row(b) for b in open_round_breaches(held, rounds or (), now)]
 
 
 def print_breaches(out: Output, rows: Sequence[BreachRow], after_rows: bool = True) -> None:

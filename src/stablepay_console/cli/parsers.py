@@ -1,4 +1,5 @@
-"""The arguments of `sandbox serve` and of the headless commands (`rfis`, `batch`, `quote`, `metrics`, `ping`).
+"""The arguments of `sandbox serve`, `web`, `export`, `keys` and the headless commands (`rfis list|due|watch`,
+`batch`, `quote`, `metrics`, `ping`): one function a command, which `cli.commands` names in its table.
 
 Import-light on purpose: building the parser, printing `--help` and refusing a bad argument load
 nothing but the standard library and the small argument checks.
@@ -12,8 +13,7 @@ from datetime import timedelta
 
 from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
 from stablepay_console.cli import arguments as a
-from stablepay_console.cli.record_commands import add_record_commands
-from stablepay_console.cli.triage_commands import add_triage_commands
+from stablepay_console.cli.export_flags import add_range_flags
 
 EXIT_CODES = (
     "exit codes: 0 success; 1 the server refused or failed (its message on stderr); "
@@ -53,10 +53,8 @@ def add_format(parser: argparse.ArgumentParser, *, csv: bool = False) -> None:
     parser.set_defaults(format="text")
 
 
-def add_sandbox_command(sub: argparse._SubParsersAction[a.Parser]) -> None:
-    sandbox = sub.add_parser("sandbox", help="the local API simulator")
-    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", required=True)
-    serve = sandbox_sub.add_parser("serve", help="serve the sandbox over HTTP on loopback")
+def add_sandbox_serve(sub: a.Commands, common: a.Parser) -> a.Parser:
+    serve = sub.add_parser("serve", help="serve the sandbox over HTTP on loopback")
     serve.add_argument("--host", type=a.host, default="127.0.0.1", help="loopback address (default 127.0.0.1)")
     serve.add_argument("--port", type=a.port, default=8787, help="port (default 8787)")
     serve.add_argument("--seed", type=a.positive, default=7, help="data seed (default 7)")
@@ -67,6 +65,7 @@ def add_sandbox_command(sub: argparse._SubParsersAction[a.Parser]) -> None:
     serve.add_argument("--malformed-rate", type=a.rate, default=0.0, help="share of requests given a broken body")
     serve.add_argument("--ping-path", choices=("/ping", "/v2/ping"), default="/ping",
                        help="where the key check answers (default /ping; the other one is a 404)")
+    return serve
 
 
 def add_filters(parser: argparse.ArgumentParser) -> None:
@@ -75,19 +74,19 @@ def add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user-id", type=a.uuid_of("user ID"), metavar="UUID", help="only requests of this user")
 
 
-def add_headless_commands(sub: argparse._SubParsersAction[a.Parser], common: a.Parser) -> None:
-    rfis = sub.add_parser("rfis", help="requests for information: list, due, watch; history, note, claim, evidence")
-    rfis_sub = rfis.add_subparsers(dest="rfis_command", required=True)
-
-    listing = rfis_sub.add_parser("list", parents=[common], help="one page of requests, or every page with --all",
-                                  epilog=EXIT_CODES)
+def add_list(sub: a.Commands, common: a.Parser) -> a.Parser:
+    listing = sub.add_parser("list", parents=[common], help="one page of requests, or every page with --all",
+                             epilog=EXIT_CODES)
     add_filters(listing)
     listing.add_argument("--limit", type=a.page_size, metavar="N", help="page size, 1 to 100 (default 20)")
     listing.add_argument("--offset", type=a.positive, metavar="N", help="requests to skip (default 0)")
     listing.add_argument("--all", action="store_true", help="every page (the export's paging and columns)")
     add_format(listing, csv=True)
+    return listing
 
-    due = rfis_sub.add_parser(
+
+def add_due(sub: a.Commands, common: a.Parser) -> a.Parser:
+    due = sub.add_parser(
         "due", parents=[common], epilog=DUE_EXIT_CODES,
         help="issued requests whose deadline falls within DURATION, and those overdue",
         description="Issued requests whose reply deadline falls within DURATION (90m, 24h, 3d), and those "
@@ -98,8 +97,11 @@ def add_headless_commands(sub: argparse._SubParsersAction[a.Parser], common: a.P
     due.add_argument("--live", action="store_true",
                      help="ask the API even when a team watcher's sweep is fresh (team record only)")
     add_format(due)
+    return due
 
-    watch = rfis_sub.add_parser(
+
+def add_watch(sub: a.Commands, common: a.Parser) -> a.Parser:
+    watch = sub.add_parser(
         "watch", parents=[common], epilog=WATCH_COSTS + "\n" + textwrap.fill(EXIT_CODES, 79),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         help="poll and print a line per event: new request, new round, status change, deadline marks",
@@ -116,19 +118,18 @@ def add_headless_commands(sub: argparse._SubParsersAction[a.Parser], common: a.P
                        "--interval (default 15m)")
     watch.add_argument("--once", action="store_true", help="poll once and exit (for cron)")
     add_format(watch)
-    add_record_commands(rfis_sub, common)
-    add_triage_commands(rfis_sub, common)
+    return watch
 
-    batch = sub.add_parser("batch", help="batch crypto transfers")
-    batch_sub = batch.add_subparsers(dest="batch_command", required=True)
-    get = batch_sub.add_parser("get", parents=[common], help="a batch transfer: recipients and total",
-                               epilog=EXIT_CODES)
+
+def add_batch_get(sub: a.Commands, common: a.Parser) -> a.Parser:
+    get = sub.add_parser("get", parents=[common], help="a batch transfer: recipients and total", epilog=EXIT_CODES)
     get.add_argument("transfer_id", type=a.uuid_of("transfer ID"), metavar="TRANSFER_ID")
     add_format(get)
+    return get
 
-    quote = sub.add_parser("quote", help="onramp quotes")
-    quote_sub = quote.add_subparsers(dest="quote_command", required=True)
-    refresh = quote_sub.add_parser(
+
+def add_quote_refresh(sub: a.Commands, common: a.Parser) -> a.Parser:
+    refresh = sub.add_parser(
         "refresh", parents=[common], epilog=EXIT_CODES, help="refresh an onramp's quote (OPEN_QUOTE only)",
         description="Refresh an onramp's conversion-rate quote. On a production profile it asks first, "
         "and refuses without --yes when standard input is not a terminal.",
@@ -136,16 +137,41 @@ def add_headless_commands(sub: argparse._SubParsersAction[a.Parser], common: a.P
     refresh.add_argument("onramp_id", type=a.uuid_of("onramp ID"), metavar="ONRAMP_ID")
     refresh.add_argument("--yes", action="store_true", help="do not ask, even on a production profile")
     add_format(refresh)
+    return refresh
 
-    metrics = sub.add_parser("metrics", help="saved reporting metrics")
-    metrics_sub = metrics.add_subparsers(dest="metrics_command", required=True)
-    run = metrics_sub.add_parser("run", parents=[common], help="run a saved metric and print its dataset",
-                                 epilog=EXIT_CODES)
+
+def add_metrics_run(sub: a.Commands, common: a.Parser) -> a.Parser:
+    run = sub.add_parser("run", parents=[common], help="run a saved metric and print its dataset", epilog=EXIT_CODES)
     run.add_argument("metric_id", type=a.uuid_of("metric ID"), metavar="METRIC_ID")
     add_format(run, csv=True)
+    return run
 
+
+def add_ping(sub: a.Commands, common: a.Parser) -> a.Parser:
     ping = sub.add_parser("ping", parents=[common], help="check the profile's key with /ping", epilog=EXIT_CODES)
     add_format(ping)
+    return ping
+
+
+def add_keys(sub: a.Commands, common: a.Parser) -> a.Parser:
+    keys = sub.add_parser("keys", help="every key binding: its id, screen, default and current keys (keymap.toml)")
+    keys.add_argument("--json", action="store_true", help="print JSON")
+    return keys
+
+
+def add_export(sub: a.Commands, common: a.Parser) -> a.Parser:
+    export = sub.add_parser(
+        "export",
+        parents=[common],
+        help="export every RFI matching the filters to CSV or JSON (all pages), without the console",
+    )
+    add_filters(export)
+    export.add_argument("--format", choices=("csv", "json"), default="csv", help="file format (default csv)")
+    export.add_argument("--output", "-o", default="", metavar="PATH",
+                        help="file or folder to write (default: a dated name in the current folder); "
+                        "an existing file is never overwritten")
+    add_range_flags(export)
+    return export
 
 
 def check_combinations(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -154,7 +180,7 @@ def check_combinations(parser: argparse.ArgumentParser, args: argparse.Namespace
         parser.error("rfis list: --all lists every page; leave out --limit and --offset")
 
 
-def add_web_command(sub: argparse._SubParsersAction[a.Parser]) -> None:
+def add_web(sub: a.Commands, common: a.Parser) -> a.Parser:
     web = sub.add_parser(
         "web", help="serve the console to browsers (one console per tab, on this server, behind a sign-in)",
         description="Serve the console to browsers with textual-serve: each tab gets its own console on this "
@@ -185,6 +211,7 @@ def add_web_command(sub: argparse._SubParsersAction[a.Parser]) -> None:
     web.add_argument("--idle-minutes", type=minutes, default=30.0, metavar="MINUTES",
                      help="a console with no keystroke for this long ends (default 30)")
     web.add_argument("--profile", default="", metavar="NAME", help="the profile every console starts on")
+    return web
 
 
 def minutes(text: str) -> float:

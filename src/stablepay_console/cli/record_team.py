@@ -11,22 +11,25 @@ import argparse
 from datetime import timezone
 from typing import TYPE_CHECKING, Any
 
+from stablepay_console.cli import arguments as a
+
 if TYPE_CHECKING:
     from stablepay_console.services.team.scope import Team
     from stablepay_console.storage.record_types import Claim
     from stablepay_console.wiring import Services
 
 OK, FAILED, USAGE = 0, 1, 2
-TEAM_COMMANDS = ("init", "status", "use", "import")
 EXIT_CODES = "exit codes: 0 done; 1 failed (which database, what failed); 2 bad usage."
 GRANT_HINT = ("An admin gives each login its role: GRANT stablepay_analyst TO alice; (a lead: stablepay_lead; "
               "the login that runs `rfis watch`: stablepay_watcher).")
 
 
-def add_team_commands(sub: argparse._SubParsersAction[Any]) -> None:
-    record = sub.add_parser("record", help="which record this machine uses (local file or the team's PostgreSQL)")
-    record_sub = record.add_subparsers(dest="record_command", required=True)
-    init = record_sub.add_parser(
+RECORD = "which record this machine uses (local file or the team's PostgreSQL)"
+"""The `record` group's help."""
+
+
+def add_init(sub: a.Commands, common: a.Parser) -> a.Parser:
+    init = sub.add_parser(
         "init", epilog=EXIT_CODES, help="create or migrate the team record and its roles (the database owner, once)",
         description="Create or migrate the team record's schema in the database of URL (default: the one in use), "
         "the group roles stablepay_analyst, stablepay_lead and stablepay_watcher (with CREATEROLE; else a DBA "
@@ -36,11 +39,21 @@ def add_team_commands(sub: argparse._SubParsersAction[Any]) -> None:
     init.add_argument("url", nargs="?", metavar="URL", help="postgresql://OWNER@HOST:PORT/DB (no password in it)")
     init.add_argument("--print-sql", action="store_true",
                       help="print the SQL of the whole set-up (the DBA's roles first) instead of running it")
-    status = record_sub.add_parser("status", epilog="exit codes: 0 the record can be used; 1 it cannot.",
-                                   help="which record is in use, who you are in it, and whether it is reachable")
+    init.set_defaults(record_command="record.init")
+    return init
+
+
+def add_status(sub: a.Commands, common: a.Parser) -> a.Parser:
+    status = sub.add_parser("status", epilog="exit codes: 0 the record can be used; 1 it cannot.",
+                            help="which record is in use, who you are in it, and whether it is reachable")
     status.add_argument("--json", dest="format", action="store_const", const="json", default="text",
                         help="print JSON")
-    use = record_sub.add_parser(
+    status.set_defaults(record_command="record.status")
+    return status
+
+
+def add_use(sub: a.Commands, common: a.Parser) -> a.Parser:
+    use = sub.add_parser(
         "use", epilog=EXIT_CODES, help="use the team record at URL from now on (--local: this machine's file)",
         description="Save the team record's URL for every console and command of this user. The password is "
         "never part of it: libpq reads PGPASSWORD, ~/.pgpass or a service file. STABLEPAY_RECORD_URL overrides.",
@@ -48,16 +61,18 @@ def add_team_commands(sub: argparse._SubParsersAction[Any]) -> None:
     where = use.add_mutually_exclusive_group(required=True)
     where.add_argument("url", nargs="?", metavar="URL", help="postgresql://ROLE@HOST:PORT/DB[?sslmode=require]")
     where.add_argument("--local", action="store_true", help="go back to this machine's record file")
-    imports = record_sub.add_parser(
+    use.set_defaults(record_command="record.use")
+    return use
+
+
+def add_import(sub: a.Commands, common: a.Parser) -> a.Parser:
+    imports = sub.add_parser(
         "import", epilog=EXIT_CODES, help="copy this machine's record into the team record (once; again: no repeat)",
     )
     imports.add_argument("--json", dest="format", action="store_const", const="json", default="text",
                          help="print JSON")
-    for parser, name in ((init, "init"), (status, "status"), (use, "use"), (imports, "import")):
-        parser.set_defaults(record_command=f"record.{name}")
-    from stablepay_console.cli.triage_commands import add_policy_command
-
-    add_policy_command(record_sub)
+    imports.set_defaults(record_command="record.import")
+    return imports
 
 
 def refused_team(args: argparse.Namespace, services: Services) -> str | None:

@@ -1,24 +1,22 @@
-"""`rfis list` and `rfis due`: the inbox and the deadline check, from the shell."""
+"""`rfis list`: the inbox from the shell; and the rows a list of requests prints (`rfis due` prints them too)."""
 
 from __future__ import annotations
 
 import argparse
 import io
-from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from stablepay_console.cli.durations import format_duration
 from stablepay_console.cli.output import Output, note
-from stablepay_console.cli.session import DUE, OK, OVERDUE, USAGE, Session, open_session
+from stablepay_console.cli.session import OK, USAGE, Session, open_session
 
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.api.models import Rfi
-    from stablepay_console.cli.breaches import BreachRow
+    from stablepay_console.storage.record_types import DueIssued
 
 LIST_COLUMNS = ("id", "status", "kind", "user", "round", "deadline", "left", "created")
-DUE_COLUMNS = ("id", "kind", "user", "round", "deadline", "left")
 
 
 def filters_of(args: argparse.Namespace) -> RfiFilters:
@@ -53,6 +51,41 @@ def row_of(columns: tuple[str, ...], now: datetime) -> Callable[[Rfi], list[str]
     }
     picked = [ways[column] for column in columns]
     return lambda rfi: [way(rfi) for way in picked]
+
+
+def stored_row_of(columns: tuple[str, ...], now: datetime) -> Callable[[DueIssued, datetime], list[str]]:
+    """The row `row_of` makes, from an issued request as the team record holds it (`Record.issued_due`) and its
+    deadline: `rfis due` from the team watcher prints thousands, and builds no model. A request whose JSON does not
+    parse keeps its ID."""
+    import json
+
+    from stablepay_console.services.watch.events import deadline_words, stamp
+    from stablepay_console.storage.record_types import parse_stamp
+
+    Wire = dict[str, Any]
+    ways: dict[str, Callable[[DueIssued, Wire, datetime], str]] = {
+        "id": lambda issued, _, __: issued[0],
+        "status": lambda _, rfi, __: str(rfi.get("status", "")),
+        "kind": lambda _, rfi, __: str(rfi.get("kind", "")),
+        "user": lambda _, rfi, __: rfi.get("userId") or "",
+        "round": lambda issued, _, __: "" if issued[2] is None else str(issued[2]),
+        "deadline": lambda _, __, deadline: stamp(deadline),
+        "left": lambda _, __, deadline: deadline_words(deadline, now).removeprefix("deadline "),  # issued, all
+        "created": lambda _, rfi, __: stamp(parse_stamp(rfi["createdAt"])) if "createdAt" in rfi else "",
+    }
+    picked = [ways[column] for column in columns]
+    loads = json.loads
+
+    def row(issued: DueIssued, deadline: datetime) -> list[str]:
+        try:
+            rfi = loads(issued[1])
+        except ValueError:
+            rfi = {}
+        if not isinstance(rfi, dict):
+            rfi = {}
+        return [way(issued, rfi, deadline) for way in picked]
+
+    return row
 
 
 def print_rfis(out: Output, rfis: Iterable[Rfi], now: datetime, columns: tuple[str, ...] = LIST_COLUMNS) -> None:
@@ -125,80 +158,3 @@ def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
         note(f"Warning: the server's total says {paging.total} but {paging.delivered} distinct requests came "
              f"(paging stopped: {paging.stopped or 'the end'}).")
     return OK
-
-
-def run_due(args: argparse.Namespace) -> int:
-    """Exit 0 when nothing is due, 3 when something is due within the window, 4 when something is overdue."""
-    from stablepay_console.services.gc_pause import gc_paused
-
-    # One bounded run: a garbage collection while the rows are printed walked every request's leftovers
-    # (a tenth of a second at 100,000 requests) for the few cycles a command makes.
-    with gc_paused(whole_command=True):
-        return _due(args)
-
-
-def _due(args: argparse.Namespace) -> int:
-    from stablepay_console.cli.breaches import recorded_breaches
-    from stablepay_console.services.team.due import due_from_team
-    from stablepay_console.services.watch.radar import due_now
-
-    session = open_session(args)
-    if session is None:
-        return USAGE
-    out = Output(args.format)
-    services, profile = session.services, session.profile
-    now = services.clock()
-    window = format_duration(args.within)
-    team = None if args.live else due_from_team(services, profile, now, args.within)
-    if team is not None:  # the team watcher's fresh sweep: the API is not asked
-        report = team.report
-        checked = f"{team.said}; {session.where}"
-        breaches = recorded_breaches(services, profile, report.at) if out.is_text else None
-    elif out.is_text:
-        return _due_rows_from_api(session, out, now, args.within)
-    else:  # `--json`: the API's own requests, as they came
-        asked = session.ask(lambda client: due_now(client, now, args.within))
-        if isinstance(asked, int):
-            return asked
-        report, breaches = asked, None
-        checked = f"{report.checked} issued requests checked; {session.where}"
-    print_rfis(out, report.nearest(), report.at, DUE_COLUMNS)
-    return _said_due(out, breaches, len(report.overdue), len(report.due), window, checked)
-
-
-def _due_rows_from_api(session: Session, out: Output, now: datetime, within: timedelta) -> int:
-    """Every issued request, page by page: only the rows due and the breaches are kept (however many
-    requests the account holds), and a row is made as its request passes (no model rebuilt to print it)."""
-    from stablepay_console.cli.breaches import breach_row
-    from stablepay_console.services.triage.due import BreachTally, held_triage
-    from stablepay_console.services.watch.radar import DueTally, walk_issued
-
-    profile = session.profile
-    # The record's claims, steps and policy are read on its thread while the pages come: the walk does not
-    # wait for them (the record's first open checks the file), the rounds wait in the tally instead.
-    held = session.services.record.submit(lambda record: held_triage(record, profile.name))
-    breaches = BreachTally(lambda: held.result(60), now, ready=held.done, keep=breach_row)
-    rows = DueTally(now, within, row_of(DUE_COLUMNS, now))
-    walked = session.ask(lambda client: walk_issued(client, rows, breaches.add_page))
-    if isinstance(walked, int):
-        return walked
-    if breaches.problem:
-        note(f"Service levels not checked: {breaches.problem}")
-    overdue, due = rows.nearest()
-    if overdue or due:
-        out.table(DUE_COLUMNS, [*overdue, *due])
-    checked = f"{rows.checked} issued requests checked; {session.where}"
-    return _said_due(out, breaches.found(), len(overdue), len(due), format_duration(within), checked)
-
-
-def _said_due(out: Output, breaches: Sequence[BreachRow] | None, overdue: int, due: int, window: str,
-              checked: str) -> int:
-    """The breaches after the rows, then the summary and the exit code."""
-    from stablepay_console.cli.breaches import print_breaches
-
-    print_breaches(out, breaches or (), bool(overdue or due))
-    if not (overdue or due):
-        note(f"Nothing due within {window}: {checked}.")
-        return OK
-    note(f"{overdue} overdue, {due} due within {window} ({checked}).")
-    return OVERDUE if overdue else DUE

@@ -9,8 +9,8 @@ eyes need the team record).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
 
 from stablepay_console.cli import arguments as a
 from stablepay_console.storage.triage_steps import BY_NAME, STEPS
@@ -19,8 +19,6 @@ OK, FAILED, USAGE = 0, 1, 2
 EXIT_CODES = ("exit codes: 0 done; 1 refused or failed (the reason on stderr); 2 bad usage or input "
               "(approve on the local record: four eyes need the team record).")
 STEP_HELP = {step.name: step.help for step in STEPS}
-STEP_KEYS = tuple(("rfis", step) for step in (*STEP_HELP, "assign", "report"))
-"""The (command, sub-command) keys `main.headless` looks up."""
 
 
 def _json_flag(parser: argparse.ArgumentParser, csv: bool = False) -> None:
@@ -32,37 +30,49 @@ def _json_flag(parser: argparse.ArgumentParser, csv: bool = False) -> None:
     parser.set_defaults(format="text")
 
 
-def add_triage_commands(rfis_sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    request = a.uuid_of("request ID")
-    for step, words in STEP_HELP.items():
-        parser = rfis_sub.add_parser(step, parents=[common], epilog=EXIT_CODES, help=words)
-        parser.add_argument("rfi_id", type=request, metavar="RFI_ID")
+def add_step(step: str) -> Callable[[a.Commands, a.Parser], a.Parser]:
+    """The builder of a step's command (`rfis ready`, …), from the step table."""
+
+    def add(sub: a.Commands, common: a.Parser) -> a.Parser:
+        parser = sub.add_parser(step, parents=[common], epilog=EXIT_CODES, help=STEP_HELP[step])
+        parser.add_argument("rfi_id", type=a.uuid_of("request ID"), metavar="RFI_ID")
         required = BY_NAME[step].note_required
         parser.add_argument("--note", default="", required=required, metavar="TEXT",
                             help="why (required)" if required else "a note kept with the step")
         _json_flag(parser)
         parser.set_defaults(triage_step=step)
-    assign = rfis_sub.add_parser(
+        return parser
+
+    return add
+
+
+def add_assign(sub: a.Commands, common: a.Parser) -> a.Parser:
+    assign = sub.add_parser(
         "assign", parents=[common],
         help="a lead gives a request to an analyst (team record): the analyst holds its claim",
         epilog="exit codes: 0 assigned; 1 refused (not a lead, not an analyst of the team, closed, or held by someone "
                "else without --reassign) or the record failed; 2 bad usage (no team record).",
     )
-    assign.add_argument("rfi_id", type=request, metavar="RFI_ID")
+    assign.add_argument("rfi_id", type=a.uuid_of("request ID"), metavar="RFI_ID")
     assign.add_argument("--to", dest="analyst", required=True, metavar="NAME", help="the analyst (a database login)")
     assign.add_argument("--reassign", action="store_true", help="take it from whoever holds it now")
     _json_flag(assign)
-    report = rfis_sub.add_parser(
+    return assign
+
+
+def add_report(sub: a.Commands, common: a.Parser) -> a.Parser:
+    report = sub.add_parser(
         "report", parents=[common], epilog="exit codes: 0 done; 1 the record cannot be read; 2 bad usage.",
         help="the team's report: per week, durations (median, 90th percentile), breaches, per analyst",
     )
     report.add_argument("--since", type=a.duration, default=timedelta(days=30), metavar="DURATION",
                         help="rounds issued in the last DURATION (default 30d)")
     _json_flag(report, csv=True)
+    return report
 
 
-def add_policy_command(record_sub: argparse._SubParsersAction[Any]) -> None:
-    policy = record_sub.add_parser(
+def add_policy(sub: a.Commands, common: a.Parser) -> a.Parser:
+    policy = sub.add_parser(
         "policy", epilog=EXIT_CODES.replace(" (approve on the local record: four eyes need the team record)", ""),
         help="the team's service levels; a lead (or the owner) changes them",
         description="Print the service levels, or change those given. Claim and make ready within a span of "
@@ -73,3 +83,4 @@ def add_policy_command(record_sub: argparse._SubParsersAction[Any]) -> None:
     policy.add_argument("--approve-before", type=a.duration, metavar="DURATION", help="e.g. 12h")
     _json_flag(policy)
     policy.set_defaults(record_command="record.policy")
+    return policy

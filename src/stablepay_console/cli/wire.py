@@ -82,3 +82,10 @@ def dumps(value: Any, indent: int | None = 2) -> str:
     text = _encode(plain_value(value), indent, 0)
     # json.dumps never writes a raw newline inside a string: each line can be made safe on its own.
     return "\n".join(json_safe(line) for line in text.split("\n"))
+
+
+def dumps_text(json_text: str, indent: int | None = 2) -> str:
+    """JSON text (a request as the record keeps it) printed as `dumps` prints its model, without building one: its
+    values are JSON's own (no decimal, date or model), so `json.dumps` lays it out as `_encode` would."""
+    text = json.dumps(json.loads(json_text), indent=indent, ensure_ascii=False)
+    return "\n".join(json_safe(line) for line in text.split("\n"))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from stablepay_console.api import APIError, ApiKey, StablePayClient, Unauthorized
+from stablepay_console.api import APIError, ApiKey, Unauthorized
 from stablepay_console.api.error_text import error_text
 from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.key_date import jwt_issued_at
@@ -28,6 +29,9 @@ from stablepay_console.profiles.rotation_state import (
 )
 from stablepay_console.storage.writing import NotWritten
 
+if TYPE_CHECKING:
+    from stablepay_console.api.client import StablePayClient
+
 __all__ = [
     "STEP_TITLES",
     "ClientFor",
@@ -41,7 +45,7 @@ __all__ = [
     "progress_path",
 ]
 
-ClientFor = Callable[[Profile, ApiKey], StablePayClient]
+ClientFor = Callable[[Profile, ApiKey], "StablePayClient"]
 OnSwitched = Callable[[datetime, datetime], None]
 """Told when the profile switched to its new key, and when that key was created."""
 

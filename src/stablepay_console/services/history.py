@@ -20,12 +20,15 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 from functools import partial
+from typing import TYPE_CHECKING
 
-from stablepay_console.api.models import Rfi
 from stablepay_console.api.sanitize import clean, json_safe
 from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_types import RfiSighting, RoundSighting, SeenPage
 from stablepay_console.storage.record_worker import RecordWorker
+
+if TYPE_CHECKING:
+    from stablepay_console.api.models import Rfi
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from stablepay_console.api.models import Rfi
 from stablepay_console.services.history import HistoryRecorder
+
+if TYPE_CHECKING:
+    from stablepay_console.api.models import Rfi
 
 
 def recording_rfis(

@@ -23,6 +23,7 @@ from stablepay_console.storage.record_types import (
     AuditHead,
     Claim,
     ClaimOutcome,
+    DueIssued,
     Issued,
     Note,
     OpenRound,
@@ -185,6 +186,11 @@ class TeamFeed(Protocol):
     def issued(self, profile: str, before: datetime | None = None) -> list[Issued]:
         """The wire JSON (request, current round) of each request the team watcher last saw as issued (with
         `before`: only those due by then, nearest first)."""
+        ...
+
+    def issued_due(self, profile: str, before: datetime, rounds: bool = False) -> list[DueIssued]:
+        """Each request the team watcher last saw as issued and due by `before`, nearest first: its ID, JSON, round
+        number, its round's JSON (only with `rounds`) and its deadline."""
         ...
 
     def open_rounds(self, profile: str) -> list[OpenRound]:

@@ -242,6 +242,10 @@ Issued = tuple[str, str | None, str | None]
 """An issued request as the team record keeps it: its wire JSON (without its round), its current round's wire JSON,
 and that round's deadline as a stamp."""
 
+DueIssued = tuple[str, str, int | None, str | None, str]
+"""An issued request due by a time, as the team record keeps it: its ID, its wire JSON (without its round), its
+current round's number, that round's wire JSON (None unless asked for) and its deadline (a stamp)."""
+
 OpenRound = tuple[str, int, str, str | None]
 """An issued request's current round as the team record keeps it: the request's ID, the round's number, its
 `issuedAt` and its `expiresAt` (stamps)."""

@@ -1,52 +1,56 @@
-"""`rfis due` in team mode: the team watcher's last sweep answers while it is fresh, and the API is not asked.
+"""`rfis due` from the team watcher: its last sweep answers while it is fresh, and the API is not asked.
 
-Only the requests whose deadline falls within the window are read from the record (the query sorts and
-filters them); `--live` reads every issued request from the API as without a team.
+`fresh_sweep` says whether it can answer (the team record is in use and its watcher swept the profile's server
+within two of its intervals); `watcher_due` then reads only the requests due by the end of the window (the
+deadline index: the database filters and sorts them, no model is built), and `watcher_rounds`, for the
+breaches, the rounds the watcher saw open with the claims, steps and policy. `--live` reads every issued
+request from the API as without a team.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from concurrent.futures import Future
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from stablepay_console.services.kept import keep
 from stablepay_console.services.team.radar import ago
-from stablepay_console.services.watch.radar import DueReport, DueTally
+from stablepay_console.services.triage.due import HeldTriage, held_triage
 from stablepay_console.storage.record import RecordError, team_feed
-from stablepay_console.storage.record_types import kept_text, parse_stamp
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
-    from stablepay_console.storage.record_types import Sweep
+    from stablepay_console.storage.record import Record
+    from stablepay_console.storage.record_types import DueIssued, OpenRound, Sweep
     from stablepay_console.wiring import Services
 
 
-@dataclass(frozen=True)
-class TeamDue:
-    report: DueReport
-    sweep: Sweep
-
-    @property
-    def said(self) -> str:
-        """`from the team watcher (walt), swept 40 s ago`"""
-        return f"from the team watcher ({self.sweep.by_role}), swept {ago(self.sweep)}"
-
-
-def due_from_team(services: Services, profile: Profile, now: datetime, within: timedelta) -> TeamDue | None:
-    """The due report from a fresh team watcher's sweep of `profile`'s server; None: ask the API."""
-    if services.team is None:
+def fresh_sweep(services: Services, profile: Profile) -> Sweep | None:
+    """The team watcher's last sweep of `profile`'s server while it is fresh; None: ask the API."""
+    if services.team is None:  # no team record chosen: no watcher to ask (and no local file opened to learn it)
         return None
-    record = services.record
     try:
-        sweep = record.submit(lambda r: team_feed(r).last_sweep(profile.name)).result(60)
-        if sweep is None or not sweep.fresh:
-            return None
-        rows = record.submit(lambda r: team_feed(r).issued(profile.name, now + within)).result(60)
-    except RecordError:
+        sweep = services.record.call(lambda record: team_feed(record).last_sweep(profile.name))
+    except (RecordError, TimeoutError):
         return None
-    tally: DueTally[str] = DueTally(now, within, keep)
-    for wire, round_wire, deadline in rows:  # the database filtered and sorted them: no model is built
-        if deadline is not None:
-            tally.add_kept(parse_stamp(deadline), kept_text(wire, round_wire))
-    return TeamDue(tally.report(), sweep)
+    return sweep if sweep is not None and sweep.fresh else None
+
+
+def said(sweep: Sweep) -> str:
+    """`from the team watcher (walt), swept 40 s ago`"""
+    return f"from the team watcher ({sweep.by_role}), swept {ago(sweep)}"
+
+
+def watcher_due(services: Services, profile: Profile, by: datetime, *, rounds: bool) -> Future[list[DueIssued]]:
+    """What the watcher saw due by `by`, nearest first (with `rounds`, each round's JSON too), read on the record's
+    thread. Its result raises RecordError (or TimeoutError) when the record cannot be read."""
+    return services.record.submit(lambda record: team_feed(record).issued_due(profile.name, by, rounds))
+
+
+def watcher_rounds(services: Services, profile: Profile) -> Future[tuple[list[OpenRound], HeldTriage]]:
+    """What the service levels are reckoned from: the rounds the watcher saw open, and the claims, steps and
+    policy. Asked right after `watcher_due`, it is read while the due rows are made."""
+
+    def read(record: Record) -> tuple[list[OpenRound], HeldTriage]:
+        return team_feed(record).open_rounds(profile.name), held_triage(record, profile.name)
+
+    return services.record.submit(read)

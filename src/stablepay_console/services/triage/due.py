@@ -168,6 +168,24 @@ class BreachTally(Generic[K]):
             self._catch_up()
         self._tally(rfi_id, status, round_no, issued_at, expires_at)
 
+    def add_open_rounds(self, rounds: Iterable[OpenRound]) -> None:
+        """The rounds the team watcher last saw open (`Record.open_rounds`: tens of thousands): a stamp is read
+        only where it counts (an unclaimed round with no step needs its `issuedAt` alone)."""
+        self._catch_up()
+        held = self._read()
+        if held is None:
+            return
+        claims, steps, claim_by, keep, found = held.claims, held.steps, self._claim_by, self._keep, self._found
+        for rfi_id, round_no, issued_at, expires_at in rounds:
+            if rfi_id in claims or rfi_id in steps:  # a few: someone acted on them
+                self._tally(rfi_id, "issued", round_no, parse_stamp(issued_at),
+                            parse_stamp(expires_at) if expires_at else None)
+                continue
+            issued = parse_stamp(issued_at)
+            if issued < claim_by:  # it had to be claimed before now
+                late = (claim_by - issued).total_seconds()
+                found.append((late, keep(Breach(rfi_id, round_no, UNCLAIMED, "claim", late))))
+
     def _catch_up(self) -> None:
         """The rounds that waited for the record's read, now that it is done (or must be waited for)."""
         self._ready = None
@@ -204,12 +222,3 @@ class BreachTally(Generic[K]):
 
 def _itself(breach: Breach) -> Breach:
     return breach
-
-
-def open_round_breaches(held: HeldTriage, rounds: Iterable[OpenRound], now: datetime) -> list[Breach]:
-    """The breaches among the rounds the team watcher last saw issued (`Record.open_rounds`), the latest first."""
-    tally = BreachTally(lambda: held, now)
-    for rfi_id, round_no, issued_at, expires_at in rounds:
-        tally.add_round(rfi_id, "issued", round_no, parse_stamp(issued_at),
-                        parse_stamp(expires_at) if expires_at else None)
-    return tally.found()

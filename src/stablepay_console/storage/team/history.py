@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.storage.record_types import (
+    DueIssued,
     Issued,
     OpenRound,
     RfiHistory,
@@ -189,6 +190,21 @@ def issued(conn: psycopg.Connection, server: str, before: str | None = None) -> 
         (server, *((before,) if before is not None else ())),
     ).fetchall()
     return [(str(w), None if rw is None else str(rw), d) for w, rw, d in rows]
+
+
+def issued_due(conn: psycopg.Connection, server: str, before: str, rounds: bool) -> list[DueIssued]:
+    """(ID, request wire, round number, round wire or None, deadline) of each request of `server` the team watcher
+    last saw as issued whose deadline falls by `before`, nearest first: one scan of the deadline index. The round's
+    wire (the larger part, with its items) only with `rounds`: a row printed needs its number alone."""
+    rows = conn.execute(
+        "SELECT r.rfi_id, r.wire, ro.round_no, " + ("ro.wire" if rounds else "NULL") + ", r.deadline "
+        "FROM stablepay.rfis r JOIN stablepay.rounds ro ON ro.id = r.round_row "
+        "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL AND r.deadline <= %s "
+        "ORDER BY r.deadline, r.rfi_id",
+        (server, before),
+    ).fetchall()
+    return [(str(i), str(w), None if n is None else int(n), None if rw is None else str(rw), str(d))
+            for i, w, n, rw, d in rows]
 
 
 def open_rounds(conn: psycopg.Connection, server: str) -> list[OpenRound]:

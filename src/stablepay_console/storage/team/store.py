@@ -30,6 +30,7 @@ from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
     AuditHead,
+    DueIssued,
     Imported,
     Issued,
     Note,
@@ -296,6 +297,12 @@ class PgRecord(PgClaims, PgAssignment, PgTriage):
         saw as issued; with `before`, only those due by then, nearest first."""
         with self._tx("read the issued requests") as conn:
             return seen.issued(conn, self.scope_of(profile), stamp(before) if before is not None else None)
+
+    def issued_due(self, profile: str, before: datetime, rounds: bool = False) -> list[DueIssued]:
+        """Each request of the profile's server the team watcher last saw as issued and due by `before`, nearest
+        first (`rfis due`): its ID, JSON, round number, its round's JSON with `rounds`, its deadline."""
+        with self._tx("read the issued requests") as conn:
+            return seen.issued_due(conn, self.scope_of(profile), stamp(before), rounds)
 
     def open_rounds(self, profile: str) -> list[OpenRound]:
         with self._tx("read the issued requests") as conn:
