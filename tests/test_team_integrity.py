@@ -19,7 +19,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from stablepay_console.services.audit import entry_line, verify
+from stablepay_console.services.audit import verify
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_chain import entry_hash
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, SeenPage
@@ -618,15 +618,27 @@ def test_a_version_1_record_moves_to_version_2_with_nothing_lost(bare_db: TeamDb
         bare_db.connect("mallory")
 
 
-def test_an_imported_entry_reads_as_the_importers_testimony_in_the_audit_log(team_db: TeamDb) -> None:
+def test_an_imported_entry_reads_as_the_importers_testimony_in_the_audit_log(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stablepay_console.cli.main import main
+
     forged = {"entries": [{"profile": "prod", "environment": "production", "action": "claim", "target": RFI,
                            "outcome": "ok", "detail": '{"written_as": "carol", "written_at": "2020-01-01"}',
                            "server": SERVER, "hash": "h1"}]}
     with team_db.connect("alice") as conn:
         conn.execute("SELECT stablepay.import_local('laptop', %s)", (psycopg.types.json.Jsonb(forged),))
-    (entry,) = record(team_db, "bob").audit()
-    line = entry_line(entry)
-    assert " alice " in line and "imported by alice on " in line and "where it was written as carol" in line
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("bob"))
+    capsys.readouterr()
+    assert main(["audit", "log"]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split()[:3] == ["SEQ", "TIME", "ACTOR"]
+    assert "  alice (imported: carol)  " in row, row  # never carol's act, nor alice's own
+    assert main(["audit", "log", "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)
+    assert entry["actor"] == "alice"
+    said = entry["imported"]["description"]
+    assert said.startswith("imported by alice on ") and said.endswith("where it was written as carol"), said
 
 
 def test_init_without_createrole_names_the_privilege_then_the_dbas_sql_lets_it_finish(
