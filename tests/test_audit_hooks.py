@@ -55,6 +55,7 @@ async def test_quote_refreshes_are_audited_with_old_and_new_rate(make_app, sandb
         await submit_id(pilot, ONRAMP_COMPLETED_ID)
     first, second, refused = entries(app.services, "quote.refresh")
     assert first.target == second.target == ONRAMP_OPEN_ID and first.outcome == "refreshed"
+    assert (first.profile, first.environment) == ("embedded", "sandbox")
     assert first.details["old_rate"] is None and first.details["new_rate"]
     assert second.details["old_rate"] == first.details["new_rate"]
     assert refused.target == ONRAMP_COMPLETED_ID and refused.outcome.startswith("failed: ")
@@ -73,7 +74,7 @@ async def test_an_inbox_export_is_audited_with_filters_file_and_count(make_app, 
         await wait_for_workers(pilot)
     (export,) = entries(app.services, "export")
     lines = target.read_text(encoding="utf-8").splitlines()
-    assert export.outcome == "written"
+    assert (export.outcome, export.profile) == ("written", "embedded")
     assert export.details == {"filters": "status issued · kind any · user any", "file": str(target),
                               "count": len(lines) - 1}
 
