@@ -171,10 +171,10 @@ def test_every_field_of_an_entry_is_cut_to_its_bound() -> None:
     services = Services(clock=lambda: FIXED_NOW)
     long = Profile("p" * 100, "e" * 30, "https://api.stablepay.example")
     draft = services.audit.draft("a" * 50, long, target="t" * 150, outcome="o" * 250, actor="m" * 100,
-                                 **{"k" * 50: "v" * 400, "count": 7, "kept": None})
+                                 **{"k" * 50: "v" * 400, "n" * 50: 7, "kept": None})
     assert (draft.actor, draft.profile, draft.environment) == ("m" * 79 + "…", "p" * 79 + "…", "e" * 19 + "…")
     assert (draft.action, draft.target, draft.outcome) == ("a" * 39 + "…", "t" * 119 + "…", "o" * 199 + "…")
-    assert draft.detail == {"k" * 39 + "…": "v" * 299 + "…", "count": 7, "kept": None}
+    assert draft.detail == {"k" * 39 + "…": "v" * 299 + "…", "n" * 39 + "…": 7, "kept": None}
     assert draft.at == FIXED_NOW
 
 
