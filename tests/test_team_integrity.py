@@ -640,6 +640,35 @@ def test_a_browser_consoles_connection_acts_as_its_person_or_says_why_it_cannot(
     assert str(refused.value) == f'The team record at {url.where} cannot be used: permission denied to set role "bob"'
 
 
+class QuietAfterStartup(FreezingProxy):
+    """A relay that lets the start-up through, then stops relaying at the first query (the server wedged)."""
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                if data[:1] in (b"P", b"Q") and source.getpeername()[1] != self.target:  # a client's query
+                    self.frozen.set()
+                if self.frozen.is_set():
+                    return
+                sink.sendall(data)
+        except OSError:
+            return
+
+
+def test_a_server_that_stops_answering_during_the_set_up_ends_the_connection_with_a_message(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proxy = QuietAfterStartup(team_db.server.port)
+    try:
+        monkeypatch.setattr(record_pg_conn, "ANSWER_SECONDS", 1.0)
+        url = parse(f"postgresql://alice@127.0.0.1:{proxy.port}/{team_db.name}")
+        with pytest.raises(RecordUnavailable, match=r"cannot be used: "):
+            record_pg_conn.connect(url)
+        assert proxy.frozen.is_set(), "the start-up went through and the set-up's query was held"
+    finally:
+        proxy.close()
+
+
 def test_a_login_outside_the_team_is_told_who_may_connect_and_what_an_admin_grants(team_db: TeamDb) -> None:
     url = parse(team_db.url("mallory"))
     with pytest.raises(RecordError) as refused:
