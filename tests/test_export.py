@@ -311,6 +311,12 @@ def test_a_typed_path_is_read_from_the_current_folder(tmp_path: Path, monkeypatc
     assert resolve_export_path("", "json", "rfis.json") == tmp_path / "rfis.json"
 
 
+def test_a_blank_name_in_a_folder_that_is_gone_is_refused(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"  # the dialog's folder, removed since it was opened
+    with pytest.raises(ValueError, match=r"^The folder .*gone does not exist\.$"):
+        resolve_export_path("", "csv", "rfis.csv", gone)
+
+
 def test_a_path_the_file_system_cannot_take_is_refused_in_words(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"^This path cannot be used: File name too long\.$"):
         resolve_export_path("a" * 300, "csv", "rfis.csv", tmp_path)
