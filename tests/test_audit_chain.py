@@ -222,3 +222,74 @@ def test_the_witness_moves_on_with_the_log_and_names_nothing_when_intact(capsys:
     assert second["ok"] and second["seen"]["count"] == 6
     kept = json.loads(witness_file().read_text())
     assert [v["count"] for v in kept.values()] == [8]
+
+
+# --- what a broken log says ----------------------------------------------------------------------------------------
+
+AT = {n: (FIXED_NOW + timedelta(hours=n)).strftime("%Y-%m-%dT%H:%M:%S.000+00:00") for n in range(1, 7)}
+"""When write_log's entry n was written (the record's own stamp)."""
+
+SAID: dict[str, tuple[int, str]] = {
+    # case of BROKEN: (entries that held before the break, the reason in full)
+    "edited": (3, "its content no longer matches its hash: it was changed after it was written "
+                  f"(now reads: {AT[4]} alice pinged the API  → nothing happened)."),
+    "edited actor": (1, "its content no longer matches its hash: it was changed after it was written "
+                        f"(now reads: {AT[2]} mallory pinged the API  → outcome 2)."),
+    "removed": (2, "entries 3 to 3 are missing (removed)."),
+    "truncated": (4, "the log ends at entry 4 but 6 were written (the end was cut off)."),
+    "reordered": (1, "it does not follow the entry before it (entries were removed, inserted or reordered)."),
+    "first removed": (0, "entries 1 to 1 are missing (removed)."),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_a_broken_log_says_how_many_entries_held_and_why_it_broke(
+    case: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    statements, broken_at, _ = BROKEN[case]
+    checked, reason = SAID[case]
+    write_log()
+    tamper(*statements)
+    assert cli("audit", "verify", "--json") == 1
+    chain = json.loads(capsys.readouterr().out)["chain"]
+    assert chain == {"ok": False, "checked": checked, "brokenAt": broken_at, "reason": reason}
+
+
+def test_a_last_entry_rehashed_says_the_whole_chain_held_but_not_its_head(capsys: pytest.CaptureFixture[str]) -> None:
+    write_log()
+    record = open_record()
+    last = record.audit()[-1]
+    record.close()
+    forged = {**last.content(), "outcome": "forged"}
+    tamper(f"UPDATE audit SET outcome = 'forged', hash = '{entry_hash(last.prev_hash, forged)}' WHERE seq = 6")
+    assert cli("audit", "verify", "--json") == 1
+    assert json.loads(capsys.readouterr().out)["chain"] == {
+        "ok": False, "checked": 6, "brokenAt": 6,
+        "reason": "the log's end does not match the recorded head (it was changed)."}
+
+
+def test_a_changed_entry_is_shown_cleaned_and_cut_short(capsys: pytest.CaptureFixture[str]) -> None:
+    """The changed entry is the tamperer's text: it is said as it now reads, escapes made visible, each field cut
+    (an action the console does not know by its own name)."""
+    record = open_record()
+    record.append_audit(AuditDraft(FIXED_NOW, "m" * 50, "embedded", "sandbox", "x" * 50, "t" * 70, "o" * 70))
+    record.close()
+    tamper("UPDATE audit SET actor = 'mallory' || char(27) || '[2J' || substr(actor, 8) WHERE seq = 1")
+    assert cli("audit", "verify", "--json") == 1
+    reason = json.loads(capsys.readouterr().out)["chain"]["reason"]
+    assert reason == (
+        "its content no longer matches its hash: it was changed after it was written (now reads: "
+        f"{FIXED_NOW:%Y-%m-%dT%H:%M:%S.000+00:00} mallory\\x1b[2J{'m' * 25}… {'x' * 39}… {'t' * 59}… → {'o' * 59}…).")
+
+
+def test_an_entry_that_appears_again_is_named() -> None:
+    """A record rebuilt by hand can hand the same entry over twice (no key keeps its numbers apart any more)."""
+    from stablepay_console.services.audit import verify_chain
+
+    write_log(3)
+    record = open_record()
+    first, second, third = record.audit()
+    record.close()
+    report = verify_chain([first, second, third, second], None)
+    assert (report.ok, report.checked, report.broken_at) == (False, 3, 2)
+    assert report.reason == "it appears again after entry 3 (reordered)."

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Input
 
 from stablepay_console.api import ApiKey
-from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE
+from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, Profile
 from stablepay_console.profiles.rotation import Rotation
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.data import ONRAMP_COMPLETED_ID, ONRAMP_OPEN_ID
@@ -16,6 +17,7 @@ from stablepay_console.services.audit import verify
 from stablepay_console.storage.record_types import AuditEntry
 from stablepay_console.wiring import Services
 from tests.conftest import CANARY_KEY, FIXED_NOW, open_mode, submit_id, wait_for_workers
+from tests.small_disk import SmallDisk
 
 SIZE = (120, 40)
 
@@ -53,6 +55,7 @@ async def test_quote_refreshes_are_audited_with_old_and_new_rate(make_app, sandb
         await submit_id(pilot, ONRAMP_COMPLETED_ID)
     first, second, refused = entries(app.services, "quote.refresh")
     assert first.target == second.target == ONRAMP_OPEN_ID and first.outcome == "refreshed"
+    assert (first.profile, first.environment) == ("embedded", "sandbox")
     assert first.details["old_rate"] is None and first.details["new_rate"]
     assert second.details["old_rate"] == first.details["new_rate"]
     assert refused.target == ONRAMP_COMPLETED_ID and refused.outcome.startswith("failed: ")
@@ -71,7 +74,7 @@ async def test_an_inbox_export_is_audited_with_filters_file_and_count(make_app, 
         await wait_for_workers(pilot)
     (export,) = entries(app.services, "export")
     lines = target.read_text(encoding="utf-8").splitlines()
-    assert export.outcome == "written"
+    assert (export.outcome, export.profile) == ("written", "embedded")
     assert export.details == {"filters": "status issued · kind any · user any", "file": str(target),
                               "count": len(lines) - 1}
 
@@ -156,3 +159,71 @@ async def test_opening_an_explorer_link_is_audited(make_app, monkeypatch) -> Non
         await wait_for_workers(pilot)
     (opened,) = entries(app.services, "link.open")
     assert opened.target == BATCH_50_ID and opened.details == {"what": "explorer link"}
+
+
+# --- what an entry holds -----------------------------------------------------------------------------------------
+
+
+def test_every_field_of_an_entry_is_cut_to_its_bound() -> None:
+    """A profile file, a server or a typed ID can hold anything: each field of an entry has a length it never
+    passes (actor and profile 80, environment 20, action 40, target 120, outcome 200, a detail's name 40 and
+    its value 300)."""
+    services = Services(clock=lambda: FIXED_NOW)
+    long = Profile("p" * 100, "e" * 30, "https://api.stablepay.example")
+    draft = services.audit.draft("a" * 50, long, target="t" * 150, outcome="o" * 250, actor="m" * 100,
+                                 **{"k" * 50: "v" * 400, "n" * 50: 7, "kept": None})
+    assert (draft.actor, draft.profile, draft.environment) == ("m" * 79 + "…", "p" * 79 + "…", "e" * 19 + "…")
+    assert (draft.action, draft.target, draft.outcome) == ("a" * 39 + "…", "t" * 119 + "…", "o" * 199 + "…")
+    assert draft.detail == {"k" * 39 + "…": "v" * 299 + "…", "n" * 39 + "…": 7, "kept": None}
+    assert draft.at == FIXED_NOW
+
+
+def test_an_entry_is_the_profiles_author_and_names_nothing_it_was_not_given(tmp_path: Path) -> None:
+    from stablepay_console.services.notes import AUTHOR_PREF
+    from stablepay_console.storage.prefs import Prefs
+
+    Prefs("prod").set(AUTHOR_PREF, "dana")
+    services = Services(clock=lambda: FIXED_NOW)
+    prod = Profile("prod", "production", "https://api.stablepay.example")
+    plain = services.audit.draft("ping", prod)
+    assert (plain.actor, plain.profile, plain.environment) == ("dana", "prod", "production")
+    assert (plain.target, plain.outcome, plain.detail) == ("", "ok", {})
+    nobody = services.audit.draft("evidence.write", None)
+    assert (nobody.profile, nobody.environment) == ("", "")
+    services.audit.append("ping", prod).result(30)
+    services.audit.exported(None, "metric dataset", tmp_path / "m.csv", 3).result(30)
+    ping, export = entries(services)
+    assert (ping.target, ping.outcome) == ("", "ok")
+    assert (export.profile, export.environment, export.target, export.outcome) == ("", "", "", "written")
+
+
+def test_a_switch_is_audited_as_applied_or_refused_with_what_came_before() -> None:
+    from stablepay_console.services.switching import SwitchOutcome
+
+    services = Services(clock=lambda: FIXED_NOW)
+    prod = Profile("prod", "production", "https://api.stablepay.example")
+    services.audit.switched(SwitchOutcome(prod, FIXED_NOW, problem="no key for prod in the key store"),
+                            EMBEDDED_PROFILE).result(30)
+    services.audit.switched(SwitchOutcome(EMBEDDED_PRODUCTION_PROFILE, FIXED_NOW, client=object()),  # type: ignore[arg-type]
+                            None).result(30)
+    refused, applied = entries(services, "profile.switch")
+    assert (refused.target, refused.outcome) == ("prod", "not switched: no key for prod in the key store")
+    assert refused.details == {"previous": "embedded"}
+    assert (applied.target, applied.outcome) == ("embedded-production", "switched")  # no ping yet
+    assert applied.details == {"previous": ""}
+
+
+def test_an_audit_entry_the_full_disk_refused_is_named(small_disk: SmallDisk, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stablepay_console.storage.writing import NOT_WRITTEN
+
+    monkeypatch.setenv("STABLEPAY_CONFIG_DIR", str(small_disk.path / "config"))
+    services = Services(clock=lambda: FIXED_NOW)
+    services.audit.append("ping", EMBEDDED_PROFILE).result(30)  # the record exists, with room for nothing more
+    small_disk.fill()
+    try:
+        services.audit.append("export", EMBEDDED_PROFILE, target="rfis.csv", outcome="written").exception(30)
+        services.record.flush()
+        lines = [line for line in NOT_WRITTEN.lines if str(small_disk.path) in line]
+        assert lines and lines[-1].endswith("Not recorded: the audit entry 'export'."), NOT_WRITTEN.lines
+    finally:
+        NOT_WRITTEN.reset()  # the board is the process's: a command run later in it would exit 1

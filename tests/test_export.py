@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import os
+import signal
 import sys
+from datetime import datetime, timezone
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,7 @@ from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.export.requests import (
     CSV_COLUMNS,
     ExportResult,
+    ExportTerminated,
     RfiFilters,
     csv_row,
     default_export_name,
@@ -210,3 +215,130 @@ async def test_duplicates_and_shifted_lists_are_counted_in_the_summary(tmp_path:
     growing = await hostile_export("growing", tmp_path)
     ids = written_ids(growing)
     assert len(ids) == len(set(ids)) == growing.count  # never 248 rows for 246 requests
+
+
+# --- what an export says while it runs and when it ends -----------------------------------------
+
+
+async def test_progress_counts_the_filtered_list_from_the_start(
+    client: StablePayClient, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    # Each of the three filters narrows this list: a probe that dropped one would count another list's total.
+    user = "9be4bcfc-49b6-4a08-b2e6-cc3ababced20"
+    filters = RfiFilters(status="issued", kind="transaction", user_id=user)
+    matching = [r for r in sandbox.data.rfis if (r.status, r.kind, r.user_id) == ("issued", "transaction", user)]
+    assert len(matching) == 2
+    assert len([r for r in sandbox.data.rfis if r.kind == "transaction" and r.user_id == user]) > 2
+    assert len([r for r in sandbox.data.rfis if r.status == "issued" and r.user_id == user]) > 2
+    seen: list[tuple[int, int]] = []
+    result = await export_rfis(client, tmp_path / "mine.csv", "csv", filters, progress=lambda d, t: seen.append((d, t)))
+    assert result.count == 2
+    assert seen[0] == (0, 2) and seen[-1] == (2, 2)
+    assert {total for _, total in seen} == {2}, seen
+
+
+async def test_progress_is_reported_every_twenty_requests_not_each_one(
+    client: StablePayClient, tmp_path: Path
+) -> None:
+    seen: list[tuple[int, int]] = []
+    result = await export_rfis(client, tmp_path / "all.csv", "csv", RfiFilters(),
+                               progress=lambda d, t: seen.append((d, t)))
+    assert result.count == 240
+    done = [d for d, _ in seen]
+    assert done[0] == 0 and done[-1] == 240
+    assert max(b - a for a, b in pairwise(done)) <= 20, done  # never more than 20 rows without a word
+    assert len(seen) <= 240 // 20 + 3, done  # and not a message to the screen for every row
+
+
+async def days_export(tmp_path: Path, name: str, span: dict[str, datetime]) -> ExportResult:
+    """The hostile server's `days` list (45 requests, the n-th created n half-days before 2026-11-20 09:00)."""
+    from tests.hostile_server import mock_transport
+
+    async with StablePayClient("http://127.0.0.1", "k", transport=mock_transport("days")) as hostile:
+        return await export_rfis(hostile, tmp_path / name, "csv", RfiFilters(), page_size=10,
+                                 created_after=span.get("created_after"), created_before=span.get("created_before"))
+
+
+@pytest.mark.parametrize(("span", "count", "summary"), [
+    ({"created_before": datetime(2026, 11, 15, 9, 0, tzinfo=timezone.utc)}, 34,
+     "Exported 34 requests created before 2026-11-15 09:00 UTC · 0 duplicates skipped · 0 pages re-read · "
+     "11 outside the range left out"),
+    ({"created_after": datetime(2026, 10, 1, tzinfo=timezone.utc)}, 45,
+     "Exported 45 requests created on or after 2026-10-01 · 0 duplicates skipped · 0 pages re-read · "
+     "0 outside the range left out"),
+    ({"created_after": datetime(2026, 11, 19, 21, 0, tzinfo=timezone.utc)}, 2,
+     "Exported 2 requests created on or after 2026-11-19 21:00 UTC · 0 duplicates skipped · 0 pages re-read · "
+     "18 outside the range left out · paging stopped once past 2026-11-19 21:00 UTC (the list is newest first)"),
+])
+async def test_a_date_range_summary_names_its_ends_and_counts_what_it_left_out(
+    tmp_path: Path, span: dict[str, datetime], count: int, summary: str
+) -> None:
+    result = await days_export(tmp_path, "range.csv", span)
+    assert result.count == count == len(written_ids(result))
+    assert result.summary() == summary
+
+
+def test_one_request_is_one_request_in_the_summary(tmp_path: Path) -> None:
+    assert ExportResult(tmp_path / "one.csv", 1, "csv").summary() == (
+        "Exported 1 request · 0 duplicates skipped · 0 pages re-read")
+
+
+async def test_an_export_that_cannot_write_its_file_names_the_export(client: StablePayClient, tmp_path: Path) -> None:
+    target = tmp_path / "gone" / "rfis.csv"  # its folder was removed after it was chosen
+    with pytest.raises(writing.NotWritten, match=r"^Could not write the export to .*rfis\.csv: no such file"):
+        await export_rfis(client, target, "csv", RfiFilters())
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_an_empty_range_or_an_unknown_format_is_refused_before_anything_is_asked(tmp_path: Path) -> None:
+    from tests.test_hostile_paging import Counting
+
+    transport = Counting("days")
+    same = datetime(2026, 11, 15, tzinfo=timezone.utc)
+    async with StablePayClient("http://127.0.0.1", "k", transport=transport) as counted:
+        with pytest.raises(ValueError, match=r"^The date range is empty: the start must come before the end\.$"):
+            await export_rfis(counted, tmp_path / "r.csv", "csv", RfiFilters(), created_after=same, created_before=same)
+        with pytest.raises(ValueError, match=r"^Unknown export format 'xlsx'; choose one of: csv, json\.$"):
+            await export_rfis(counted, tmp_path / "r.xlsx", "xlsx", RfiFilters())
+    assert transport.requests == [] and list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match=r"^Unknown export format 'xlsx'; choose one of: csv, json\.$"):
+        resolve_export_path("r", "xlsx", "rfis.csv", tmp_path)
+
+
+def test_a_typed_path_is_read_from_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert resolve_export_path("audit", "csv", "rfis.csv") == tmp_path / "audit.csv"
+    assert resolve_export_path("", "json", "rfis.json") == tmp_path / "rfis.json"
+
+
+def test_a_blank_name_in_a_folder_that_is_gone_is_refused(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"  # the dialog's folder, removed since it was opened
+    with pytest.raises(ValueError, match=r"^The folder .*gone does not exist\.$"):
+        resolve_export_path("", "csv", "rfis.csv", gone)
+
+
+def test_a_path_the_file_system_cannot_take_is_refused_in_words(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"^This path cannot be used: File name too long\.$"):
+        resolve_export_path("a" * 300, "csv", "rfis.csv", tmp_path)
+
+
+@pytest.mark.parametrize("asked", [True, False])
+async def test_sigterm_cancels_an_export_only_when_asked(client: StablePayClient, tmp_path: Path, asked: bool) -> None:
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    path = tmp_path / "rfis.csv"
+    handled: list[bool] = []
+
+    def terminate_midway(done: int, total: int) -> None:
+        if done and not handled:
+            handled.append(signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL)
+            if asked and handled[0]:  # never sent where SIGTERM would end the test run, or interrupt it
+                os.kill(os.getpid(), signal.SIGTERM)
+
+    if asked:
+        with pytest.raises(ExportTerminated):
+            await export_rfis(client, path, "csv", RfiFilters(), progress=terminate_midway, stop_on_sigterm=True)
+        assert handled == [True] and list(tmp_path.iterdir()) == []
+    else:  # a script that calls the library keeps its own SIGTERM
+        assert (await export_rfis(client, path, "csv", RfiFilters(), progress=terminate_midway)).count == 240
+        assert handled == [False]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

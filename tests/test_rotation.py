@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import httpx
 import pytest
@@ -17,6 +18,7 @@ from stablepay_console.profiles.rotation import RotationError, Step, progress_pa
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.wiring import Services
 from tests.conftest import CANARY_KEY, FIXED_NOW
+from tests.small_disk import SmallDisk
 
 BASE_URL = "https://api.sandbox.stablepay.test"
 
@@ -233,7 +235,7 @@ async def test_resume_when_the_pasted_key_was_lost_goes_back_to_paste(world: Wor
 
     again = world.rotation()
     assert again.start() is Step.PASTE
-    assert "paste it again" in again.error
+    assert again.error == "The pasted key was not kept (it lives only in the key store); paste it again."
 
 
 async def test_interrupted_switch_does_not_lose_the_old_key(world: World) -> None:
@@ -290,7 +292,7 @@ async def test_rotation_of_an_environment_key_is_refused(world: World, monkeypat
 async def test_rotation_without_a_stored_key_is_refused(sandbox: Sandbox) -> None:
     w = World(sandbox)
     w.book.add(w.profile, None)
-    with pytest.raises(RotationError, match="no key"):
+    with pytest.raises(RotationError, match=r"^Profile team has no key in the key store to rotate\.$"):
         w.rotation().start()
 
 
@@ -342,3 +344,194 @@ def test_month_arithmetic_clamps_to_the_end_of_the_month() -> None:
     assert months_between(jan31, datetime(2026, 2, 27, tzinfo=timezone.utc)) == 0
     assert months_between(jan31, datetime(2026, 2, 28, tzinfo=timezone.utc)) == 1
     assert months_between(FIXED_NOW, FIXED_NOW - timedelta(days=40)) == 0
+
+
+# --- what the wizard says and keeps at each turn -------------------------------------------------------------------
+
+PASTED_LOST = "The pasted key is no longer in the key store; paste it again."
+
+
+async def verified(world: World) -> tuple[ApiKey, ApiKey, Any]:
+    """A rotation whose new key was pasted and verified: (old key, new key, the rotation)."""
+    old = world.key()
+    assert old is not None
+    new = await world.dashboard.create_key("new")
+    rotation = world.rotation()
+    rotation.start()
+    rotation.confirm_generated()
+    rotation.paste(new)
+    assert await rotation.verify_new() is True
+    return old, new, rotation
+
+
+async def test_a_started_rotation_names_the_old_key_and_is_in_progress(world: World) -> None:
+    old = world.key()
+    assert old is not None
+    rotation = world.rotation()
+    assert not rotation.in_progress
+    rotation.start()
+    assert rotation.in_progress  # closing the wizard now says its progress is kept
+    assert rotation.state.old_key == old.masked  # what the delete step asks to delete
+
+
+async def test_a_pasted_key_lost_before_its_check_goes_back_to_paste(world: World) -> None:
+    rotation = world.rotation()
+    rotation.start()
+    rotation.confirm_generated()
+    rotation.paste(await world.dashboard.create_key("new"))
+    world.book.keys.delete(entry_name("team", "pending"))
+    assert await rotation.verify_new() is False
+    assert (rotation.step, rotation.error) == (Step.PASTE, PASTED_LOST)
+    assert world.pings() == 0
+
+
+async def test_a_pasted_key_lost_before_the_switch_switches_nothing(world: World) -> None:
+    old, _, rotation = await verified(world)
+    world.book.keys.delete(entry_name("team", "pending"))
+    with pytest.raises(RotationError) as refused:
+        rotation.switch()
+    assert str(refused.value) == PASTED_LOST
+    assert (rotation.step, rotation.error) == (Step.PASTE, PASTED_LOST)
+    assert world.key() == old and world.key("previous") is None
+
+
+async def test_a_switch_done_before_an_interruption_resumes_at_deleting_the_old_key(world: World) -> None:
+    old, new, _ = await verified(world)
+    # The switch stored both keys and forgot the pasted one; the console died before saving its progress.
+    world.book.keys.set(entry_name("team", "previous"), old)
+    world.book.keys.set(entry_name("team"), new)
+    world.book.keys.delete(entry_name("team", "pending"))
+    again = world.rotation()
+    assert again.start() is Step.SWITCH
+    again.switch()
+    assert (again.step, again.error) == (Step.DELETE_OLD, "")
+    assert world.key() == new and world.key("previous") == old
+    assert again.kept_old_key() == old  # what the simulated dashboard is asked to delete
+
+
+async def test_refusals_are_said_in_full_and_kept_for_a_resume(world: World) -> None:
+    current = world.key()
+    assert current is not None
+    rotation = world.rotation()
+    rotation.start()
+    rotation.confirm_generated()
+    same = "This is the key the profile already uses. Create a new key in the dashboard and paste that."
+    with pytest.raises(RotationError) as refused:
+        rotation.paste(current)
+    assert str(refused.value) == rotation.error == same
+    assert world.rotation().error == same  # on resume too
+    rotation.paste(ApiKey("sk_sandbox_this_key_was_mistyped_0000"))
+    assert rotation.state.new_key
+    assert await rotation.verify_new() is False
+    assert rotation.error.endswith(
+        "Nothing was switched. Is it a key of the sandbox environment, copied whole? Paste it again.")
+    assert rotation.state.new_key == ""  # the refused key is forgotten, its mask too
+
+
+async def test_each_saved_step_is_told_with_why_the_last_attempt_failed(world: World) -> None:
+    told: list[tuple[Step, str]] = []
+    rotation = world.rotation()
+    rotation.on_step = lambda step, error: told.append((step, error))
+    rotation.start()
+    rotation.confirm_generated()
+    rotation.paste(ApiKey("sk_sandbox_this_key_was_mistyped_0000"))
+    await rotation.verify_new()
+    assert [step for step, _ in told] == [Step.GENERATE, Step.PASTE, Step.VERIFY_NEW, Step.PASTE]
+    assert [error for _, error in told[:3]] == ["", "", ""]
+    assert told[3][1] == rotation.error and told[3][1].startswith("The new key was refused by ")
+    rotation.abandon()
+    assert told[4:] == [(Step.PASTE, "abandoned")]
+
+
+async def test_an_abandoned_rotation_starts_again_from_the_first_step(world: World) -> None:
+    old = world.key()
+    assert old is not None
+    first = world.rotation()
+    first.start()
+    first.confirm_generated()
+    resumed = world.rotation()  # the console was closed and opened again
+    assert resumed.in_progress
+    resumed.abandon()
+    assert not resumed.in_progress and resumed.step is Step.GENERATE
+    assert resumed.start() is Step.GENERATE
+    assert resumed.state.old_key == old.masked
+
+
+async def test_abandoning_after_the_switch_is_refused_in_words(world: World) -> None:
+    _, new, rotation = await verified(world)
+    rotation.switch()
+    told: list[tuple[Step, str]] = []
+    rotation.on_step = lambda step, error: told.append((step, error))
+    with pytest.raises(RotationError) as refused:
+        rotation.abandon()
+    assert str(refused.value) == (
+        "The profile already uses the new key: finish by deleting and checking the old one.")
+    assert (rotation.step, world.key(), told) == (Step.DELETE_OLD, new, [])
+
+
+async def test_the_old_key_is_named_until_it_is_refused(world: World) -> None:
+    old, _, rotation = await verified(world)
+    rotation.switch()
+    rotation.confirm_deleted()  # not deleted in the dashboard
+    assert await rotation.verify_old() is False
+    assert rotation.error == (f"The old key {old.masked} still works. Delete it in the dashboard (Developer, then "
+                              "API Keys), then check again. It is kept until it is refused.")
+    await world.dashboard.delete_key(old)
+    rotation.confirm_deleted()
+    world.sandbox.faults.force = "500"
+    assert await rotation.verify_old() is False
+    assert rotation.error == ("The old key could not be checked (Server error: Simulated internal failure "
+                              "(sandbox fault injection)).")
+
+
+async def test_an_old_key_already_forgotten_finishes_the_rotation_without_a_check(world: World) -> None:
+    _, new, rotation = await verified(world)
+    rotation.switch()
+    rotation.confirm_deleted()
+    world.book.keys.delete(entry_name("team", "previous"))
+    pings = world.pings()
+    assert await rotation.verify_old() is True
+    assert (rotation.step, world.key(), world.pings()) == (Step.DONE, new, pings)
+
+
+async def test_a_key_shared_with_another_profile_is_named_until_the_old_key_is_deleted(world: World) -> None:
+    old = world.key()
+    world.book.add(Profile("ci", "sandbox", BASE_URL), old)
+    _, _, rotation = await verified(world)
+    warning = ("The old key is also the key of profile ci: deleting it in the dashboard stops it too. Give it the "
+               "new key (Profiles & keys, e) before you delete the old one.")
+    assert rotation.shared_warning == warning
+    rotation.switch()
+    assert rotation.shared_warning == warning
+    rotation.confirm_deleted()
+    assert rotation.shared_warning == ""
+
+
+async def test_a_key_that_says_it_was_made_after_the_switch_counts_from_the_switch(world: World) -> None:
+    from tests.test_profile_commands import jwt
+
+    later = jwt({"sub": "team", "iat": int((FIXED_NOW + timedelta(hours=1)).timestamp())})
+    world.sandbox.add_key(later, "a key whose iat is later than the switch")
+    rotation = world.book.rotation(world.profile, world.connector.client_with, clock=lambda: FIXED_NOW)
+    rotation.start()
+    rotation.confirm_generated()
+    rotation.paste(ApiKey(later))
+    assert await rotation.verify_new() is True
+    rotation.switch()
+    assert world.book.key_since(world.profile) == FIXED_NOW  # not an hour in the future
+
+
+async def test_progress_the_disk_refuses_is_said_and_the_rotation_goes_on(
+    sandbox: Sandbox, small_disk: SmallDisk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STABLEPAY_CONFIG_DIR", str(small_disk.path / "config"))
+    w = World(sandbox)
+    w.book.add(w.profile, await w.dashboard.create_key("console key 2025"))
+    rotation = w.rotation()
+    rotation.start()
+    assert rotation.not_saved is None
+    small_disk.read_only()
+    rotation.confirm_generated()
+    assert rotation.step is Step.PASTE
+    assert rotation.not_saved is not None and rotation.not_saved.startswith("Could not write ")
+    assert rotation.not_saved.endswith(" Closed now, the wizard could not resume at this step.")

@@ -113,6 +113,25 @@ async def test_a_hand_edited_progress_file_is_cleaned_when_read(team: Profile) -
     assert len(rotation.error) <= 600
 
 
+async def test_a_refusal_that_runs_on_is_cut_to_a_few_sentences(team: Profile) -> None:
+    """A 400 at the check, with ten field problems of the longest kind: what the wizard says, and shows on resume,
+    is cut at 600 characters (the server's whole text would run to two thousand)."""
+
+    def long_refusal(request: httpx.Request) -> httpx.Response:
+        problems = [{"field": f"f{n}" * 30, "message": "m" * 200, "code": "x"} for n in range(10)]
+        return httpx.Response(400, json={"type": "VALIDATION_ERROR", "message": "bad", "fields": problems})
+
+    wiring = Services(clock=lambda: FIXED_NOW, transport_for=lambda p: httpx.MockTransport(long_refusal))
+    rotation = wiring.book.rotation(team, wiring.client_with)
+    rotation.start()
+    rotation.confirm_generated()
+    rotation.paste(ApiKey(NEW_KEY))
+    assert await rotation.verify_new() is False
+    assert rotation.step is Step.VERIFY_NEW
+    assert rotation.error.startswith("The new key could not be checked (") and rotation.error.endswith("…")
+    assert len(rotation.error) == 600
+
+
 # --- the console ---------------------------------------------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from stablepay_console.services.audit import entry_line, verify
+from stablepay_console.services.audit import verify
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_chain import entry_hash
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, SeenPage
@@ -569,6 +569,145 @@ def test_a_server_that_stops_answering_mid_session_fails_the_call(
         proxy.close()
 
 
+# --- the connection itself -----------------------------------------------------------------------------------------
+
+
+def test_a_connection_names_itself_carries_its_limits_and_keeps_nothing_uncommitted(team_db: TeamDb) -> None:
+    """What a DBA sees (the console's name), the server's and the socket's limits, and the session's set-up (UTC)
+    committed apart: an act is kept only once committed, and rolling it back keeps the set-up."""
+    conn = record_pg_conn.connect(parse(team_db.url("alice")))
+    try:
+        used = conn.info.get_parameters()
+        assert {k: used.get(k) for k in ("application_name", "connect_timeout", "options", "keepalives",
+                                         "keepalives_idle", "keepalives_interval", "keepalives_count",
+                                         "tcp_user_timeout")} == {
+            "application_name": "stablepay-console", "connect_timeout": "10",
+            "options": "-c statement_timeout=15000", "keepalives": "1", "keepalives_idle": "10",
+            "keepalives_interval": "5", "keepalives_count": "3", "tcp_user_timeout": "20000"}
+        assert conn.execute("SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+                            ).fetchone() == ("stablepay-console",)
+        assert conn.execute("SHOW statement_timeout").fetchone() == ("15s",)
+        conn.execute("INSERT INTO stablepay.notes (server, rfi_id, profile, text) VALUES (%s, %s, 'prod', 'x')",
+                     (SERVER, RFI))
+        conn.rollback()
+        assert conn.execute("SHOW TimeZone").fetchone() == ("UTC",)
+    finally:
+        conn.close()
+    with team_db.connect() as owner:
+        assert owner.execute("SELECT count(*) FROM stablepay.notes").fetchone() == (0,)
+
+
+def test_a_connection_that_went_off_loopback_without_tls_is_closed_before_anything_is_sent(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The URL passed the TLS rule on loopback; by the time libpq connects, PGHOST says 0.0.0.0 (no loopback
+    address, though it reaches this machine): the connection libpq made is checked again, and closed."""
+    monkeypatch.setenv("PGHOST", "127.0.0.1")
+    monkeypatch.setenv("PGPORT", str(team_db.server.port))
+    url = parse(f"postgresql:///{team_db.name}?user=alice")
+    monkeypatch.setenv("PGHOST", "0.0.0.0")
+    with pytest.raises(RecordUnavailable) as refused:
+        record_pg_conn.connect(url)
+    assert str(refused.value) == (f"The team record at {url.where} was reached at 0.0.0.0 without TLS; the "
+                                  "connection was closed before anything was sent.")
+    with team_db.connect() as owner:
+        assert wait_for(lambda: owner.execute("SELECT count(*) FROM pg_stat_activity WHERE usename = 'alice'"
+                                              ).fetchone() == (0,), 10), "the session was closed"
+
+
+def test_a_browser_consoles_connection_acts_as_its_person_or_says_why_it_cannot(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from psycopg import sql
+
+    auth = f"web_auth_{team_db.name[-10:]}"
+    with team_db.connect() as owner:  # the web server's login: no rights of its own, may act as alice only
+        owner.execute(sql.SQL("CREATE ROLE {} LOGIN NOINHERIT").format(sql.Identifier(auth)))
+        owner.execute(sql.SQL("GRANT alice TO {}").format(sql.Identifier(auth)))
+        owner.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(team_db.name),
+                                                                        sql.Identifier(auth)))
+    url = parse(team_db.url(auth))
+    monkeypatch.setenv(record_pg_conn.ROLE_VARIABLE, "alice")
+    conn = record_pg_conn.connect(url)
+    try:
+        conn.rollback()  # the role was set with the session, not with the first act
+        assert conn.execute("SELECT current_user, session_user").fetchone() == ("alice", auth)
+    finally:
+        conn.close()
+    monkeypatch.setenv(record_pg_conn.ROLE_VARIABLE, "bob")
+    with pytest.raises(RecordUnavailable) as refused:
+        record_pg_conn.connect(url)
+    assert str(refused.value) == f'The team record at {url.where} cannot be used: permission denied to set role "bob"'
+
+
+class QuietAfterStartup(FreezingProxy):
+    """A relay that lets the start-up through, then stops relaying at the first query (the server wedged)."""
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                if data[:1] in (b"P", b"Q") and source.getpeername()[1] != self.target:  # a client's query
+                    self.frozen.set()
+                if self.frozen.is_set():
+                    return
+                sink.sendall(data)
+        except OSError:
+            return
+
+
+def test_a_server_that_stops_answering_during_the_set_up_ends_the_connection_with_a_message(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proxy = QuietAfterStartup(team_db.server.port)
+    try:
+        monkeypatch.setattr(record_pg_conn, "ANSWER_SECONDS", 1.0)
+        url = parse(f"postgresql://alice@127.0.0.1:{proxy.port}/{team_db.name}")
+        with pytest.raises(RecordUnavailable, match=r"cannot be used: "):
+            record_pg_conn.connect(url)
+        assert proxy.frozen.is_set(), "the start-up went through and the set-up's query was held"
+    finally:
+        proxy.close()
+
+
+def test_a_login_outside_the_team_is_told_who_may_connect_and_what_an_admin_grants(team_db: TeamDb) -> None:
+    url = parse(team_db.url("mallory"))
+    with pytest.raises(RecordError) as refused:
+        record_pg_conn.connect(url)
+    assert str(refused.value) == (
+        f'The team record at {url.where} refused the connection of mallory: permission denied for database '
+        f'"{team_db.name}". Only members of stablepay_analyst, stablepay_lead and stablepay_watcher may connect; an '
+        "admin grants one (GRANT stablepay_analyst TO mallory;).")
+
+
+def test_a_server_that_is_down_is_named_in_libpqs_own_words(team_db: TeamDb) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nobody listens here once it is closed
+    url = parse(f"postgresql://alice@127.0.0.1:{port}/team")
+    with pytest.raises(RecordUnavailable) as down:
+        record_pg_conn.connect(url)
+    assert str(down.value).startswith(
+        f'The team record at 127.0.0.1:{port}/team cannot be reached: connection to server at "127.0.0.1", '
+        f"port {port} failed: Connection refused")
+
+
+def test_a_refusal_or_failure_is_said_in_its_first_line_cleaned_and_cut(team_db: TeamDb) -> None:
+    url = parse(team_db.url("alice"))
+    with team_db.connect("alice") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege) as refused:
+            conn.execute("UPDATE stablepay.triage_policy SET claim_within = interval '1 hour'")
+        said = record_pg_conn.problem(refused.value, url, "change the service levels")
+        assert isinstance(said, record_pg_conn.RecordRefused)
+        assert str(said) == (f"The team record at {url.where} refused to change the service levels: permission "
+                             "denied for table triage_policy.")
+        with pytest.raises(psycopg.errors.RaiseException) as long:
+            conn.execute("DO $$ BEGIN RAISE EXCEPTION '%', repeat('x', 500) || chr(27) || '[2J'; END $$")
+    assert record_pg_conn.reason(long.value) == "x" * 299 + "…"
+    assert record_pg_conn.reason(OSError("the network went away\nand more")) == "the network went away"
+    assert record_pg_conn.reason(OSError("\n  \n")) == "OSError"  # no words: named by its kind
+    assert record_pg_conn.reason(OSError()) == "OSError"
+
+
 # --- migrations -------------------------------------------------------------------------------------------------
 
 
@@ -618,15 +757,27 @@ def test_a_version_1_record_moves_to_version_2_with_nothing_lost(bare_db: TeamDb
         bare_db.connect("mallory")
 
 
-def test_an_imported_entry_reads_as_the_importers_testimony_in_the_audit_log(team_db: TeamDb) -> None:
+def test_an_imported_entry_reads_as_the_importers_testimony_in_the_audit_log(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stablepay_console.cli.main import main
+
     forged = {"entries": [{"profile": "prod", "environment": "production", "action": "claim", "target": RFI,
                            "outcome": "ok", "detail": '{"written_as": "carol", "written_at": "2020-01-01"}',
                            "server": SERVER, "hash": "h1"}]}
     with team_db.connect("alice") as conn:
         conn.execute("SELECT stablepay.import_local('laptop', %s)", (psycopg.types.json.Jsonb(forged),))
-    (entry,) = record(team_db, "bob").audit()
-    line = entry_line(entry)
-    assert " alice " in line and "imported by alice on " in line and "where it was written as carol" in line
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("bob"))
+    capsys.readouterr()
+    assert main(["audit", "log"]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split()[:3] == ["SEQ", "TIME", "ACTOR"]
+    assert "  alice (imported: carol)  " in row, row  # never carol's act, nor alice's own
+    assert main(["audit", "log", "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)
+    assert entry["actor"] == "alice"
+    said = entry["imported"]["description"]
+    assert said.startswith("imported by alice on ") and said.endswith("where it was written as carol"), said
 
 
 def test_init_without_createrole_names_the_privilege_then_the_dbas_sql_lets_it_finish(

@@ -170,6 +170,18 @@ def test_the_console_refuses_a_group_role_before_it_connects(
         assert conn.execute("SELECT count(*) FROM stablepay.claims").fetchone() == (0,)
 
 
+def test_the_databases_own_writer_of_act_entries_is_no_members_to_call(team_db: TeamDb) -> None:
+    """stablepay.act_entry writes, as the owner, the audit entry of a claim or a step with the act: a member who
+    could call it would write a claim's entry with no claim, under any name the function is given."""
+    for role in ("alice", "carol", "walt"):
+        with team_db.connect(role) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege,
+                                                          match="permission denied for function act_entry"):
+            conn.execute("SELECT stablepay.act_entry(%s, 'prod', 'claim', %s, 'claimed', '{}'::jsonb)",
+                         (SERVER, RFI))
+    with team_db.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM stablepay.audit").fetchone() == (0,)
+
+
 # --- facts only from where they happen ----------------------------------------------------------------------------
 
 CLAIM_ROW = ("INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, server) "

@@ -177,7 +177,9 @@ def run_log(args: argparse.Namespace) -> int:
     if out.fmt == "json":
         out.json([e.to_json() for e in entries])
         return OK
-    rows = [(str(e.seq), e.at, e.actor, e.profile, e.environment, e.action, e.target, e.outcome) for e in entries]
+    # An imported entry is the importer's testimony: its actor says so, as the audit screen does.
+    rows = [(str(e.seq), e.at, e.actor if e.imported is None else f"{e.actor} (imported: {e.imported.written_as})",
+             e.profile, e.environment, e.action, e.target, e.outcome) for e in entries]
     if rows:
         out.table(AUDIT_COLUMNS, rows)
     else:

@@ -181,19 +181,3 @@ def _changed(entry: AuditEntry) -> str:
 
 def verify(record: Record) -> ChainReport:
     return verify_chain(record.audit(), record.audit_head())
-
-
-def entry_line(entry: AuditEntry) -> str:
-    """One entry as a line of `audit log`."""
-    detail = ", ".join(f"{k}={v}" for k, v in entry.details.items())
-    parts = [
-        f"#{entry.seq}",
-        clean(entry.at),
-        clean(entry.actor, 40),
-        f"{clean(entry.profile, 40)} ({clean(entry.environment, 20)})" if entry.profile else "-",
-        clean(entry.action, 40),
-        clean(entry.target, 120) or "-",
-        clean(entry.outcome, 200),
-    ]
-    line = "  ".join(parts) + (f"  [{clean(detail, 400)}]" if detail else "")
-    return f"{line}  ({clean(entry.imported.describe(), 300)})" if entry.imported is not None else line
