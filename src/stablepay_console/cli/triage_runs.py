@@ -163,7 +163,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """`rfis ready|approve|reject|wait|resume|assign|report` and `record policy` (the command table, `cli/commands.py`)."""
+    """`rfis ready|approve|reject|wait|resume|assign|report` and `record policy` (in the command table)."""
     if getattr(args, "record_command", "") == "record.policy":
         return guarded(lambda: run_policy(args))
     if args.rfis_command == "report":
