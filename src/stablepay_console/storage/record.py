@@ -183,9 +183,8 @@ class TeamFeed(Protocol):
         watcher saw."""
         ...
 
-    def issued(self, profile: str, before: datetime | None = None) -> list[Issued]:
-        """The wire JSON (request, current round) of each request the team watcher last saw as issued (with
-        `before`: only those due by then, nearest first)."""
+    def issued(self, profile: str) -> list[Issued]:
+        """The wire JSON (request, current round) of each request the team watcher last saw as issued."""
         ...
 
     def issued_due(self, profile: str, before: datetime, rounds: bool = False) -> list[DueIssued]:

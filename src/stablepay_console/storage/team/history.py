@@ -179,15 +179,13 @@ def _maybe(text: str | None) -> Any:
     return parse_stamp(text) if text else None
 
 
-def issued(conn: psycopg.Connection, server: str, before: str | None = None) -> list[Issued]:
-    """(request wire, current round's wire or None) of every request of `server` the team watcher last saw as
-    issued (an imported request is not trusted until the watcher has seen it itself); with `before` (a stamp),
-    only those whose deadline falls by then, nearest first (the stamps sort as times)."""
+def issued(conn: psycopg.Connection, server: str) -> list[Issued]:
+    """(request wire, current round's wire or None, deadline) of every request of `server` the team watcher last
+    saw as issued (an imported request is not trusted until the watcher has seen it itself)."""
     rows = conn.execute(
         "SELECT r.wire, ro.wire, r.deadline FROM stablepay.rfis r LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
-        "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL"
-        + (" AND r.deadline <= %s ORDER BY r.deadline" if before is not None else ""),
-        (server, *((before,) if before is not None else ())),
+        "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL",
+        (server,),
     ).fetchall()
     return [(str(w), None if rw is None else str(rw), d) for w, rw, d in rows]
 

@@ -30,14 +30,10 @@ from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
     AuditHead,
-    DueIssued,
     Imported,
-    Issued,
     Note,
-    OpenRound,
     RfiHistory,
     SeenPage,
-    stamp,
 )
 from stablepay_console.storage.team import audit as chain
 from stablepay_console.storage.team import history as seen
@@ -53,6 +49,7 @@ from stablepay_console.storage.team.connection import (
     need_psycopg,
     problem,
 )
+from stablepay_console.storage.team.feed import PgFeed
 from stablepay_console.storage.team.schema import LEAD, WATCHER, check_version
 from stablepay_console.storage.team.triage import PgTriage
 from stablepay_console.storage.team.url import TeamUrl
@@ -75,7 +72,7 @@ def _note(profile: str, rfi_id: str, row: tuple[Any, ...]) -> Note:
     return Note(int(note_id), profile, rfi_id, str(author), at, str(text), imported)
 
 
-class PgRecord(PgClaims, PgAssignment, PgTriage):
+class PgRecord(PgClaims, PgAssignment, PgTriage, PgFeed):
     """The team record. Not shared between threads: each thread (the record's worker) has its own."""
 
     offers = frozenset(Offer)
@@ -269,44 +266,6 @@ class PgRecord(PgClaims, PgAssignment, PgTriage):
     @property
     def witness_key(self) -> str:
         return f"team {self.url.where}"
-
-    # --- the team watcher -----------------------------------------------------------------
-
-    def mark_sweep(self, profile: str, interval_seconds: int, radar: str) -> bool:
-        """`rfis watch` swept the profile's server; `radar` is what a console's banner needs. Only the team
-        watcher's role marks a sweep (False: this role is not it, nothing was written)."""
-        self.whoami()
-        if not self.watcher:
-            return False
-        with self._tx("mark the team watcher's sweep") as conn:
-            sweeps.mark(conn, self.scope_of(profile), interval_seconds, radar)
-        return True
-
-    def last_sweep(self, profile: str) -> sweeps.Sweep | None:
-        with self._tx("read the team watcher's sweep") as conn:
-            return sweeps.last(conn, self.scope_of(profile))
-
-    def issued_first(self, profile: str, after: datetime, limit: int) -> tuple[list[Issued], int]:
-        """The first `limit` requests of the needs-action view (the watcher's issued ones due after `after`, nearest
-        first), and how many issued requests there are: what the view paints before reading the rest."""
-        with self._tx("read the issued requests") as conn:
-            return seen.issued_first(conn, self.scope_of(profile), stamp(after), limit)
-
-    def issued(self, profile: str, before: datetime | None = None) -> list[Issued]:
-        """The wire JSON (request, current round) of each request of the profile's server the team watcher last
-        saw as issued; with `before`, only those due by then, nearest first."""
-        with self._tx("read the issued requests") as conn:
-            return seen.issued(conn, self.scope_of(profile), stamp(before) if before is not None else None)
-
-    def issued_due(self, profile: str, before: datetime, rounds: bool = False) -> list[DueIssued]:
-        """Each request of the profile's server the team watcher last saw as issued and due by `before`, nearest
-        first (`rfis due`): its ID, JSON, round number, its round's JSON with `rounds`, its deadline."""
-        with self._tx("read the issued requests") as conn:
-            return seen.issued_due(conn, self.scope_of(profile), stamp(before), rounds)
-
-    def open_rounds(self, profile: str) -> list[OpenRound]:
-        with self._tx("read the issued requests") as conn:
-            return seen.open_rounds(conn, self.scope_of(profile))
 
     def run(self, doing: str, work: Callable[[psycopg.Connection], Any], seconds: float | None = None) -> Any:
         """Anything else in one transaction (the import, `record status`)."""
