@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.services.inbox_pager import REVIEW
@@ -136,6 +137,10 @@ def test_snapshot_the_step_note_dialog(snap_compare, size: tuple[int, int]) -> N
         await open_detail(pilot, rfi)
         await pilot.press("R")
         assert await until(pilot, lambda: isinstance(pilot.app.screen, StepNoteDialog))
+        field = pilot.app.screen.query_one(Input)
+        field.cursor_blink = False  # the cursor shown steadily: a blink's off phase is no change of the screen
+        assert await until(pilot, lambda: field.has_focus)
+        await pilot.pause()
 
     assert snap_compare(build_app(), terminal_size=size, run_before=run_before)
 
