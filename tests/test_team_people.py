@@ -182,6 +182,17 @@ def test_the_databases_own_writer_of_act_entries_is_no_members_to_call(team_db: 
         assert conn.execute("SELECT count(*) FROM stablepay.audit").fetchone() == (0,)
 
 
+def test_a_watcher_a_dba_let_call_the_import_still_cannot_import(team_db: TeamDb) -> None:
+    """Only analysts may EXECUTE import_local; were a DBA to grant it to the watcher too, the function itself still
+    refuses anyone who is no analyst (walt is a person, a member of the team: only that check stands)."""
+    with team_db.connect() as conn:
+        conn.execute("GRANT EXECUTE ON FUNCTION stablepay.import_local(text, jsonb) TO walt")
+    with team_db.connect("walt") as conn, pytest.raises(
+            psycopg.errors.InsufficientPrivilege, match=r"only a member of stablepay_analyst may import a local record "
+                                                        r"\(not walt\)"):
+        conn.execute("SELECT stablepay.import_local('laptop', '{}'::jsonb)")
+
+
 # --- facts only from where they happen ----------------------------------------------------------------------------
 
 CLAIM_ROW = ("INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail, server) "
