@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import timedelta
+from typing import Any
 
 import httpx
 import pytest
@@ -16,7 +17,7 @@ from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.services.team.radar import counted, deadlines
 from stablepay_console.services.team.scope import server_key
 from stablepay_console.services.watch.radar import RadarPoller
-from tests.conftest import FIXED_NOW, wait_for_workers
+from tests.conftest import FIXED_NOW, until, wait_for_workers
 from tests.postgres import TeamDb
 
 URL = "STABLEPAY_RECORD_URL"
@@ -25,6 +26,11 @@ URL = "STABLEPAY_RECORD_URL"
 def sweep_row(db: TeamDb) -> tuple[str, int, str, str] | None:
     with db.connect() as conn:
         return conn.execute("SELECT server, interval_s, by_role, radar FROM stablepay.sweeps").fetchone()
+
+
+def said(app: Any) -> list[str]:
+    """The messages of the Team record notices the console has shown so far."""
+    return [n.message for n in app._notifications if n.title == "Team record"]
 
 
 def test_the_watch_marks_each_sweep_in_the_team_record(
@@ -69,8 +75,9 @@ async def test_a_console_takes_the_radar_from_a_fresh_team_watcher(  # type: ign
         assert app.radar_label == expected.label and expected.label
         assert app.radar_source == "radar from the team watcher (walt)"
         assert not app.radar.poller.tracker.primed, "the console did not sweep the API itself"
-        said = [n.message for n in app._notifications if n.title == "Team record"]
-        assert any(re.search(r"Deadline radar from the team watcher \(walt\), \d+ s ago", m) for m in said), said
+        # The notice is a message the app handles after the worker ends: wait for it to arrive.
+        await until(pilot, lambda: any(re.search(r"Deadline radar from the team watcher \(walt\), \d+ s ago", m)
+                                       for m in said(app)), f"no team-watcher notice: {said(app)}")
 
         with team_db.connect() as conn:  # the watcher stopped: its last sweep is older than two intervals
             conn.execute("SET session_replication_role = replica")  # a superuser, past the trigger that stamps it
