@@ -33,6 +33,7 @@ from stablepay_console.api.models import (
     RfiPage,
 )
 from stablepay_console.api.paging import PagingReport, walk_pages
+from stablepay_console.api.proxies import ProxyChoice, failure_through, proxy_answer, proxy_for
 from stablepay_console.api.sanitize import clean
 from stablepay_console.api.secret import ApiKey
 from stablepay_console.api.tls import tls_for
@@ -120,19 +121,24 @@ class StablePayClient:
         self.deadline = deadline
         self.on_rfis = on_rfis
         """Told of every page of RFIs received (the local record listens here); it must not block."""
-        inner = transport if transport is not None else httpx.AsyncHTTPTransport(verify=tls_for(url))
+        self.proxy: ProxyChoice | None = proxy_for(url) if transport is None else None
+        """The forward proxy every request goes through (HTTPS_PROXY and NO_PROXY: `api.proxies`); None: direct."""
+        if transport is None:
+            verify = tls_for(url)
+            transport = self.proxy.transport(verify) if self.proxy else httpx.AsyncHTTPTransport(verify=verify)
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             auth=BearerAuth(self.key),
             # Every attempt, retries included, waits at the server's one gate (see `api.gate`).
-            transport=PoliteTransport(inner, self.base_url, retry or default_retry()),
+            transport=PoliteTransport(transport, self.base_url, retry or default_retry()),
             timeout=timeout,
             headers={"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING},
             follow_redirects=False,
         )
 
     def __repr__(self) -> str:
-        return f"StablePayClient({self.base_url!r}, key={self.key.masked!r})"
+        via = "" if self.proxy is None else f", proxy={self.proxy.where!r}"
+        return f"StablePayClient({self.base_url!r}, key={self.key.masked!r}{via})"
 
     async def __aenter__(self) -> StablePayClient:
         return self
@@ -292,10 +298,10 @@ class StablePayClient:
             too_large = exc
         except UnreadableEncoding as exc:
             unreadable = f"{method} {path}: the server's answer cannot be read: {exc}."
+        except (httpx.ProxyError, httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            failure = f"{method} {path}: {self._not_connected(exc)}."
         except httpx.TimeoutException:
             failure = f"{method} {path}: the server did not answer in time."
-        except httpx.ConnectError as exc:
-            failure = f"{method} {path}: could not connect to {self.base_url} ({type(exc).__name__})."
         except httpx.HTTPError as exc:
             failure = f"{method} {path}: the connection failed ({type(exc).__name__}: {clean(exc, 200)})."
         except Exception as exc:
@@ -322,12 +328,27 @@ class StablePayClient:
         log.info("%s %s -> %s", method, path, response.status_code)
         return response
 
+    def _not_connected(self, exc: httpx.TransportError) -> str:
+        """Why no connection to the server was made: through a proxy, what the proxy did."""
+        if self.proxy is not None:
+            return failure_through(exc, self.proxy, self.base_url)
+        if isinstance(exc, httpx.ConnectTimeout):
+            return "the server did not answer in time"
+        return f"could not connect to {self.base_url} ({type(exc).__name__})"
+
     async def _decoded(self, response: httpx.Response, model: type[M]) -> M:
         """The answer as `model`, or the typed error its status and body make."""
-        if len(response.content) > DECODE_IN_THREAD:
-            # A large legal body (100,000 recipients) takes most of a second to validate: off the event loop.
-            return await asyncio.to_thread(decode, response, model)
-        return decode(response, model)
+        try:
+            if len(response.content) > DECODE_IN_THREAD:
+                # A large legal body (100,000 recipients) takes most of a second to validate: off the event loop.
+                return await asyncio.to_thread(decode, response, model)
+            return decode(response, model)
+        except MalformedResponse as exc:
+            if self.proxy is None or not response.is_error:
+                raise
+            message = proxy_answer(exc.message, response, self.proxy)
+        # Not the API's answer, through a proxy: most likely the proxy's own refusal, said as the proxy's.
+        raise MalformedResponse(message, status=response.status_code, response=response)
 
 
 async def _answers_in() -> None:
