@@ -65,12 +65,15 @@ class MemoryKeyring(KeyringBackend):
 
 @pytest.fixture(autouse=True)
 def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own config/data/log directory and no key in the environment."""
+    """Every test gets its own config/data/log directory, no key and no forward proxy in the environment."""
     path = tmp_path / "config"
     monkeypatch.setenv("STABLEPAY_CONFIG_DIR", str(path))
     monkeypatch.delenv("STABLEPAY_API_KEY", raising=False)
     monkeypatch.delenv("STABLEPAY_PROFILE", raising=False)
     monkeypatch.delenv("STABLEPAY_RECORD_URL", raising=False)  # the local record unless a test sets a team's
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):  # direct to loopback unless a test says
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
     return path
 
 
