@@ -95,6 +95,31 @@ async def test_transaction_request_with_open_round(make_app) -> None:  # type: i
         assert LINK in text(pilot, "rfi-link")
 
 
+async def test_a_burst_of_scroll_keys_moves_as_far_as_the_keys_add_up_to(make_app) -> None:  # type: ignore[no-untyped-def]
+    """Six Downs handled before the screen refreshes (a busy machine, a held key) move six lines, and six Ups
+    bring the top back: each key starts from where the one before left the body, not from the last refresh."""
+    from stablepay_console.tui.screens.rfi_detail import DetailBody
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_detail(pilot, make_rfi())
+        body = app.screen.query_one(DetailBody)
+        await pilot.pause()
+        assert body.max_scroll_y >= 6, "the request is longer than the screen at 80x24"
+        for _ in range(6):  # in one go: no refresh between them
+            body.action_scroll_down()
+        await pilot.pause()
+        assert body.scroll_y == 6
+        for _ in range(6):
+            body.action_scroll_up()
+        await pilot.pause()
+        assert body.scroll_y == 0
+        body.action_page_down()
+        body.action_page_down()
+        await pilot.pause()
+        assert body.scroll_y == min(2 * body.scrollable_content_region.height, body.max_scroll_y)
+
+
 async def test_answered_round_has_no_countdown(make_app) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

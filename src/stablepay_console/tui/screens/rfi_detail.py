@@ -66,26 +66,28 @@ class DetailBody(VerticalScroll):
     row) it shows its top: the title and the request's ID, status and user."""
 
     def on_focus(self) -> None:
-        self.scroll_home(animate=False)
+        self.scroll_home(animate=False, immediate=True)
 
-    # The keys move it at once, never animated: keys pressed in a burst (six Ups) land exactly where they add up to.
+    # The keys move it at once, never animated nor deferred: keys pressed in a burst (six Downs, or a held key on
+    # a busy machine) land exactly where they add up to. Deferred to the next refresh, each key of a burst would
+    # start from the same place, and six Downs would move one line.
     def action_scroll_up(self) -> None:
-        self.scroll_up(animate=False)
+        self.scroll_up(animate=False, immediate=True)
 
     def action_scroll_down(self) -> None:
-        self.scroll_down(animate=False)
+        self.scroll_down(animate=False, immediate=True)
 
     def action_page_up(self) -> None:
-        self.scroll_page_up(animate=False)
+        self.scroll_to(y=self.scroll_target_y - self.scrollable_content_region.height, animate=False, immediate=True)
 
     def action_page_down(self) -> None:
-        self.scroll_page_down(animate=False)
+        self.scroll_to(y=self.scroll_target_y + self.scrollable_content_region.height, animate=False, immediate=True)
 
     def action_scroll_home(self) -> None:
-        self.scroll_home(animate=False)
+        self.scroll_home(animate=False, immediate=True)
 
     def action_scroll_end(self) -> None:
-        self.scroll_end(animate=False)
+        self.scroll_end(animate=False, immediate=True)
 
 
 def _grid() -> Table:
