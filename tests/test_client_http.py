@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import selectors
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -238,17 +240,51 @@ async def test_rate_limit_over_http_honours_retry_after(monkeypatch: pytest.Monk
     assert asked == [1.0, 1.0, 1.0]
 
 
+@contextmanager
+def answering_once_released(release: threading.Event) -> Iterator[str]:
+    """A server on loopback whose /ping answers only once `release` is set (503 if it never is, within 20 s)."""
+    import uvicorn
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]  # a bare ASGI app
+        if scope["type"] != "http":
+            return
+        released = await asyncio.to_thread(release.wait, 20)
+        status, body = (200, b'{"message": "pong"}') if released else (503, b'{"message": "never released"}')
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": body})
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started:
+            assert time.monotonic() < deadline, "the held server never started"
+            time.sleep(0.01)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        release.set()
+        server.should_exit = True
+        thread.join(20)
+
+
 async def test_work_meant_for_the_wait_runs_once_the_request_is_sent_and_before_its_answer() -> None:
-    """The page models are built while the first page is on its way (`_exchange(meanwhile=...)`), not after."""
-    with serve("--rfis", "5", "--latency", "0.5") as served:
-        async with connect(served) as client:
-            ran: list[float] = []
-            started = time.monotonic()
-            answer = await client._exchange("GET", "/ping", meanwhile=lambda: ran.append(time.monotonic()))
-            answered = time.monotonic()
-            assert answer.status_code == 200 and answered - started >= 0.5
-            assert len(ran) == 1, "once"
-            assert ran[0] - started < 0.4, "it waited for the answer instead of running while it was awaited"
+    """The page models are built while the first page is on its way (`_exchange(meanwhile=...)`), not after: the
+    server answers only once that work has run, so work that waited for the answer would never be answered."""
+    release = threading.Event()
+    ran: list[bool] = []
+
+    def meanwhile() -> None:
+        ran.append(release.is_set())  # not yet answered: the server is still holding the request
+        release.set()
+
+    with answering_once_released(release) as base_url:
+        async with StablePayClient(base_url, SANDBOX_KEY) as client:
+            answer = await client._exchange("GET", "/ping", meanwhile=meanwhile)
+    assert ran == [False], "once, while the request was held"
+    assert answer.status_code == 200, "it waited for the answer instead of running while it was awaited"
 
 
 async def test_a_slow_server_is_a_timeout() -> None:
