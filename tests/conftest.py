@@ -179,6 +179,35 @@ tests/test_bad_input.py, 17 of 78 s of CPU. Garbage is still collected, only in 
 gc.set_threshold(*GC_THRESHOLD)
 
 
+LONG_POLES = (
+    "tests/test_benchmarks_smoke.py::test_quick_run_prints_every_figure",
+    "tests/test_layout_sizes.py::test_every_screen_keeps_banner_help_quit_and_its_widgets_on_screen",
+    "tests/test_benchmarks_smoke.py",
+    "tests/test_web_triage.py",
+    "tests/test_hostile_screens.py::test_every_screen_modal_and_notification_draws_hostile_text_escaped",
+    "tests/test_sandbox_invariants.py::test_fifty_thousand_rfis_obey_the_specs_rules",
+    "tests/test_fuzz.py::test_render_fuzz",
+    "tests/test_team_screen_terminal.py",
+    "tests/test_triage_two_consoles.py",
+    "tests/test_web_",
+    "tests/test_sanitize.py::test_across_the_whole_unicode_range",
+    "tests/test_ping_paths.py",
+    "tests/test_fuzz.py",
+)
+"""Tests that each take from 15 s to over 2 minutes of a loaded 2-core run, longest first (prefixes of test
+ids). They run before the rest: the tests are handed to the workers one at a time in this order
+(`--dist load --maxschedchunk 1` in pyproject.toml), so the long ones start at once on every worker and the
+short ones fill the gaps, instead of one long test starting last and running alone at the end."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    def pole(item: pytest.Item) -> int:
+        return next((rank for rank, prefix in enumerate(LONG_POLES) if item.nodeid.startswith(prefix)),
+                    len(LONG_POLES))
+
+    items.sort(key=pole)  # stable: within a rank, and for every other test, the order collected
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Once the tests are collected, what exists now (modules, test items, parameters) lives to the end:
