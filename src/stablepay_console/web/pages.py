@@ -32,15 +32,24 @@ PAGE_SCRIPT = """
     constructor(url, protocols) {
       super(url, protocols);
       let drawn = false;
+      let told = false;
       const keys = () => document.querySelector("#terminal .xterm-helper-textarea");
-      this.addEventListener("open", () => setTimeout(() => { if (keys()) { keys().focus(); } }, 0));
+      // The console starts blurred (textual's web driver), after the few bytes that set the terminal's modes: once
+      // its first screenful has come and the terminal has the keyboard, whichever is last, tell it the tab has
+      // the focus, so its footer shows its keys. (A console started with its page sends what it drew meanwhile
+      // at once, maybe before the focus below.)
+      const tell = () => {
+        if (drawn && !told && keys() && document.activeElement === keys()) {
+          told = true;
+          this.send(JSON.stringify(["focus"]));
+        }
+      };
+      this.addEventListener("open", () => setTimeout(() => { if (keys()) { keys().focus(); } tell(); }, 0));
       this.addEventListener("message", (event) => {
         if (typeof event.data !== "string") {
-          // The console starts blurred (textual's web driver), after the few bytes that set the terminal's
-          // modes: at its first screenful, tell it the tab has the focus, so its footer shows its keys.
           if (!drawn && event.data.byteLength > 1024) {
             drawn = true;
-            if (document.activeElement === keys()) { this.send(JSON.stringify(["focus"])); }
+            tell();
           }
           return;
         }
