@@ -167,6 +167,7 @@ class ConsoleServer(Server):
         ended = self.consoles.add(process)
         self.consoles.hold_for(signin, process)
         process.give_to(signin, *self.consoles.size_guess(signin))
+        log.info("console started for a page user=%s console=%s", signin.user, process.app_service_id[:8])
         self._later(self.end_unclaimed(process, ended))
 
     async def end_unclaimed(self, process: ConsoleProcess, ended: asyncio.Event) -> None:
