@@ -109,6 +109,8 @@ class ConsoleProcess(AppService):
         self.shown = asyncio.Event()
         """Its first screenful went to its tab."""
         self.drawn_size = self.size
+        self.last_output = time.monotonic()
+        """When it last drew anything."""
         self._resize: asyncio.Task[None] | None = None
         self.overflowed = asyncio.Event()
         """It drew more than HELD_MAX before a tab attached: it is ended."""
@@ -183,6 +185,7 @@ class ConsoleProcess(AppService):
             self.shown.set()
 
     async def _to_browser_bytes(self, data: bytes) -> None:
+        self.last_output = time.monotonic()
         if len(data) > FIRST_SCREEN:
             self.drawn.set()
         if self.browser is None:

@@ -1,8 +1,9 @@
 """One console process kept started for the next tab: the interpreter up and the console's modules imported
 (about 0.6 s of a console's start), waiting for its hand-over with nobody's name anywhere in it.
 
-The next page or tab takes it; the next spare starts once the taken console's first screen has reached its
-tab, so the two never compete for the processor while someone waits. With no spare ready (two tabs at once,
+The next page or tab takes it; the next spare starts once the taken console has shown its tab its first screen
+and then drawn nothing for a moment (its inbox is in), so the two never compete for the processor while someone
+waits. With no spare ready (two tabs at once,
 or the spare ended), a console is started on the spot: it imports first, then reads the same hand-over.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -19,7 +21,10 @@ from stablepay_console.web.consoles import ConsoleProcess
 log = logging.getLogger("stablepay_console.web.access")
 
 REFILL_AFTER = 10.0
-"""Seconds after a hand-over the next spare starts at the latest, if the taken console's first screen never came."""
+"""Seconds after a hand-over the next spare starts at the latest, however busy the taken console still is."""
+QUIET_SECONDS = 0.5
+"""How long the taken console must have drawn nothing (after its first screen reached its tab)."""
+LOOK_EVERY = 0.1
 
 
 class Spares:
@@ -62,8 +67,11 @@ class Spares:
         log.info("spare console started pid=%s", process.pid)
 
     async def _refill_after(self, taken: ConsoleProcess) -> None:
+        deadline = time.monotonic() + REFILL_AFTER
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(taken.shown.wait(), REFILL_AFTER)
+        while time.monotonic() < deadline and time.monotonic() - taken.last_output < QUIET_SECONDS:
+            await asyncio.sleep(LOOK_EVERY)
         await self.fill()
 
     def _later(self, work: Coroutine[Any, Any, None]) -> None:
