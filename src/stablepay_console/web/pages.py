@@ -71,9 +71,9 @@ CONSOLE_PAGE = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <title>{title}</title>
-<link rel="stylesheet" href="{static}css/xterm.css">
+<link rel="stylesheet" href="{style_url}">
 <script>{page_script}</script>
-<script src="{static}js/textual.js"></script>
+<script src="{script_url}"></script>
 <style>
 body {{ background: #0c181f; margin: 0; }}
 .dialog-container {{ position: absolute; width: 100vw; height: 100vh; display: flex; align-items: center;
@@ -110,9 +110,10 @@ REFUSAL_PAGE = """<!DOCTYPE html>
 """
 
 
-def console_page(*, title: str, static_url: str, ws_url: str, font_size: int) -> str:
+def console_page(*, title: str, script_url: str, style_url: str, ws_url: str, font_size: int) -> str:
     return CONSOLE_PAGE.format(
-        title=escape(title), static=escape(static_url), ws_url=escape(ws_url), font_size=int(font_size),
+        title=escape(title), script_url=escape(script_url), style_url=escape(style_url), ws_url=escape(ws_url),
+        font_size=int(font_size),
         page_script=PAGE_SCRIPT,
     )
 

@@ -31,6 +31,7 @@ from stablepay_console.web.running import Consoles
 from stablepay_console.web.settings import WebSettings
 from stablepay_console.web.signin import SignIn, SignIns
 from stablepay_console.web.spares import Spares
+from stablepay_console.web.statics import Statics
 
 if TYPE_CHECKING:
     from stablepay_console.storage.team.url import TeamUrl
@@ -41,6 +42,8 @@ TITLE = "stablepay-console"
 SHUTDOWN_SECONDS = 4.0
 """SIGTERM: every console asked to leave, then ended; the server is gone within 5 s."""
 MAX_MESSAGE = 1 << 20
+PAGE_FILES = ("js/textual.js", "css/xterm.css")
+"""textual-serve's terminal script and its style sheet, which the console's page loads."""
 SERVER_KEY: web.AppKey[ConsoleServer] = web.AppKey("stablepay.server")
 
 download_manager.DOWNLOAD_TIMEOUT = 30
@@ -67,6 +70,7 @@ class ConsoleServer(Server):
         self.consoles = Consoles(settings)
         self.spares = Spares(self.new_console, settings.spare)
         self._tasks: set[asyncio.Task[None]] = set()
+        self.statics = Statics(self.statics_path)
         self.listener = listener
         """With --socket: the Unix socket made (mode 0660) before the server starts."""
         self._idle_task: asyncio.Task[None] | None = None
@@ -81,7 +85,7 @@ class ConsoleServer(Server):
             web.get("/", self.handle_index, name="index"),
             web.get("/ws", self.handle_websocket, name="websocket"),
             web.get("/download/{key}", self.handle_download, name="download"),
-            web.static("/static", self.statics_path, show_index=False, name="static"),
+            web.get("/static/{name:.+}", self.statics.handle, name="static"),
         ])
         app.on_startup.append(self.on_startup)
         app.on_shutdown.append(self.on_shutdown)
@@ -106,6 +110,8 @@ class ConsoleServer(Server):
 
     async def on_startup(self, app: web.Application) -> None:
         self._idle_task = asyncio.create_task(self.consoles.watch_idle())
+        for name in PAGE_FILES:  # read and compressed once, before the first page names them
+            await asyncio.to_thread(self.statics.find, name)
         self._later(self.spares.fill())
 
     async def on_shutdown(self, app: web.Application) -> None:
@@ -142,7 +148,9 @@ class ConsoleServer(Server):
             self.start_for_page(signin)
         base = self.settings.base_url
         ws_origin = ("wss:" if self.settings.https else "ws:") + base.split(":", 1)[1]
-        page = console_page(title=TITLE, static_url=f"{base}/static/", ws_url=f"{ws_origin}/ws",
+        static = f"{base}/static/"
+        script, style = (self.statics.url(static, name) for name in PAGE_FILES)
+        page = console_page(title=TITLE, script_url=script, style_url=style, ws_url=f"{ws_origin}/ws",
                             font_size=to_int(request.query.get("fontsize", "16"), 16) % 64 or 16)
         return web.Response(text=page, content_type="text/html", headers=security_headers(ws_origin))
 
