@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.web_harness import get, headless_chromium, open_console, signin_cookie, web_server
+from tests.web_harness import get, headless_chromium, open_console, signin_cookie, wait_until, web_server
 
 
 def fetch(url: str, headers: dict[str, str]) -> tuple[int, bytes, dict[str, str]]:
@@ -45,6 +45,9 @@ def test_the_script_is_gzipped_versioned_and_kept(isolated_config: Path) -> None
         for outside in ("/static/../app_service.py", "/static/%2e%2e/app_service.py", "/static/js",
                         "/static/js/nothing.js"):
             assert fetch(server.base + outside, cookie)[0] == 404, outside
+        # --no-spare: the page's console was started on the spot, and no spare ever was.
+        assert wait_until(lambda: server.consoles(), 30)
+        assert "console started for a page" in server.log() and "spare console started" not in server.log()
 
 
 @pytest.fixture
