@@ -73,7 +73,7 @@ def run() -> int:
     with the start- and end-time tricks of `cli.startup` around it."""
     process_starts()
     if os.environ.get(variables.WEB_HAND_OVER):  # started by `stablepay-console web`: whom it serves comes on stdin
-        from stablepay_console.tui.runtime.hand_over import wait_for_hand_over
+        from stablepay_console.cli.spare import wait_for_hand_over
 
         wait_for_hand_over()
     try:

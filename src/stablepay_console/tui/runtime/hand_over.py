@@ -9,14 +9,13 @@ terminal's size. Only then does the console put them in its own environment, whe
 console reads them, and start. A process is handed over once: no spare ever serves a second person.
 
 The process names itself `stablepay-spare` while it waits and `stablepay-web` once it serves someone, so
-`ps` on the server tells them apart (the name is fixed: no user's name in it).
+`ps` on the server tells them apart (the name is fixed: no user's name in it). The wait itself, and what is
+imported meanwhile, is the entry's (`cli/spare.py`); this module is the packet, shared with the server.
 """
 
 from __future__ import annotations
 
 import ctypes
-import gc
-import importlib
 import json
 import os
 import sys
@@ -24,24 +23,12 @@ from dataclasses import dataclass
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage import variables
-from stablepay_console.tui.runtime.web_mode import end_with_parent
 
 HAND_OVER = "hand_over"
 """The type of the one packet a waiting console reads."""
 MAX_PACKET = 4096
 SPARE_NAME = "stablepay-spare"
 CONSOLE_NAME = "stablepay-web"
-PRELOADED = (
-    "stablepay_console.cli.console", "stablepay_console.cli.logs", "stablepay_console.cli.session",
-    "stablepay_console.tui.runtime.exit_guard", "stablepay_console.tui.runtime.boot", "stablepay_console.tui.app",
-    "stablepay_console.tui.keymap", "stablepay_console.services.first_page",
-    "stablepay_console.tui.widgets.inbox.table", "stablepay_console.tui.formatters.record_rows",
-    "stablepay_console.tui.runtime.first_rows", "stablepay_console.wiring",
-    "textual.drivers.web_driver", "textual.pilot", "textual.scrollbar", "textual.layouts.factory",
-    "concurrent.futures.thread", "rich._emoji_codes",
-)
-"""What every console imports on its way to the inbox's first rows (`python -X importtime`): none of it reads
-who the user is."""
 PR_SET_NAME = 15
 
 
@@ -119,18 +106,6 @@ def take_over(hand_over: HandOver) -> None:
     os.environ["COLUMNS"], os.environ["ROWS"] = str(hand_over.width), str(hand_over.height)
 
 
-def preload() -> None:
-    """Import what the console will import anyway, while nobody waits for it. The collector is off meanwhile,
-    as it is for the console's own start (`cli.startup`)."""
-    gc.disable()
-    for name in PRELOADED:
-        importlib.import_module(name)
-    from stablepay_console.tui.runtime.boot import built_in_start
-
-    if built_in_start(None) is not None:  # the embedded sandbox: the console loads it as it starts
-        importlib.import_module("stablepay_console.sandbox")
-
-
 def name_process(name: str) -> None:
     """The process's name in `ps` and /proc/PID/comm (Linux), its command line untouched."""
     if not sys.platform.startswith("linux"):
@@ -139,18 +114,3 @@ def name_process(name: str) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0)
     except (OSError, AttributeError):
         return
-
-
-def wait_for_hand_over() -> None:
-    """In a process the web server started: import, wait for the hand-over, and take it. A packet that is not a
-    hand-over ends the process (exit 2, one line on standard error) before anything is shown."""
-    name_process(SPARE_NAME)
-    end_with_parent()  # a spare ends with its server, even one killed outright
-    preload()
-    try:
-        hand_over = read_hand_over()
-    except HandOverError as exc:
-        print(f"stablepay-console: {exc}", file=sys.stderr, flush=True)
-        raise SystemExit(2) from None
-    take_over(hand_over)
-    name_process(CONSOLE_NAME)
