@@ -227,11 +227,12 @@ def measure(runs: int) -> list[Row]:
     how = f"median of {runs} interleaved repeat starts"
     return [
         Row("terminal: first inbox rows (median)", ms(median(terminal)), "-", "-", "-", None,
-            note=f"120x40 pty, process spawn to a first-page user ID; {how}"),
+            note=f"120x40 pty, process spawn to a first-page user ID; {how}; {ms(min(terminal))} to "
+            f"{ms(max(terminal))}"),
         Row("browser: first inbox rows (median)", ms(median(web)), ms(median(terminal)),
             f"{median(web) / median(terminal):.2f}x", "< 1.3x", median(web) / median(terminal) < 1.3,
             note=f"chromium 1280x800, sign-in URL opened to a first-page user ID in the frames; {how}; "
-            f"min {ms(min(web))}"),
+            f"{ms(min(web))} to {ms(max(web))}"),
         *memory_rows(one, many, server_kb, spare),
         Row("web server: SIGTERM to exit, 2 consoles open", ms(stopped), "-", "-", "< 5 s", stopped < 5),
         Row("web server: consoles left after SIGTERM", str(left), "-", "-", "0", left == 0),
