@@ -202,7 +202,10 @@ class ConsoleProcess(AppService):
 
     async def set_terminal_size(self, width: int, height: int) -> None:
         """Resize the console, once it has drawn its first screen: a resize read before that races the driver's
-        own first one (the size it was handed over with), and the older could win."""
+        own first one (the size it was handed over with), and the older could win. The size it has already is not
+        sent again (the page sends its size as its WebSocket opens, and a resize repaints the whole screen)."""
+        if (width, height) == self.size:
+            return
         self.size = (width, height)
         if self.drawn.is_set():
             await super().set_terminal_size(width, height)
