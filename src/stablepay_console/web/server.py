@@ -123,6 +123,8 @@ class ConsoleServer(Server):
         stops.append(asyncio.create_task(self.spares.stop()))
         if stops:
             await asyncio.wait(stops, timeout=SHUTDOWN_SECONDS - 0.5)
+        for task in list(self._tasks):  # the watches over consoles waiting for their tab: those are ended above
+            task.cancel()
         log.info("server stopped, %d console(s) ended", len(processes))
 
     # --- routes ---------------------------------------------------------------------------
