@@ -8,8 +8,12 @@ terminal (a 120x40 pty, `cold_start.py`'s way) it starts when the process is spa
 starts (the inbox's first page comes from the record), interleaved so load hits both alike. Then the
 memory of the browser's consoles on the server, one open and eight at once (each console is a process of
 its own: resident and proportional set sizes from /proc, PSS sharing the pages the processes share), and
-the server's own. Last, the time from SIGTERM to the web server's exit with two consoles open. Figures to
-read, not assertions.
+the server's own, and of its spare (a console process started ahead, imports done, waiting for the next tab).
+Last, the time from SIGTERM to the web server's exit with two consoles open. Figures to read, not assertions.
+
+Before each timed start, terminal or browser, the run waits until the web server and every process it started
+have used no processor time for a moment: the spare the server starts after each browser start must not run
+during the terminal's next start (nor a closing console during either).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from cold_start import console_argv, console_markers, time_to_texts
@@ -58,10 +63,68 @@ def start_server(env: dict[str, str], folder: Path) -> tuple[subprocess.Popen[by
     return process, out.read_text().strip()
 
 
+def cpu_ticks(pid: int) -> int:
+    """User and system time of one process, in clock ticks (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
+def server_tree(server_pid: int) -> list[int]:
+    """The server and the processes it started (consoles and spare)."""
+    children = []
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) == server_pid:
+                children.append(int(pid))
+        except OSError:
+            continue
+    return [server_pid, *children]
+
+
+def quiet(server_pid: int, still: float = 0.3, timeout: float = 20.0) -> None:
+    """Wait until the server and its processes have used no processor time for `still` seconds (a spare started,
+    consoles ended)."""
+    deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        tree = server_tree(server_pid)
+        now = (tuple(tree), sum(cpu_ticks(pid) for pid in tree))
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= still:
+            return
+        time.sleep(0.05)
+
+
+def scheduled(pid: int) -> tuple[float, float]:
+    """Seconds a process's threads have run on a processor, and waited for one while runnable (summed over its
+    threads), from /proc/PID/task/*/schedstat."""
+    ran = waited = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        on_cpu, on_queue, _ = Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()
+        ran, waited = ran + int(on_cpu), waited + int(on_queue)
+    return ran / 1e9, waited / 1e9
+
+
+def spare_of(folder: str, seconds: float = 15.0) -> int | None:
+    """The pid of the server's spare console, once there is one."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = [int(pid) for pid in os.listdir("/proc") if pid.isdigit() and _console_of(int(pid), folder,
+                                                                                            "stablepay-spare")]
+        if found:
+            return found[0]
+        time.sleep(0.05)
+    return None
+
+
 def browser_first_rows(browser, url: str, markers: list[str], timeout: float = 30.0,  # type: ignore[no-untyped-def]
-                       keep: list[object] | None = None) -> float:
+                       keep: list[object] | None = None, at_rows: Callable[[], None] | None = None) -> float:
     """Seconds from opening `url` to a marker in the terminal's frames; `keep`: the tab stays open (its
-    browser context is appended there, to close later)."""
+    browser context is appended there, to close later); `at_rows` is called as the marker is seen."""
     wanted = [m.encode() for m in markers]
     received: list[bytes] = []
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -74,7 +137,10 @@ def browser_first_rows(browser, url: str, markers: list[str], timeout: float = 3
         while True:
             joined = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", b"".join(received))
             if any(w in joined for w in wanted):
-                return time.perf_counter() - start
+                took = time.perf_counter() - start
+                if at_rows is not None:
+                    at_rows()
+                return took
             if time.perf_counter() - start > timeout:
                 raise TimeoutError("no inbox rows in the browser")
             page.wait_for_timeout(5)
@@ -95,9 +161,10 @@ def memory_kb(pid: int) -> tuple[int, int]:
     return found["Rss"], found["Pss"]
 
 
-def consoles_memory(folder: str) -> list[tuple[int, int]]:
-    """(RSS, PSS) of each browser console this run's server has open."""
-    return [memory_kb(int(pid)) for pid in os.listdir("/proc") if pid.isdigit() and _console_of(int(pid), folder)]
+def consoles_memory(folder: str, name: str = "stablepay-web") -> list[tuple[int, int]]:
+    """(RSS, PSS) of each browser console this run's server has open (`stablepay-spare`: its spare)."""
+    return [memory_kb(int(pid)) for pid in os.listdir("/proc")
+            if pid.isdigit() and _console_of(int(pid), folder, name)]
 
 
 def settled_memory(folder: str, count: int, seconds: float = 3.0) -> list[tuple[int, int]]:
@@ -120,7 +187,19 @@ def mb(kb: float) -> str:
     return f"{kb / 1024:.1f} MB"
 
 
-def memory_rows(one: list[tuple[int, int]], many: list[tuple[int, int]], server_kb: tuple[int, int]) -> list[Row]:
+def console_rows(console_time: list[tuple[float, float]]) -> list[Row]:
+    """Where the browser console's time goes: it needs little processor time after its hand-over; on a busy machine
+    it mostly waits for a processor (the browser, in this benchmark on the same two cores, and everything else)."""
+    if not console_time:
+        return []
+    return [Row("browser console: processor time, hand-over to first rows (median)",
+                ms(median([ran for ran, _ in console_time])), "-", "-", "-", None,
+                note=f"its threads meanwhile waited {ms(median([waited for _, waited in console_time]))} for a "
+                "processor (median, summed over threads; /proc schedstat)")]
+
+
+def memory_rows(one: list[tuple[int, int]], many: list[tuple[int, int]], server_kb: tuple[int, int],
+                spare: list[tuple[int, int]]) -> list[Row]:
     rss_one, pss_one = one[0]
     rss_many, pss_many = sum(r for r, _ in many), sum(p for _, p in many)
     each = pss_many / len(many)
@@ -132,6 +211,8 @@ def memory_rows(one: list[tuple[int, int]], many: list[tuple[int, int]], server_
             note=f"{mb(each)} each (PSS counts shared pages once); RSS added up {mb(rss_many)}"),
         Row("web server itself: memory (RSS)", mb(server_kb[0]), "-", "-", "-", None,
             note=f"PSS {mb(server_kb[1])}, with {len(many)} consoles open"),
+        Row("web server's spare console: memory (RSS)", mb(spare[0][0]) if spare else "none", "-", "-", "-", None,
+            note=f"PSS {mb(spare[0][1])}; started ahead, imports done, nobody's" if spare else "no spare running"),
     ]
 
 
@@ -147,9 +228,21 @@ def measure(runs: int) -> list[Row]:
             time_to_texts(console_argv(), [markers], env, linger=1.5)  # warm caches, keep page 1 in the record
             browser_first_rows(browser, url, markers)
             terminal, web = [], []
+            console_time: list[tuple[float, float]] = []
             for _ in range(runs):
+                quiet(server.pid)
                 terminal.append(time_to_texts(console_argv(), [markers], env)[0])
-                web.append(browser_first_rows(browser, url, markers))
+                quiet(server.pid)
+                # The spare becomes the page's console: its processor time from the hand-over to the first rows.
+                spare_pid = spare_of(tmp)
+                before = scheduled(spare_pid) if spare_pid is not None else None
+                after: list[tuple[float, float]] = []
+                at_rows = None
+                if spare_pid is not None:
+                    at_rows = lambda pid=spare_pid, into=after: into.append(scheduled(pid))  # noqa: E731
+                web.append(browser_first_rows(browser, url, markers, at_rows=at_rows))
+                if before is not None and after:
+                    console_time.append((after[0][0] - before[0], after[0][1] - before[1]))
             # Memory: one console open, then MANY at once (once the timing runs' consoles have ended).
             no_consoles_left(tmp)
             tabs: list[object] = []
@@ -159,6 +252,8 @@ def measure(runs: int) -> list[Row]:
                 browser_first_rows(browser, url, markers, timeout=60.0, keep=tabs)
             many = settled_memory(tmp, MANY)
             server_kb = memory_kb(server.pid)
+            quiet(server.pid)
+            spare = consoles_memory(tmp, "stablepay-spare")
             for context in tabs:
                 context.close()  # type: ignore[attr-defined]
             no_consoles_left(tmp)
@@ -170,7 +265,8 @@ def measure(runs: int) -> list[Row]:
             server.send_signal(signal.SIGTERM)
             server.wait(30)
             stopped = time.perf_counter() - started
-            left = sum(1 for pid in os.listdir("/proc") if pid.isdigit() and _console_of(int(pid), tmp))
+            left = sum(1 for pid in os.listdir("/proc") for name in ("stablepay-web", "stablepay-spare")
+                       if pid.isdigit() and _console_of(int(pid), tmp, name))
         finally:
             if server.poll() is None:
                 server.kill()
@@ -178,24 +274,30 @@ def measure(runs: int) -> list[Row]:
     how = f"median of {runs} interleaved repeat starts"
     return [
         Row("terminal: first inbox rows (median)", ms(median(terminal)), "-", "-", "-", None,
-            note=f"120x40 pty, process spawn to a first-page user ID; {how}"),
+            note=f"120x40 pty, process spawn to a first-page user ID; {how}; {ms(min(terminal))} to "
+            f"{ms(max(terminal))}"),
         Row("browser: first inbox rows (median)", ms(median(web)), ms(median(terminal)),
             f"{median(web) / median(terminal):.2f}x", "< 1.3x", median(web) / median(terminal) < 1.3,
             note=f"chromium 1280x800, sign-in URL opened to a first-page user ID in the frames; {how}; "
-            f"min {ms(min(web))}"),
-        *memory_rows(one, many, server_kb),
+            f"{ms(min(web))} to {ms(max(web))}"),
+        *console_rows(console_time),
+        *memory_rows(one, many, server_kb, spare),
         Row("web server: SIGTERM to exit, 2 consoles open", ms(stopped), "-", "-", "< 5 s", stopped < 5),
         Row("web server: consoles left after SIGTERM", str(left), "-", "-", "0", left == 0),
     ]
 
 
-def _console_of(pid: int, folder: str) -> bool:
+def _console_of(pid: int, folder: str, name: str) -> bool:
+    """A console process of this run's server: it names itself `stablepay-web` once handed to a tab, and
+    `stablepay-spare` while it waits for one."""
     try:
         environ = Path(f"/proc/{pid}/environ").read_bytes()
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        comm = Path(f"/proc/{pid}/comm").read_text().strip()
     except OSError:
         return False
-    return state != "Z" and f"STABLEPAY_CONFIG_DIR={folder}".encode() in environ and b"STABLEPAY_WEB_USER=" in environ
+    return (state != "Z" and comm == name and f"STABLEPAY_CONFIG_DIR={folder}".encode() in environ
+            and b"STABLEPAY_WEB_HAND_OVER=1" in environ)
 
 
 def main(argv: list[str] | None = None) -> int:

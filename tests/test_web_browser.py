@@ -118,3 +118,19 @@ def test_the_terminal_has_the_keys_and_the_footer_from_the_first_load(isolated_c
         assert browser.wait_for(lambda t: "Transfer ID" in t, 20), browser.terminal.text
         browser.context.close()
         assert wait_until(lambda: not server.consoles(), 15)
+
+
+def test_the_console_starts_with_its_page_and_takes_the_tabs_size(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
+    """The page starts its tab's console as it is served, at a guessed size (a new server's: 80x24); the tab's
+    size (1280x800: over 100 columns) wins once it attaches. A reload's console starts at that size at once."""
+    with web_server(isolated_config) as server:
+        browser = open_console(chromium, server.signin_line, click=False)
+        assert browser.wait_for(lambda t: " issued " in t and "q Quit" in t), browser.terminal.text
+        wide = lambda t: max(len(line.rstrip()) for line in t.splitlines()) > 100  # noqa: E731
+        assert browser.wait_for(wide, 20), browser.terminal.text
+        assert server.log().count("(started with its page)") == 1, server.log()
+        browser.page.reload()
+        assert wait_until(lambda: server.log().count("(started with its page)") == 2, 60), server.log()
+        assert browser.wait_for(lambda t: " issued " in t and wide(t), 60), browser.terminal.text
+        browser.context.close()
+        assert wait_until(lambda: not server.consoles(), 15)

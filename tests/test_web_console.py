@@ -219,15 +219,20 @@ async def test_an_unsafe_open_url_from_a_console_never_reaches_the_browser() -> 
 
     sent: list[str] = []
 
-    async def write_str(text: str) -> None:
-        sent.append(text)
+    class Tab:
+        """Where the console's output goes once its tab attaches (a WebSocket's three methods)."""
 
-    async def nothing(*args: object) -> None:
-        return None
+        async def send_str(self, text: str) -> None:
+            sent.append(text)
 
-    signin = SignIns(WebSettings(), "root").start("alice", "token")
-    process = ConsoleProcess("true", write_bytes=nothing, write_str=write_str, close=nothing,
-                             download_manager=DownloadManager(), signin=signin, settings=WebSettings(), team=False)
+        async def send_bytes(self, data: bytes) -> None:
+            return None
+
+        async def close(self) -> None:
+            return None
+
+    process = ConsoleProcess("true", download_manager=DownloadManager(), settings=WebSettings(), team=False)
+    await process.attach(Tab())
     for url in ("javascript:alert(document.cookie)", "https://hosted.example/rfi/1"):
         await process.on_meta(json.dumps({"type": "open_url", "url": url, "new_tab": False}).encode())
     assert [json.loads(s) for s in sent] == [["open_url", {"url": "https://hosted.example/rfi/1", "new_tab": True}]]

@@ -27,6 +27,7 @@ OVERRIDDEN = [
     (app_service.AppService, ConsoleProcess, "on_meta"),
     (app_service.AppService, ConsoleProcess, "run"),
     (app_service.AppService, ConsoleProcess, "send_bytes"),
+    (app_service.AppService, ConsoleProcess, "set_terminal_size"),
     (app_service.AppService, ConsoleProcess, "stop"),
 ]
 

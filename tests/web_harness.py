@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pyte
 
+from stablepay_console.tui.runtime.hand_over import CONSOLE_NAME, SPARE_NAME
 from tests.ci import missing
 
 CHROMIUM = "/usr/bin/chromium"
@@ -76,8 +77,12 @@ class WebServer:
         return self.log_path.read_text(errors="replace")
 
     def consoles(self) -> list[int]:
-        """Live console processes this server started (its children's process groups)."""
+        """Live console processes this server started and handed to someone (its children's process groups)."""
         return console_pids(self.process.pid)
+
+    def spares(self) -> list[int]:
+        """Live console processes this server started that serve nobody yet (its spare)."""
+        return console_pids(self.process.pid, SPARE_NAME)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -87,13 +92,14 @@ class WebServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5)
-        for pid in self.consoles():
+        for pid in [*self.consoles(), *self.spares()]:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
 
 
-def console_pids(server_pid: int) -> list[int]:
-    """Processes whose environment says a web server started them as consoles and whose parent is the server."""
+def console_pids(server_pid: int, name: str = CONSOLE_NAME) -> list[int]:
+    """The server's children named `name`: a console names itself `stablepay-web` once handed to someone, and
+    `stablepay-spare` while it waits (tui/runtime/hand_over.py); each was started for the web server."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -101,11 +107,12 @@ def console_pids(server_pid: int) -> list[int]:
         pid = int(entry)
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
+            comm = Path(f"/proc/{pid}/comm").read_text().strip()
             environ = Path(f"/proc/{pid}/environ").read_bytes()
         except OSError:
             continue
         state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-        if int(ppid) == server_pid and state != "Z" and b"STABLEPAY_WEB_USER=" in environ:
+        if int(ppid) == server_pid and state != "Z" and comm == name and b"STABLEPAY_WEB_HAND_OVER=1" in environ:
             found.append(pid)
     return found
 

@@ -12,6 +12,7 @@ from stablepay_console.cli import parsers
 from stablepay_console.cli.arguments import Parser, positive, say
 from stablepay_console.cli.commands import add_commands, entry_of
 from stablepay_console.cli.startup import command_running, process_ends, process_starts
+from stablepay_console.storage import variables
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,6 +72,10 @@ def run() -> int:
     """The process's entry (`stablepay-console`, `python -m stablepay_console`): `main`, then its exit code,
     with the start- and end-time tricks of `cli.startup` around it."""
     process_starts()
+    if os.environ.get(variables.WEB_HAND_OVER):  # started by `stablepay-console web`: whom it serves comes on stdin
+        from stablepay_console.cli.spare import wait_for_hand_over
+
+        wait_for_hand_over()
     try:
         code = main()
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit

@@ -210,8 +210,16 @@ def add_web(sub: a.Commands, common: a.Parser) -> a.Parser:
                      help="consoles the server runs at once (default 32)")
     web.add_argument("--idle-minutes", type=minutes, default=30.0, metavar="MINUTES",
                      help="a console with no keystroke for this long ends (default 30)")
+    web.add_argument("--unclaimed-seconds", type=unclaimed, default=20.0, metavar="SECONDS",
+                     help="a console started as its page is served ends if no tab attaches within this (default 20)")
+    web.add_argument("--no-spare", action="store_true",
+                     help="keep no console process started ahead for the next tab (saves its memory, about 50 MB)")
     web.add_argument("--profile", default="", metavar="NAME", help="the profile every console starts on")
     return web
+
+
+def unclaimed(text: str) -> float:
+    return a.bounded_number(text, 0.5, 3600.0, "seconds")
 
 
 def minutes(text: str) -> float:

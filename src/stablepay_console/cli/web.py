@@ -42,6 +42,7 @@ def settings_from(args: argparse.Namespace) -> WebSettings:
         trusted_proxies=proxies, socket_path=args.socket, proxy_secret=secret,
         max_sessions_per_user=args.max_sessions_per_user,
         max_sessions=args.max_sessions, idle_seconds=max(args.idle_minutes, 0.01) * 60, profile=args.profile,
+        unclaimed_seconds=args.unclaimed_seconds, spare=not args.no_spare,
     )
 
 

@@ -1,9 +1,12 @@
-"""One console process per browser tab: started with the signed-in name in its environment, capped per
-user and in total, ended when its tab closes, when it sits idle, or when the server stops.
+"""One console process per browser tab: started before anyone asks for it, handed to one signed-in user,
+capped per user and in total, ended when its tab closes, when it sits idle, or when the server stops.
 
 textual-serve's AppService runs its command through a shell with the server's whole environment. The
-command here is fixed (this Python, `-m stablepay_console`) and never holds a user's name: the name
-goes in the environment. Each console gets a process group of its own, so ending it leaves nothing.
+command here is fixed (this Python, `-m stablepay_console`) and never holds a user's name; nor does the
+environment: the process imports the console and waits, and the name comes on its standard input, in the
+hand-over (`tui/runtime/hand_over.py`), when a page or a tab asks for a console. Until a tab's WebSocket
+attaches, what the console draws is held here (bounded) and sent on attach. Each console gets a process group
+of its own, so ending it leaves nothing.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ import shlex
 import signal
 import sys
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual_serve.app_service import AppService
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage import variables
+from stablepay_console.tui.runtime.hand_over import HandOver, encode
 from stablepay_console.web.settings import STOP_SECONDS, WebSettings
 
 if TYPE_CHECKING:
@@ -32,16 +37,28 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("stablepay_console.web.access")
 
-WEB_USER_VARIABLE = variables.WEB_USER
-"""Set for every console the web server starts: who signed in (the banner shows it; web mode on)."""
-RECORD_ROLE_VARIABLE = variables.RECORD_ROLE
-"""Set with a team record: the role the console's connections `SET ROLE` to."""
+IDENTITY = (variables.WEB_USER, variables.RECORD_ROLE)
+"""Who the console serves: never in its environment at start (the hand-over brings it), even if the server's has it."""
 DROPPED = ("TEXTUAL", "TEXTUAL_LOG")
 """Devtools switches from the server's environment: a browser's console never connects to devtools."""
 PRELUDE = b"__GANGLION__\n"
 """What a Textual app writes first under textual-serve's driver, before its packets."""
 ERRORS_KEPT = 8192
 """The tail of a console's standard error kept to say why it ended."""
+HELD_MAX = 8 << 20
+"""What a console may draw before its tab attaches (its first screens are tens of kB): over it, it is ended."""
+FIRST_SCREEN = 1024
+"""A data packet this large is a screenful (the ones before it set the terminal's modes)."""
+
+
+class Browser(Protocol):
+    """Where a console's output goes once a tab attaches (its WebSocket)."""
+
+    def send_bytes(self, data: bytes) -> Awaitable[Any]: ...
+
+    def send_str(self, data: str) -> Awaitable[Any]: ...
+
+    def close(self) -> Awaitable[Any]: ...
 
 
 def console_command() -> str:
@@ -61,37 +78,154 @@ def link_allowed(url: object) -> bool:
 
 
 class ConsoleProcess(AppService):
-    """textual-serve's app service for one tab, with the user in the environment and a bounded stop."""
+    """textual-serve's app service for one tab: started with nobody's name, handed over to one sign-in, its output
+    held until the tab attaches, and a bounded stop."""
 
-    def __init__(self, *args: object, signin: SignIn, settings: WebSettings, team: bool, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.signin = signin
+    def __init__(self, command: str, *, download_manager: Any, settings: WebSettings, team: bool) -> None:
+        super().__init__(command, write_bytes=self._to_browser_bytes, write_str=self._to_browser_str,
+                         close=self._close_browser, download_manager=download_manager)
         self.settings = settings
         self.team = team
+        self.signin: SignIn | None = None
+        """Whom it serves, from its hand-over on; never changes after."""
+        self.size = (80, 24)
         self.last_active = time.monotonic()
         self.started = time.monotonic()
+        self.starting: asyncio.Task[None] | None = None
+        """Its start and hand-over (`give_to`); a tab that claims it awaits this first."""
         self.ready = False
         """The console got as far as drawing (textual-serve's prelude came)."""
         self.quit = False
         """It ended as asked: the user quit it, or the server stopped it."""
         self.errors = ""
         """Its standard error once it ended (the tail): read for why, never written out raw."""
+        self.browser: Browser | None = None
+        self.held: list[bytes | str] = []
+        self.held_size = 0
+        self.close_held = False
+        self.attached = asyncio.Event()
+        self.drawn = asyncio.Event()
+        """It drew its first screenful (at the size it was handed over with)."""
+        self.shown = asyncio.Event()
+        """Its first screenful went to its tab."""
+        self.drawn_size = self.size
+        self.last_output = time.monotonic()
+        """When it last drew anything."""
+        self._resize: asyncio.Task[None] | None = None
+        self.overflowed = asyncio.Event()
+        """It drew more than HELD_MAX before a tab attached: it is ended."""
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.returncode is None
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width, height)
-        for name in DROPPED:
+        for name in (*DROPPED, *IDENTITY):
             environment.pop(name, None)
         environment.update(self.settings.extra_env)
-        environment[WEB_USER_VARIABLE] = self.signin.user
+        for name in IDENTITY:  # not even through extra_env
+            environment.pop(name, None)
         if self.settings.profile:
             environment[variables.PROFILE] = self.settings.profile
-        if self.team:
-            environment[RECORD_ROLE_VARIABLE] = self.signin.user
-        else:
-            environment.pop(RECORD_ROLE_VARIABLE, None)
+        environment[variables.WEB_HAND_OVER] = "1"
         return environment
 
+    async def spawn(self) -> None:
+        """Start the process: it imports the console and waits for its hand-over."""
+        if self._process is None:
+            await self._open_app_process()
+
+    def give_to(self, signin: SignIn, width: int, height: int) -> asyncio.Task[None]:
+        """Hand the console to `signin` (once): its start, if it is not a spare already started, then the hand-over
+        on its standard input, then textual-serve's loop over its output."""
+        assert self.signin is None and self.starting is None, "a console is handed over once"
+        self.signin, self.size = signin, (width, height)
+        self.drawn_size = self.size
+        self.starting = asyncio.create_task(self._hand_over())
+        return self.starting
+
+    async def _hand_over(self) -> None:
+        assert self.signin is not None
+        await self.spawn()
+        user = self.signin.user
+        packet = encode(HandOver(user, user if self.team else None, *self.size))
+        with contextlib.suppress(ConnectionError, RuntimeError):  # it ended already: run() says why
+            self.stdin.write(packet)
+            await self.stdin.drain()
+        self.started = self.last_active = time.monotonic()
+        self._task = asyncio.create_task(self.run())
+
+    # --- its output: held until a tab attaches ----------------------------------------------
+
+    async def attach(self, browser: Browser) -> None:
+        """The tab's WebSocket: what the console drew meanwhile goes first, in order, then everything as it comes."""
+        while self.held:
+            item = self.held.pop(0)
+            await (browser.send_bytes(item) if isinstance(item, bytes) else browser.send_str(item))
+            self._note_shown(item)
+        self.held_size = 0
+        self.browser = browser  # no await since the last look at `held`: nothing can slip in between
+        self.attached.set()
+        self.last_active = time.monotonic()
+        if self.close_held:
+            await browser.close()
+
+    def _hold(self, item: bytes | str) -> None:
+        if self.overflowed.is_set():
+            return
+        self.held.append(item)
+        self.held_size += len(item)
+        if self.held_size > HELD_MAX:
+            self.held.clear()
+            self.overflowed.set()
+
+    def _note_shown(self, item: bytes | str) -> None:
+        if isinstance(item, bytes) and len(item) > FIRST_SCREEN:
+            self.shown.set()
+
+    async def _to_browser_bytes(self, data: bytes) -> None:
+        self.last_output = time.monotonic()
+        if len(data) > FIRST_SCREEN:
+            self.drawn.set()
+        if self.browser is None:
+            self._hold(data)
+            return
+        await self.browser.send_bytes(data)
+        self._note_shown(data)
+
+    async def _to_browser_str(self, data: str) -> None:
+        if self.browser is None:
+            self._hold(data)
+            return
+        await self.browser.send_str(data)
+
+    async def set_terminal_size(self, width: int, height: int) -> None:
+        """Resize the console, once it has drawn its first screen: a resize read before that races the driver's
+        own first one (the size it was handed over with), and the older could win. The size it has already is not
+        sent again (the page sends its size as its WebSocket opens, and a resize repaints the whole screen)."""
+        if (width, height) == self.size:
+            return
+        self.size = (width, height)
+        if self.drawn.is_set():
+            await super().set_terminal_size(width, height)
+        elif self._resize is None:
+            self._resize = asyncio.create_task(self._resize_once_drawn())
+
+    async def _resize_once_drawn(self) -> None:
+        await self.drawn.wait()
+        self._resize = None
+        if self.size != self.drawn_size:
+            await super().set_terminal_size(*self.size)
+
+    async def _close_browser(self) -> None:
+        if self.browser is None:
+            self.close_held = True
+            return
+        await self.browser.close()
+
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+        """textual-serve's start, with a process group of its own (its size comes in the hand-over)."""
         self._process = process = await asyncio.create_subprocess_shell(
             self.command,
             stdin=asyncio.subprocess.PIPE,
@@ -115,7 +249,7 @@ class ConsoleProcess(AppService):
             self.quit = True
         if isinstance(meta, dict) and meta.get("type") == "open_url":
             if not link_allowed(meta.get("url")):
-                log.warning("refused open_url user=%s console=%s", self.signin.user, self.app_service_id[:8])
+                log.warning("refused open_url user=%s console=%s", self.user, self.app_service_id[:8])
                 return
             meta["new_tab"] = True  # never navigate the console's own tab away
             data = json.dumps(meta).encode()
@@ -172,6 +306,10 @@ class ConsoleProcess(AppService):
         return clean(lines[-1], 300) if lines else "(nothing on standard error)"
 
     @property
+    def user(self) -> str:
+        return self.signin.user if self.signin is not None else "-"
+
+    @property
     def task(self) -> asyncio.Task[None] | None:
         return self._task
 
@@ -187,6 +325,8 @@ class ConsoleProcess(AppService):
         """Ask the console to quit as textual-serve does; if it has not left within STOP_SECONDS, terminate
         its process group, then kill it. Returns once the process is reaped."""
         self.quit = True
+        if self._resize is not None:
+            self._resize.cancel()
         task = self._task
         self._task = None
         if task is not None:
@@ -209,51 +349,3 @@ class ConsoleProcess(AppService):
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
-
-
-class Consoles:
-    """The running consoles: the caps, the idle limit, and ending them all."""
-
-    def __init__(self, settings: WebSettings) -> None:
-        self.settings = settings
-        self.running: dict[str, tuple[ConsoleProcess, asyncio.Event]] = {}
-
-    def refusal(self, user: str) -> str | None:
-        """Why another console may not start for `user` now, or None."""
-        if len(self.running) >= self.settings.max_sessions:
-            return f"the server runs its limit of {self.settings.max_sessions} consoles; try again later"
-        mine = sum(1 for process, _ in self.running.values() if process.signin.user == user)
-        if mine >= self.settings.max_sessions_per_user:
-            return (f"you have {mine} consoles open, the limit per user; close a tab first")
-        return None
-
-    def add(self, process: ConsoleProcess) -> asyncio.Event:
-        """Register a started console; the event is set when it must end (idle, or the server stopping)."""
-        ended = asyncio.Event()
-        self.running[process.app_service_id] = (process, ended)
-        return ended
-
-    def remove(self, process: ConsoleProcess) -> None:
-        self.running.pop(process.app_service_id, None)
-
-    def idle(self) -> list[ConsoleProcess]:
-        now = time.monotonic()
-        return [p for p, _ in self.running.values() if now - p.last_active > self.settings.idle_seconds]
-
-    def end(self, process: ConsoleProcess) -> None:
-        found = self.running.get(process.app_service_id)
-        if found is not None:
-            found[1].set()
-
-    def end_all(self) -> None:
-        for _, ended in self.running.values():
-            ended.set()
-
-    async def watch_idle(self) -> None:
-        """End idle consoles, checking a few times per idle period (at most every 30 s)."""
-        every = max(0.2, min(30.0, self.settings.idle_seconds / 4))
-        while True:
-            await asyncio.sleep(every)
-            for process in self.idle():
-                log.info("session idle user=%s console=%s", process.signin.user, process.app_service_id[:8])
-                self.end(process)

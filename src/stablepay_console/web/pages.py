@@ -26,21 +26,36 @@ PAGE_SCRIPT = """
 (() => {
   // Before textual.js: every WebSocket it opens gives the terminal the keyboard once it is open (no click
   // needed), and a reason the server sends before closing replaces "Session ended." (as text, never HTML).
+  // textual.js starts its terminal on the window's load event; the document is whole (its style sheet and
+  // scripts in) at DOMContentLoaded, a tenth of a second earlier on a busy machine: start it then, once.
+  document.addEventListener("DOMContentLoaded", () => {
+    const start = window.onload;
+    if (typeof start === "function") { window.onload = null; start(new Event("load")); }
+  });
   const Native = window.WebSocket;
   let reason = "";
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
       super(url, protocols);
       let drawn = false;
+      let told = false;
       const keys = () => document.querySelector("#terminal .xterm-helper-textarea");
-      this.addEventListener("open", () => setTimeout(() => { if (keys()) { keys().focus(); } }, 0));
+      // The console starts blurred (textual's web driver), after the few bytes that set the terminal's modes: once
+      // its first screenful has come and the terminal has the keyboard, whichever is last, tell it the tab has
+      // the focus, so its footer shows its keys. (A console started with its page sends what it drew meanwhile
+      // at once, maybe before the focus below.)
+      const tell = () => {
+        if (drawn && !told && keys() && document.activeElement === keys()) {
+          told = true;
+          this.send(JSON.stringify(["focus"]));
+        }
+      };
+      this.addEventListener("open", () => setTimeout(() => { if (keys()) { keys().focus(); } tell(); }, 0));
       this.addEventListener("message", (event) => {
         if (typeof event.data !== "string") {
-          // The console starts blurred (textual's web driver), after the few bytes that set the terminal's
-          // modes: at its first screenful, tell it the tab has the focus, so its footer shows its keys.
           if (!drawn && event.data.byteLength > 1024) {
             drawn = true;
-            if (document.activeElement === keys()) { this.send(JSON.stringify(["focus"])); }
+            tell();
           }
           return;
         }
@@ -62,9 +77,9 @@ CONSOLE_PAGE = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <title>{title}</title>
-<link rel="stylesheet" href="{static}css/xterm.css">
+<link rel="stylesheet" href="{style_url}">
 <script>{page_script}</script>
-<script src="{static}js/textual.js"></script>
+<script src="{script_url}"></script>
 <style>
 body {{ background: #0c181f; margin: 0; }}
 .dialog-container {{ position: absolute; width: 100vw; height: 100vh; display: flex; align-items: center;
@@ -101,9 +116,10 @@ REFUSAL_PAGE = """<!DOCTYPE html>
 """
 
 
-def console_page(*, title: str, static_url: str, ws_url: str, font_size: int) -> str:
+def console_page(*, title: str, script_url: str, style_url: str, ws_url: str, font_size: int) -> str:
     return CONSOLE_PAGE.format(
-        title=escape(title), static=escape(static_url), ws_url=escape(ws_url), font_size=int(font_size),
+        title=escape(title), script_url=escape(script_url), style_url=escape(style_url), ws_url=escape(ws_url),
+        font_size=int(font_size),
         page_script=PAGE_SCRIPT,
     )
 

@@ -1,5 +1,8 @@
 """textual-serve's Server with our sign-in in front, consoles of our own, downloads kept to their owner, a
 page of our own, an access log that never holds the token, and a stop within seconds on SIGTERM.
+
+A console starts as its page is served, from a spare started earlier (web/spares.py), and waits for the
+page's WebSocket (web/running.py); without one the WebSocket starts it, as textual-serve does.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import logging
 import signal
 import socket
 import time
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -18,13 +22,16 @@ from textual_serve import download_manager
 from textual_serve.server import Server, to_int
 
 from stablepay_console.web.access_log import start_access_log
-from stablepay_console.web.consoles import ConsoleProcess, Consoles, console_command
+from stablepay_console.web.consoles import ConsoleProcess, console_command
 from stablepay_console.web.downloads import download_headers, safe_file_name
 from stablepay_console.web.guard import make_guard, refuse, signed_in
 from stablepay_console.web.pages import REASON_MESSAGE, console_page, refusal_page, security_headers
 from stablepay_console.web.proxy import peer, remove_socket
+from stablepay_console.web.running import Consoles
 from stablepay_console.web.settings import WebSettings
-from stablepay_console.web.signin import SignIns
+from stablepay_console.web.signin import SignIn, SignIns
+from stablepay_console.web.spares import Spares
+from stablepay_console.web.statics import Statics
 
 if TYPE_CHECKING:
     from stablepay_console.storage.team.url import TeamUrl
@@ -35,6 +42,8 @@ TITLE = "stablepay-console"
 SHUTDOWN_SECONDS = 4.0
 """SIGTERM: every console asked to leave, then ended; the server is gone within 5 s."""
 MAX_MESSAGE = 1 << 20
+PAGE_FILES = ("js/textual.js", "css/xterm.css")
+"""textual-serve's terminal script and its style sheet, which the console's page loads."""
 SERVER_KEY: web.AppKey[ConsoleServer] = web.AppKey("stablepay.server")
 
 download_manager.DOWNLOAD_TIMEOUT = 30
@@ -59,6 +68,9 @@ class ConsoleServer(Server):
         self.signins = signins
         self.team = team
         self.consoles = Consoles(settings)
+        self.spares = Spares(self.new_console, settings.spare)
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.statics = Statics(self.statics_path)
         self.listener = listener
         """With --socket: the Unix socket made (mode 0660) before the server starts."""
         self._idle_task: asyncio.Task[None] | None = None
@@ -73,7 +85,7 @@ class ConsoleServer(Server):
             web.get("/", self.handle_index, name="index"),
             web.get("/ws", self.handle_websocket, name="websocket"),
             web.get("/download/{key}", self.handle_download, name="download"),
-            web.static("/static", self.statics_path, show_index=False, name="static"),
+            web.get("/static/{name:.+}", self.statics.handle, name="static"),
         ])
         app.on_startup.append(self.on_startup)
         app.on_shutdown.append(self.on_shutdown)
@@ -98,6 +110,9 @@ class ConsoleServer(Server):
 
     async def on_startup(self, app: web.Application) -> None:
         self._idle_task = asyncio.create_task(self.consoles.watch_idle())
+        for name in PAGE_FILES:  # read and compressed once, before the first page names them
+            await asyncio.to_thread(self.statics.find, name)
+        self._later(self.spares.fill())
 
     async def on_shutdown(self, app: web.Application) -> None:
         if self._idle_task is not None:
@@ -105,8 +120,11 @@ class ConsoleServer(Server):
         processes = [p for p, _ in self.consoles.running.values()]
         self.consoles.end_all()
         stops = [asyncio.create_task(p.stop()) for p in processes]
+        stops.append(asyncio.create_task(self.spares.stop()))
         if stops:
             await asyncio.wait(stops, timeout=SHUTDOWN_SECONDS - 0.5)
+        for task in list(self._tasks):  # the watches over consoles waiting for their tab: those are ended above
+            task.cancel()
         log.info("server stopped, %d console(s) ended", len(processes))
 
     # --- routes ---------------------------------------------------------------------------
@@ -128,17 +146,64 @@ class ConsoleServer(Server):
             log.info("refused console user=%s: %s", signin.user, why)
             return web.Response(status=403, content_type="text/html", headers={"Cache-Control": "no-store"},
                                 text=refusal_page("No console for you here", why))
+        if request.method == "GET":
+            self.start_for_page(signin)
         base = self.settings.base_url
         ws_origin = ("wss:" if self.settings.https else "ws:") + base.split(":", 1)[1]
-        page = console_page(title=TITLE, static_url=f"{base}/static/", ws_url=f"{ws_origin}/ws",
+        static = f"{base}/static/"
+        script, style = (self.statics.url(static, name) for name in PAGE_FILES)
+        page = console_page(title=TITLE, script_url=script, style_url=style, ws_url=f"{ws_origin}/ws",
                             font_size=to_int(request.query.get("fontsize", "16"), 16) % 64 or 16)
         return web.Response(text=page, content_type="text/html", headers=security_headers(ws_origin))
+
+    # --- consoles ---------------------------------------------------------------------------
+
+    def new_console(self) -> ConsoleProcess:
+        return ConsoleProcess(self.command, download_manager=self.download_manager, settings=self.settings,
+                              team=self.team is not None)
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def start_for_page(self, signin: SignIn) -> None:
+        """The page is on its way to the browser: its console starts now (at the size of this sign-in's last tab,
+        resized when the tab says), unless one already waits for this sign-in or the caps say no (the WebSocket
+        then tells the tab why). Checked and counted with no await between."""
+        if self.consoles.waits_for(signin) or self.consoles.refusal(signin.user) is not None:
+            return
+        process = self.spares.take()
+        ended = self.consoles.add(process)
+        self.consoles.hold_for(signin, process)
+        process.give_to(signin, *self.consoles.size_guess(signin))
+        log.info("console started for a page user=%s console=%s", signin.user, process.app_service_id[:8])
+        self._later(self.end_unclaimed(process, ended))
+
+    async def end_unclaimed(self, process: ConsoleProcess, ended: asyncio.Event) -> None:
+        """End a console started for a page if no tab of its sign-in attached in time (or it drew too much)."""
+        waits = [asyncio.create_task(e.wait()) for e in (process.attached, ended, process.overflowed)]
+        try:
+            await asyncio.wait(waits, timeout=self.settings.unclaimed_seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+        if process.attached.is_set() or not self.consoles.unclaim(process):
+            return  # a tab has it
+        why = "it drew too much" if process.overflowed.is_set() else "no tab attached"
+        log.info("console unclaimed user=%s console=%s: %s", process.user, process.app_service_id[:8], why)
+        await process.stop()
+        self.consoles.remove(process)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:  # type: ignore[override]
         signin = signed_in(request)
         why = await self.team_refusal(signin.user)
-        # The cap is checked and the console counted with no await between: two tabs at once cannot both pass.
-        why = why or self.consoles.refusal(signin.user)
+        claimed = None
+        if why is None:
+            # The console its page started, or a cap check and a console counted with no await between: two tabs
+            # at once cannot both pass.
+            claimed = self.consoles.claim(signin)
+            why = None if claimed is not None else self.consoles.refusal(signin.user)
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
         if why is not None:
             # Signed in, from the console's own page: the tab is told why, in the page, and gets no console.
@@ -148,18 +213,23 @@ class ConsoleServer(Server):
             return websocket
         width = min(max(to_int(request.query.get("width", "80"), 80), 10), 500)
         height = min(max(to_int(request.query.get("height", "24"), 24), 5), 300)
-        process = ConsoleProcess(
-            self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str, close=websocket.close,
-            download_manager=self.download_manager, signin=signin, settings=self.settings,
-            team=self.team is not None,
-        )
-        ended = self.consoles.add(process)
+        self.consoles.note_size(signin, (width, height))
+        if claimed is not None:
+            process, ended = claimed
+        else:
+            process = self.spares.take()
+            ended = self.consoles.add(process)
+            process.give_to(signin, width, height)
         tasks: list[asyncio.Task[Any]] = []
         try:
             await websocket.prepare(request)
-            await process.start(width, height)
-            log.info("session start user=%s console=%s pid=%s from=%s", signin.user, process.app_service_id[:8],
-                     process.pid, peer(request))
+            assert process.starting is not None
+            await process.starting
+            if process.size != (width, height):  # a page's console draws at a guess until then
+                await process.set_terminal_size(width, height)
+            await process.attach(websocket)
+            log.info("session start user=%s console=%s pid=%s from=%s%s", signin.user, process.app_service_id[:8],
+                     process.pid, peer(request), " (started with its page)" if claimed else "")
             console = process.task
             assert console is not None
             tasks = [asyncio.create_task(self._process_messages(websocket, process)),

@@ -11,6 +11,7 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 MAX_SESSIONS_PER_USER = 4
 MAX_SESSIONS = 32
 IDLE_MINUTES = 30.0
+UNCLAIMED_SECONDS = 20.0
 STOP_SECONDS = 3.0
 """How long a console may take to leave after its tab closed before it is terminated (then killed)."""
 
@@ -31,6 +32,10 @@ class WebSettings:
     max_sessions_per_user: int = MAX_SESSIONS_PER_USER
     max_sessions: int = MAX_SESSIONS
     idle_seconds: float = IDLE_MINUTES * 60
+    unclaimed_seconds: float = UNCLAIMED_SECONDS
+    """A console started for a page is ended if no tab of that sign-in attaches within this."""
+    spare: bool = True
+    """Keep one console process started (imports done, nobody's) for the next tab."""
     profile: str = ""
     """The profile every console starts on ("" : the one the console would start on)."""
     extra_env: dict[str, str] = field(default_factory=dict)

@@ -40,6 +40,8 @@ class SignIn:
     via: str
     """"token" or "header"."""
     last_seen: float = field(default_factory=time.monotonic)
+    terminal_size: tuple[int, int] | None = None
+    """Its last tab's terminal (columns, rows): the size a console started for its next page draws at first."""
 
     @property
     def short(self) -> str:

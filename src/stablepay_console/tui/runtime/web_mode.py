@@ -39,7 +39,13 @@ def end_with_the_server() -> None:
     kernel sends this console SIGHUP, as a closed terminal does, and it ends within 2 s (Linux's
     PR_SET_PDEATHSIG). Without it a console whose server died would run on with nobody to see it: textual's
     web driver only stops reading when its input ends. Nothing in a terminal."""
-    if not in_browser() or not sys.platform.startswith("linux"):
+    if in_browser():
+        end_with_parent()
+
+
+def end_with_parent() -> None:
+    """SIGHUP from the kernel when the parent process goes (Linux), and at once if it has gone already."""
+    if not sys.platform.startswith("linux"):
         return
     parent = os.getppid()
     try:
