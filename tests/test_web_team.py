@@ -88,11 +88,12 @@ async def test_a_name_outside_the_team_gets_a_page_and_no_console(isolated_confi
         assert status == 403 and "has no role" in page
         status, page = page_for(server.base, "bob")  # a member, but the authenticator may not act as bob
         assert status == 403 and "GRANT bob TO" in page
+        assert not server.consoles(), "a refused name's page started a console"
         status, page = page_for(server.base, "alice")
         assert status == 200 and 'class="textual-terminal"' in page
         for user, why in (("mallory", "not a member of the team"), ("bob", "GRANT bob TO")):
             assert why in await console_refusal(server, headers={"X-Forwarded-User": user})
-        assert not server.consoles()
+        assert len(server.consoles()) <= 1, "only alice's page may have started one (for her tab)"
 
 
 async def test_only_a_person_granted_directly_gets_a_console(isolated_config: Path, team_db: TeamDb) -> None:
@@ -126,9 +127,10 @@ async def test_only_a_person_granted_directly_gets_a_console(isolated_config: Pa
             assert status == 403 and "No console for you here" in page, (user, status, page)
             assert html.escape(why) in page, (user, page)
             assert why in await console_refusal(server, headers={"X-Forwarded-User": user}), user
+        assert not server.consoles(), "a refused name got a console"
         status, page = page_for(server.base, "alice")
         assert status == 200 and 'class="textual-terminal"' in page
-        assert not server.consoles()
+        assert len(server.consoles()) <= 1, "only alice's page may have started one (for her tab)"
 
 
 def test_a_database_without_a_team_record_is_refused_before_the_address(isolated_config: Path, bare_db: TeamDb) -> None:
