@@ -9,6 +9,7 @@ ETag. Only files under the static folder are served, and only to a signed-in req
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
 import mimetypes
@@ -59,7 +60,9 @@ class Statics:
         return f"{base}{name}?v={found.version}" if found is not None else f"{base}{name}"
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        found = self.find(request.match_info["name"])
+        name = request.match_info["name"]
+        # A file not read yet is read and compressed off the event loop (the page's own two are, at start).
+        found = self._files.get(name) or await asyncio.to_thread(self.find, name)
         if found is None:
             raise web.HTTPNotFound()
         headers = {
