@@ -70,9 +70,11 @@ class ExitOnSignals(App[None]):
 
     def _handle_exception(self, error: Exception) -> None:
         # Leaving (q, or a signal) while a screen is still being mounted can make its on_mount query
-        # children that shutdown already removed. The user asked to leave: log it, never a traceback.
+        # children that shutdown already removed. The user asked to leave: log it, never a traceback, and leave
+        # now, as Textual does after any unhandled error (left waiting, the signal guard had to end the process).
         if self._exit:
             log.warning("While leaving: %s", type(error).__name__)
+            self._close_messages_no_wait()
             return
         super()._handle_exception(error)
 
