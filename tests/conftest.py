@@ -141,9 +141,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def _one_last_collection(config: pytest.Config) -> None:
     """At its end each test process collects its garbage before it reports unraisable exceptions (`__del__`
     failures): pytest runs five full collections for that, each walking what the run left (3.9 s for the five in
-    one process running tests/test_inbox.py under load, and six workers end at once: the run's last seconds). One finds what a test left raising in
-    `__del__`; the others find only what that one's finalizers freed. The key is pytest's own (its `pytester`
-    sets it too); a pytest without it keeps its five."""
+    one process running tests/test_inbox.py under load, and six workers end at once: the run's last seconds).
+    One finds what a test left raising in `__del__`; the others find only what that one's finalizers freed. The
+    key is pytest's own (its `pytester` sets it too); a pytest without it keeps its five."""
     try:
         from _pytest.unraisableexception import gc_collect_iterations_key
     except ImportError:
