@@ -173,12 +173,18 @@ class ConsoleServer(Server):
         then tells the tab why). Checked and counted with no await between."""
         if self.consoles.waits_for(signin) or self.consoles.refusal(signin.user) is not None:
             return
-        process = self.spares.take()
-        ended = self.consoles.add(process)
+        process, ended = self._hand_out(signin, *self.consoles.size_guess(signin))
         self.consoles.hold_for(signin, process)
-        process.give_to(signin, *self.consoles.size_guess(signin))
         log.info("console started for a page user=%s console=%s", signin.user, process.app_service_id[:8])
         self._later(self.end_unclaimed(process, ended))
+
+    def _hand_out(self, signin: SignIn, width: int, height: int) -> tuple[ConsoleProcess, asyncio.Event]:
+        """The spare (or a console started now) given to `signin` at that size, counted against the caps; the event
+        is set when it must end."""
+        process = self.spares.take()
+        ended = self.consoles.add(process)
+        process.give_to(signin, width, height)
+        return process, ended
 
     async def end_unclaimed(self, process: ConsoleProcess, ended: asyncio.Event) -> None:
         """End a console started for a page if no tab of its sign-in attached in time (or it drew too much)."""
@@ -217,9 +223,7 @@ class ConsoleServer(Server):
         if claimed is not None:
             process, ended = claimed
         else:
-            process = self.spares.take()
-            ended = self.consoles.add(process)
-            process.give_to(signin, width, height)
+            process, ended = self._hand_out(signin, width, height)
         tasks: list[asyncio.Task[Any]] = []
         try:
             await websocket.prepare(request)

@@ -45,11 +45,6 @@ class HandOver:
     height: int
 
 
-def waits_for_hand_over() -> bool:
-    """Whether the web server started this process (who it serves comes on standard input)."""
-    return os.environ.get(variables.WEB_HAND_OVER) == "1"
-
-
 def encode(hand_over: HandOver) -> bytes:
     """The packet the web server writes to a waiting console's standard input."""
     payload = json.dumps({"type": HAND_OVER, "user": hand_over.user, "role": hand_over.role,
