@@ -38,7 +38,7 @@ def served_sandbox(port: int) -> tuple[threading.Thread, object]:
 
 
 def test_sign_in_inbox_detail_and_copy_link_at_1280x800(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
-    with web_server(isolated_config) as server:
+    with web_server(isolated_config, spare=True) as server:
         browser = open_console(chromium, server.signin_line)
         page = browser.page
         assert page.url == f"{server.base}/"  # the token left the address bar
@@ -123,7 +123,7 @@ def test_the_terminal_has_the_keys_and_the_footer_from_the_first_load(isolated_c
 def test_the_console_starts_with_its_page_and_takes_the_tabs_size(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
     """The page starts its tab's console as it is served, at a guessed size (a new server's: 80x24); the tab's
     size (1280x800: over 100 columns) wins once it attaches. A reload's console starts at that size at once."""
-    with web_server(isolated_config) as server:
+    with web_server(isolated_config, spare=True) as server:
         browser = open_console(chromium, server.signin_line, click=False)
         assert browser.wait_for(lambda t: " issued " in t and "q Quit" in t), browser.terminal.text
         wide = lambda t: max(len(line.rstrip()) for line in t.splitlines()) > 100  # noqa: E731

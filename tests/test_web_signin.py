@@ -90,7 +90,7 @@ async def test_ws_refuses_no_cookie_and_a_foreign_or_missing_origin(isolated_con
 
 
 async def test_a_console_starts_for_the_signed_in_user_and_ends_with_its_tab(isolated_config: Path) -> None:
-    with web_server(isolated_config) as server:
+    with web_server(isolated_config, spare=True) as server:
         session, ws = await ws_session(server, cookie=signin_cookie(server), columns=80, lines=24)
         terminal = Terminal(80, 24)
         assert await pump(ws, terminal, lambda t: "SANDBOX" in t.text and " issued " in t.text, 60), terminal.text

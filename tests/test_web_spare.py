@@ -71,7 +71,7 @@ def test_a_waiting_console_starts_on_a_hand_over_only(given: bytes, code: int, s
 async def test_a_spare_never_carries_anyones_identity(isolated_config: Path) -> None:
     # Even a server whose own environment names someone starts its spares with nobody's name.
     env = {"STABLEPAY_WEB_USER": "mallory", "STABLEPAY_RECORD_ROLE": "mallory"}
-    with web_server(isolated_config, *PROXY, env=env) as server:
+    with web_server(isolated_config, *PROXY, env=env, spare=True) as server:
         assert wait_until(lambda: server.spares(), 30), server.log()
         [first] = server.spares()
         assert not any(e.startswith(IDENTITY) for e in environ(first))
@@ -97,7 +97,8 @@ async def test_a_spare_never_carries_anyones_identity(isolated_config: Path) -> 
 
 
 async def test_a_page_starts_one_console_that_only_its_own_tab_gets(isolated_config: Path) -> None:
-    with web_server(isolated_config, "--max-sessions-per-user", "1", "--unclaimed-seconds", "120") as server:
+    with web_server(isolated_config, "--max-sessions-per-user", "1", "--unclaimed-seconds", "120",
+                    spare=True) as server:
         mine, theirs = signin_cookie(server), signin_cookie(server)
         for _ in range(3):  # a page loaded three times: one console waits for its tab
             status, page, _ = get(f"{server.base}/", {"Cookie": f"stablepay_session={mine}"})
@@ -119,7 +120,7 @@ async def test_a_page_starts_one_console_that_only_its_own_tab_gets(isolated_con
 
 
 async def test_a_console_no_tab_claims_is_ended(isolated_config: Path) -> None:
-    with web_server(isolated_config, "--unclaimed-seconds", "1") as server:
+    with web_server(isolated_config, "--unclaimed-seconds", "1", spare=True) as server:
         cookie = signin_cookie(server)
         assert get(f"{server.base}/", {"Cookie": f"stablepay_session={cookie}"})[0] == 200
         assert wait_until(lambda: "console unclaimed" in server.log(), 30), server.log()

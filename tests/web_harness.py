@@ -119,9 +119,15 @@ def console_pids(server_pid: int, name: str = CONSOLE_NAME) -> list[int]:
 
 @contextlib.contextmanager
 def web_server(config_dir: Path, *args: str, env: dict[str, str] | None = None,
-               host: str = "127.0.0.1", socket_path: Path | None = None) -> Iterator[WebServer]:
-    """The server on a free loopback port, or (`socket_path`) on that Unix socket and no port at all."""
+               host: str = "127.0.0.1", socket_path: Path | None = None, spare: bool = False) -> Iterator[WebServer]:
+    """The server on a free loopback port, or (`socket_path`) on that Unix socket and no port at all.
+
+    Without a spare (`--no-spare`) unless `spare`: a spare is a whole console process started ahead, and again
+    after each hand-over, so a server whose test opens one console or none would start one or two for nothing.
+    The tests of the spare itself, of what a handed-over console may hold, and the browser's own flows keep it."""
     need_web()
+    if not spare and "--no-spare" not in args:
+        args = (*args, "--no-spare")
     port = free_port()
     out, err = config_dir.parent / f"web-{port}.out", config_dir.parent / f"web-{port}.log"
     environment = {**os.environ, "STABLEPAY_CONFIG_DIR": str(config_dir),
