@@ -5,8 +5,15 @@ headless, driven by Playwright, 1280x800) the clock starts when the sign-in URL 
 a first-page user ID arrives in the terminal's WebSocket frames: the token exchanged for the cookie, the
 page and its script loaded, the WebSocket opened and the console process started on the server. In the
 terminal (a 120x40 pty, `cold_start.py`'s way) it starts when the process is spawned. Both are repeat
-starts (the inbox's first page comes from the record), interleaved so load hits both alike. Then the
-memory of the browser's consoles on the server, one open and eight at once (each console is a process of
+starts (the inbox's first page comes from the record), interleaved so load hits both alike.
+
+Both are timed twice, with the two sides placed differently. "shared": the browser, the terminal console
+and the web server on the same processors, as when one machine serves its own browser; on a machine with
+two processors the browser's page load and the console it waits for compete for them. "apart": the user's
+side (the browser, or the terminal console) on one processor and the web server with its consoles on
+another, as a user's machine and a team's server are.
+
+Then the memory of the browser's consoles on the server, one open and eight at once (each console is a process of
 its own: resident and proportional set sizes from /proc, PSS sharing the pages the processes share), and
 the server's own, and of its spare (a console process started ahead, imports done, waiting for the next tab).
 Last, the time from SIGTERM to the web server's exit with two consoles open. Figures to read, not assertions.
@@ -21,6 +28,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,6 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cold_start import console_argv, console_markers, time_to_texts
@@ -49,12 +59,16 @@ MANY = 8
 MEMORY_TARGET_MB = 80.0
 
 
-def start_server(env: dict[str, str], folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(env: dict[str, str], folder: Path,
+                 cpus: set[int] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """The web server (on `cpus`, it and every console it starts, when given) and its sign-in URL."""
     port = free_port()
     out = folder / "web.out"
+    place = (lambda: os.sched_setaffinity(0, cpus)) if cpus is not None else None
     with open(out, "wb") as stdout:
         process = subprocess.Popen([*console_argv(), "web", "--port", str(port), "--max-sessions-per-user",
-                                    str(MANY)], stdout=stdout, stderr=subprocess.DEVNULL, env=env)
+                                    str(MANY)], stdout=stdout, stderr=subprocess.DEVNULL, env=env,
+                                   preexec_fn=place)
     deadline = time.monotonic() + 30
     while not out.read_text().strip():
         if time.monotonic() > deadline or process.poll() is not None:
@@ -187,12 +201,12 @@ def mb(kb: float) -> str:
     return f"{kb / 1024:.1f} MB"
 
 
-def console_rows(console_time: list[tuple[float, float]]) -> list[Row]:
+def console_rows(placement: str, console_time: list[tuple[float, float]]) -> list[Row]:
     """Where the browser console's time goes: it needs little processor time after its hand-over; on a busy machine
-    it mostly waits for a processor (the browser, in this benchmark on the same two cores, and everything else)."""
+    it mostly waits for a processor (with the browser on the same processors, for the browser)."""
     if not console_time:
         return []
-    return [Row("browser console: processor time, hand-over to first rows (median)",
+    return [Row(f"{placement}: browser console, processor time from hand-over to first rows (median)",
                 ms(median([ran for ran, _ in console_time])), "-", "-", "-", None,
                 note=f"its threads meanwhile waited {ms(median([waited for _, waited in console_time]))} for a "
                 "processor (median, summed over threads; /proc schedstat)")]
@@ -216,71 +230,139 @@ def memory_rows(one: list[tuple[int, int]], many: list[tuple[int, int]], server_
     ]
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where the two sides run: the user's (the browser, or the terminal console) and the server's (the web server and
+    every console it starts), each on a set of processors, or anywhere (None). The benchmark itself, the instrument,
+    runs anywhere."""
+
+    name: str
+    user: set[int] | None = None
+    server: set[int] | None = None
+
+    def user_argv(self, argv: list[str]) -> list[str]:
+        return ["taskset", "-c", ",".join(map(str, sorted(self.user))), *argv] if self.user else argv
+
+    def browser(self, folder: Path) -> str:
+        """The browser to launch: chromium itself, or a script that starts it on the user's processors (every
+        process it starts inherits them)."""
+        if not self.user:
+            return CHROMIUM
+        script = folder / "chromium-placed"
+        script.write_text(f'#!/bin/sh\nexec {shlex.join(self.user_argv([CHROMIUM]))} "$@"\n')
+        script.chmod(0o700)
+        return str(script)
+
+
+def placements() -> list[Placement]:
+    """"shared": the browser, the terminal console and the web server on the same processors, as on a machine that
+    serves its own browser. "apart": the user's side on one processor and the server's on another, as a user's
+    machine and a team's server are; a machine with one processor (or no `taskset`) has only the first."""
+    cpus = sorted(os.sched_getaffinity(0))
+    found = [Placement("shared")]
+    if len(cpus) >= 2 and shutil.which("taskset"):
+        found.append(Placement("apart", {cpus[0]}, {cpus[1]}))
+    return found
+
+
+@dataclass
+class Timings:
+    terminal: list[float] = field(default_factory=list)
+    web: list[float] = field(default_factory=list)
+    console_time: list[tuple[float, float]] = field(default_factory=list)
+
+
+def time_first_rows(browser, server: subprocess.Popen[bytes], url: str, env: dict[str, str],  # type: ignore[no-untyped-def]
+                    tmp: str, markers: list[str], runs: int, placement: Placement) -> Timings:
+    """`runs` terminal starts and browser starts, interleaved, each after the server has gone quiet."""
+    terminal = placement.user_argv(console_argv())
+    time_to_texts(terminal, [markers], env, linger=1.5)  # warm caches, keep page 1 in the record
+    browser_first_rows(browser, url, markers)
+    found = Timings()
+    for _ in range(runs):
+        quiet(server.pid)
+        found.terminal.append(time_to_texts(terminal, [markers], env)[0])
+        quiet(server.pid)
+        # The spare becomes the page's console: its processor time from the hand-over to the first rows.
+        spare_pid = spare_of(tmp)
+        before = scheduled(spare_pid) if spare_pid is not None else None
+        after: list[tuple[float, float]] = []
+        at_rows = None
+        if spare_pid is not None:
+            at_rows = lambda pid=spare_pid, into=after: into.append(scheduled(pid))  # noqa: E731
+        found.web.append(browser_first_rows(browser, url, markers, at_rows=at_rows))
+        if before is not None and after:
+            found.console_time.append((after[0][0] - before[0], after[0][1] - before[1]))
+    return found
+
+
 def measure(runs: int) -> list[Row]:
     from playwright.sync_api import sync_playwright
 
     markers = console_markers()
-    with tempfile.TemporaryDirectory(prefix="stablepay-bench-web-") as tmp, sync_playwright() as playwright:
-        env = bench_env(STABLEPAY_CONFIG_DIR=tmp, TERM="xterm-256color", COLUMNS="120", LINES="40")
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        server, url = start_server(env, Path(tmp))
-        try:
-            time_to_texts(console_argv(), [markers], env, linger=1.5)  # warm caches, keep page 1 in the record
-            browser_first_rows(browser, url, markers)
-            terminal, web = [], []
-            console_time: list[tuple[float, float]] = []
-            for _ in range(runs):
-                quiet(server.pid)
-                terminal.append(time_to_texts(console_argv(), [markers], env)[0])
-                quiet(server.pid)
-                # The spare becomes the page's console: its processor time from the hand-over to the first rows.
-                spare_pid = spare_of(tmp)
-                before = scheduled(spare_pid) if spare_pid is not None else None
-                after: list[tuple[float, float]] = []
-                at_rows = None
-                if spare_pid is not None:
-                    at_rows = lambda pid=spare_pid, into=after: into.append(scheduled(pid))  # noqa: E731
-                web.append(browser_first_rows(browser, url, markers, at_rows=at_rows))
-                if before is not None and after:
-                    console_time.append((after[0][0] - before[0], after[0][1] - before[1]))
-            # Memory: one console open, then MANY at once (once the timing runs' consoles have ended).
-            no_consoles_left(tmp)
-            tabs: list[object] = []
-            browser_first_rows(browser, url, markers, keep=tabs)
-            one = settled_memory(tmp, 1)
-            for _ in range(MANY - 1):
-                browser_first_rows(browser, url, markers, timeout=60.0, keep=tabs)
-            many = settled_memory(tmp, MANY)
-            server_kb = memory_kb(server.pid)
-            quiet(server.pid)
-            spare = consoles_memory(tmp, "stablepay-spare")
-            for context in tabs:
-                context.close()  # type: ignore[attr-defined]
-            no_consoles_left(tmp)
-            # SIGTERM with two consoles open: time until the server has exited.
-            tabs = []
-            for _ in range(2):
-                browser_first_rows(browser, url, markers, keep=tabs)
-            started = time.perf_counter()
-            server.send_signal(signal.SIGTERM)
-            server.wait(30)
-            stopped = time.perf_counter() - started
-            left = sum(1 for pid in os.listdir("/proc") for name in ("stablepay-web", "stablepay-spare")
-                       if pid.isdigit() and _console_of(int(pid), tmp, name))
-        finally:
-            if server.poll() is None:
-                server.kill()
-            browser.close()
+    rows: list[Row] = []
+    for placement in placements():
+        with tempfile.TemporaryDirectory(prefix="stablepay-bench-web-") as tmp, sync_playwright() as playwright:
+            env = bench_env(STABLEPAY_CONFIG_DIR=tmp, TERM="xterm-256color", COLUMNS="120", LINES="40")
+            browser = playwright.chromium.launch(executable_path=placement.browser(Path(tmp)), args=CHROMIUM_ARGS)
+            server, url = start_server(env, Path(tmp), placement.server)
+            try:
+                timings = time_first_rows(browser, server, url, env, tmp, markers, runs, placement)
+                rows += timing_rows(placement.name, timings, runs)
+                if placement.name == "shared":  # memory and the stop: where the server runs does not change them
+                    rows += memory_and_stop(browser, server, url, tmp, markers)
+            finally:
+                if server.poll() is None:
+                    server.kill()
+                browser.close()
+    return rows
+
+
+def timing_rows(placement: str, timings: Timings, runs: int) -> list[Row]:
+    terminal, web = timings.terminal, timings.web
     how = f"median of {runs} interleaved repeat starts"
+    where = ("the browser, the terminal console and the web server on the same processors" if placement == "shared"
+             else "the browser or the terminal console on one processor, the web server and its consoles on "
+             "another (a user's machine and a team's server)")
     return [
-        Row("terminal: first inbox rows (median)", ms(median(terminal)), "-", "-", "-", None,
+        Row(f"{placement}: terminal, first inbox rows (median)", ms(median(terminal)), "-", "-", "-", None,
             note=f"120x40 pty, process spawn to a first-page user ID; {how}; {ms(min(terminal))} to "
-            f"{ms(max(terminal))}"),
-        Row("browser: first inbox rows (median)", ms(median(web)), ms(median(terminal)),
+            f"{ms(max(terminal))}; {where}"),
+        Row(f"{placement}: browser, first inbox rows (median)", ms(median(web)), ms(median(terminal)),
             f"{median(web) / median(terminal):.2f}x", "< 1.3x", median(web) / median(terminal) < 1.3,
             note=f"chromium 1280x800, sign-in URL opened to a first-page user ID in the frames; {how}; "
             f"{ms(min(web))} to {ms(max(web))}"),
-        *console_rows(console_time),
+        *console_rows(placement, timings.console_time),
+    ]
+
+
+def memory_and_stop(browser, server: subprocess.Popen[bytes], url: str, tmp: str,  # type: ignore[no-untyped-def]
+                    markers: list[str]) -> list[Row]:
+    """The memory of one console open, then MANY at once (once the timing runs' consoles have ended); then the time
+    from SIGTERM to the server's exit with two consoles open."""
+    no_consoles_left(tmp)
+    tabs: list[object] = []
+    browser_first_rows(browser, url, markers, keep=tabs)
+    one = settled_memory(tmp, 1)
+    for _ in range(MANY - 1):
+        browser_first_rows(browser, url, markers, timeout=60.0, keep=tabs)
+    many = settled_memory(tmp, MANY)
+    server_kb = memory_kb(server.pid)
+    quiet(server.pid)
+    spare = consoles_memory(tmp, "stablepay-spare")
+    for context in tabs:
+        context.close()  # type: ignore[attr-defined]
+    no_consoles_left(tmp)
+    tabs = []
+    for _ in range(2):
+        browser_first_rows(browser, url, markers, keep=tabs)
+    started = time.perf_counter()
+    server.send_signal(signal.SIGTERM)
+    server.wait(30)
+    stopped = time.perf_counter() - started
+    left = sum(1 for pid in os.listdir("/proc") for name in ("stablepay-web", "stablepay-spare")
+               if pid.isdigit() and _console_of(int(pid), tmp, name))
+    return [
         *memory_rows(one, many, server_kb, spare),
         Row("web server: SIGTERM to exit, 2 consoles open", ms(stopped), "-", "-", "< 5 s", stopped < 5),
         Row("web server: consoles left after SIGTERM", str(left), "-", "-", "0", left == 0),
