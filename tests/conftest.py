@@ -133,6 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: the controller makes it
         return
     if getattr(config.option, "numprocesses", None):
+        _tests_rewritten(config)
         threading.Thread(target=_made_once, name="made-once", daemon=True).start()
     else:
         _made_once()
@@ -149,6 +150,38 @@ def _one_last_collection(config: pytest.Config) -> None:
     except ImportError:
         return
     config.stash[gc_collect_iterations_key] = 1
+
+
+def _tests_rewritten(config: pytest.Config) -> None:
+    """The test modules with their asserts rewritten, written to `__pycache__` once, before the workers start.
+
+    pytest rewrites each test module's asserts as it imports it, and keeps the result only where it may write
+    bytecode; with PYTHONDONTWRITEBYTECODE set (as on the CI box) each of the six workers rewrote all of them,
+    about 4 s of CPU each, at the same moment. A worker reads a cached module whatever that setting says (pytest
+    checks the source's size and time), so the controller writes them first, each atomically (pytest's own
+    functions; about 4 s once, nothing when they are current). A module not written here (a pytest without these
+    functions, a read-only checkout) is rewritten by each worker as before."""
+    try:
+        from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test, _write_pyc, assertstate_key
+    except ImportError:
+        return
+    state = config.stash.get(assertstate_key, None)
+    if state is None:  # --assert=plain: nothing is rewritten
+        return
+    folder = Path(__file__).parent
+    for source in sorted(folder.glob("test_*.py")) + [folder / "conftest.py"] + [
+        folder / f"{name.rsplit('.', 1)[-1]}.py" for name in pytest_plugins
+    ]:
+        cache = source.parent / "__pycache__"
+        pyc = cache / (source.name[:-3] + PYC_TAIL)
+        try:
+            if _read_pyc(source, pyc) is not None:
+                continue
+            cache.mkdir(exist_ok=True)
+            source_stat, code = _rewrite_test(source, config)
+        except (OSError, SyntaxError):  # read-only, or a module that does not compile: the worker says why
+            continue
+        _write_pyc(state, code, source_stat, pyc)
 
 
 def _made_once() -> None:
