@@ -18,6 +18,7 @@ from typing import Any
 
 import pyte
 import pytest
+from pyte.screens import wcwidth  # the width pyte itself renders with
 
 from stablepay_console.services.triage.report import SPANS
 from stablepay_console.tui.screens.team import SPAN_WORDS
@@ -92,6 +93,28 @@ class PaneRecording:
         self.screen = pyte.Screen(width, height)
         self.stream = pyte.ByteStream(self.screen)
         self.read = 0
+        self.lines = [""] * height
+
+    def text(self) -> str:
+        """The pane's text now, as pyte's `display` has it; only the lines changed since the last look are read again
+        (the whole display, read before every escape sequence, cost seconds of CPU a test)."""
+        for y in self.screen.dirty:
+            if 0 <= y < len(self.lines):
+                self.lines[y] = self._line(y)
+        self.screen.dirty.clear()
+        return "\n".join(self.lines)
+
+    def _line(self, y: int) -> str:
+        """Line `y` as `pyte.Screen.display` renders it (the cell after a wide character is its stub)."""
+        cells, found, stub = self.screen.buffer[y], [], False
+        for x in range(self.screen.columns):
+            if stub:
+                stub = False
+                continue
+            char = cells[x].data
+            stub = wcwidth(char[0]) == 2
+            found.append(char)
+        return "".join(found)
 
     def first(self, check: Callable[[str], bool], timeout: float) -> str:
         """The pane's text at the first moment `check` holds. It is looked at before each escape sequence, when
@@ -104,7 +127,7 @@ class PaneRecording:
             *whole, pending = re.split(rb"(?=\x1b)", pending + data)
             for piece in whole:
                 self.stream.feed(piece)
-                text = "\n".join(self.screen.display)
+                text = self.text()
                 if check(text):
                     return text
             if time.monotonic() > deadline:
