@@ -16,12 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pyte
 import pytest
-from pyte.screens import wcwidth  # the width pyte itself renders with
 
 from stablepay_console.services.triage.report import SPANS
 from stablepay_console.tui.screens.team import SPAN_WORDS
+from tests.plain_screen import PlainScreen
 from tests.terminal import POLL_SECONDS, Terminal, console_command
 
 pytestmark = pytest.mark.e2e
@@ -90,31 +89,8 @@ class PaneRecording:
         self.path = path
         path.touch()
         term.tmux("pipe-pane", "-o", "-t", term.name, f"cat >> {shlex.quote(str(path))}", check=True)
-        self.screen = pyte.Screen(width, height)
-        self.stream = pyte.ByteStream(self.screen)
+        self.screen = PlainScreen(width, height)
         self.read = 0
-        self.lines = [""] * height
-
-    def text(self) -> str:
-        """The pane's text now, as pyte's `display` has it; only the lines changed since the last look are read again
-        (the whole display, read before every escape sequence, cost seconds of CPU a test)."""
-        for y in self.screen.dirty:
-            if 0 <= y < len(self.lines):
-                self.lines[y] = self._line(y)
-        self.screen.dirty.clear()
-        return "\n".join(self.lines)
-
-    def _line(self, y: int) -> str:
-        """Line `y` as `pyte.Screen.display` renders it (the cell after a wide character is its stub)."""
-        cells, found, stub = self.screen.buffer[y], [], False
-        for x in range(self.screen.columns):
-            if stub:
-                stub = False
-                continue
-            char = cells[x].data
-            stub = wcwidth(char[0]) == 2
-            found.append(char)
-        return "".join(found)
 
     def first(self, check: Callable[[str], bool], timeout: float) -> str:
         """The pane's text at the first moment `check` holds. It is looked at before each escape sequence, when
@@ -126,12 +102,12 @@ class PaneRecording:
             self.read += len(data)
             *whole, pending = re.split(rb"(?=\x1b)", pending + data)
             for piece in whole:
-                self.stream.feed(piece)
-                text = self.text()
+                self.screen.feed(piece)
+                text = self.screen.text
                 if check(text):
                     return text
             if time.monotonic() > deadline:
-                raise AssertionError(f"not within {timeout:.0f} s; the pane shows:\n" + "\n".join(self.screen.display))
+                raise AssertionError(f"not within {timeout:.0f} s; the pane shows:\n" + self.screen.text)
             time.sleep(POLL_SECONDS)
 
 

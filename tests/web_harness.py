@@ -1,5 +1,5 @@
 """A real `stablepay-console web` for the web mode's tests: started as a subprocess on a free loopback port,
-read through the printed sign-in line, and a WebSocket client whose frames feed a pyte screen (the
+read through the printed sign-in line, and a WebSocket client whose frames feed a screen read as text (the
 terminal draws into a canvas in the browser; the frames are the same bytes).
 """
 
@@ -20,10 +20,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyte
-
 from stablepay_console.tui.runtime.hand_over import CONSOLE_NAME, SPARE_NAME
 from tests.ci import missing
+from tests.plain_screen import PlainScreen
 
 CHROMIUM = "/usr/bin/chromium"
 VIEWPORT = {"width": 1280, "height": 800}
@@ -152,7 +151,7 @@ def web_server(config_dir: Path, *args: str, env: dict[str, str] | None = None,
 
 @dataclass
 class Terminal:
-    """A console over the WebSocket, its frames drawn on a pyte screen."""
+    """A console over the WebSocket, its frames drawn on a screen read as text (tests/plain_screen.py)."""
 
     columns: int = 120
     lines: int = 40
@@ -160,16 +159,15 @@ class Terminal:
     texts: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.screen = pyte.Screen(self.columns, self.lines)
-        self.stream = pyte.ByteStream(self.screen)
+        self.screen = PlainScreen(self.columns, self.lines)
 
     def feed(self, data: bytes) -> None:
         self.frames.append(data)
-        self.stream.feed(data)
+        self.screen.feed(data)
 
     @property
     def text(self) -> str:
-        return "\n".join(self.screen.display)
+        return self.screen.text
 
 
 async def ws_session(server: WebServer, cookie: str | None = None, headers: dict[str, str] | None = None,
