@@ -63,8 +63,18 @@ class ExitOnSignals(App[None]):
         log.info("Leaving on signal %s", signal.Signals(sig).name)
         self.exit(return_code=128 + sig)
 
+    @property
+    def leaving(self) -> bool:
+        """The console is leaving: it was asked to (q), or an exit signal came and its request to leave may still
+        wait behind the keys already queued (read in a plain attribute the signal handler set)."""
+        guard = self.exit_guard
+        return self._exit or (guard is not None and guard.signal is not None)
+
     def switch_mode(self, mode: str) -> AwaitMount:
-        if self._exit:  # leaving: a mode's first screen added now would change the stacks shutdown walks
+        # Leaving: a mode's first screen added now would change the stacks shutdown walks. After a signal, the
+        # screens asked for by keys typed before it are not built either: on a busy machine five queued switches
+        # kept the event loop from the signal's request to leave past the guard's 1.2 s.
+        if self.leaving:
             return AwaitMount(self, [])  # type: ignore[arg-type]  # no widgets: the parent is never used
         return super().switch_mode(mode)
 

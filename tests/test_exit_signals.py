@@ -1,0 +1,45 @@
+"""An exit signal that comes while keys are still queued: the console leaves without building the screens those
+keys asked for (on a busy machine, five queued screen switches kept the event loop from the signal's request to
+leave past the guard's 1.2 s, and the guard had to end the process: tests/test_terminal_close.py, while switching
+screens)."""
+
+from __future__ import annotations
+
+import signal
+
+from stablepay_console.profiles.model import EMBEDDED_PROFILE
+from stablepay_console.sandbox import Sandbox
+from stablepay_console.tui.app import ConsoleApp
+from stablepay_console.tui.runtime.exit_guard import ExitGuard
+from stablepay_console.wiring import Services
+from tests.conftest import FIXED_NOW, until, wait_for_workers
+
+
+def console() -> ConsoleApp:
+    services = Services(sandbox=Sandbox(now=FIXED_NOW), clock=lambda: FIXED_NOW)
+    return ConsoleApp(EMBEDDED_PROFILE, services, clock=lambda: FIXED_NOW, ping_on_start=False)
+
+
+async def test_keys_typed_before_a_signal_switch_no_screen_once_it_came() -> None:
+    app = console()
+    app.exit_guard = ExitGuard()  # not installed: the test stands in for its handler below
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        await pilot.press("2")
+        await until(pilot, lambda: app.current_mode == "batch", "a digit switches screens before any signal")
+        app.exit_guard.signal = signal.SIGHUP  # what the handler sets first, before it asks the loop to leave
+        assert app.leaving
+        await pilot.press("3", "1")
+        await pilot.pause()
+        assert app.current_mode == "batch", "a screen was built after the signal came"
+        assert "quote" not in app._screen_stacks or not app._screen_stacks["quote"], "the quote screen was built"
+
+
+async def test_without_a_signal_the_console_is_not_leaving() -> None:
+    app = console()
+    app.exit_guard = ExitGuard()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        assert not app.leaving
+        await pilot.press("3")
+        await until(pilot, lambda: app.current_mode == "quote", "a digit switches screens")
