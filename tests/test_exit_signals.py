@@ -6,6 +6,7 @@ screens)."""
 from __future__ import annotations
 
 import signal
+import threading
 
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
@@ -43,3 +44,48 @@ async def test_without_a_signal_the_console_is_not_leaving() -> None:
         assert not app.leaving
         await pilot.press("3")
         await until(pilot, lambda: app.current_mode == "quote", "a digit switches screens")
+
+
+# --- the guard's deadline --------------------------------------------------------------------------------------------
+
+
+class Guarded:
+    """An ExitGuard whose watch runs (its thread started, no handler installed) and whose end is recorded."""
+
+    def __init__(self, grace: float, leaving: float) -> None:
+        self.ended = threading.Event()
+        self.codes: list[int] = []
+        self.guard = ExitGuard(lambda seconds: 0, grace=grace, leaving=leaving, end=self._end)
+        self.guard._thread.start()
+
+    def _end(self, code: int) -> None:
+        self.codes.append(code)
+        self.ended.set()
+
+    def signal(self) -> None:
+        self.guard._handle(signal.SIGHUP, None)  # as the kernel's SIGHUP would call it
+
+
+def test_a_console_that_never_begins_to_leave_is_ended_after_the_grace() -> None:
+    run = Guarded(grace=0.2, leaving=30.0)
+    run.signal()
+    assert run.ended.wait(10), "the guard never ended a console that did not leave"
+    assert run.codes == [128 + signal.SIGHUP]
+
+
+def test_a_console_that_has_begun_to_leave_gets_longer_and_is_not_ended_once_it_left() -> None:
+    run = Guarded(grace=0.2, leaving=30.0)
+    run.signal()
+    run.guard.leaving()  # its event loop took the request to leave
+    assert not run.ended.wait(1.0), "ended at the first grace although the console was leaving"
+    run.guard.finish()  # it left by itself
+    run.guard._thread.join(10)
+    assert not run.guard._thread.is_alive() and not run.ended.is_set()
+
+
+def test_a_console_stuck_while_leaving_is_still_ended() -> None:
+    run = Guarded(grace=0.1, leaving=0.3)
+    run.signal()
+    run.guard.leaving()
+    assert run.ended.wait(10), "a console that began to leave and never finished was left running"
+    assert run.codes == [128 + signal.SIGHUP]

@@ -4,8 +4,10 @@ The console leaves the way `q` does: the app exits, the terminal (if still there
 the record's queued writes are flushed. That path runs on the event loop, and a loop that is
 blocked, or a shutdown that waits on something that never comes, must not keep a console with a
 key in memory running after its terminal is closed. So a guard thread, started before the console
-and woken by the signal, gives the graceful path `GRACE_SECONDS`; after that it flushes the record
-for at most `FLUSH_SECONDS` and ends the process itself.
+and woken by the signal, gives the graceful path `GRACE_SECONDS`, or `LEAVING_SECONDS` once the
+event loop has begun to leave (`leaving()`: on a busy machine the loop may reach the signal's request
+late, then need a moment to finish); after that it flushes the record for at most `FLUSH_SECONDS`
+and ends the process itself.
 
 The signal handler only sets plain attributes and writes one byte to a pipe: a handler runs between
 two bytecodes of whatever the main thread was doing, so it must take no lock that code may hold.
@@ -19,6 +21,7 @@ import select
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from types import FrameType
 
@@ -27,13 +30,15 @@ log = logging.getLogger(__name__)
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 GRACE_SECONDS = 1.2
 """How long the console may take to leave on its own after a signal."""
+LEAVING_SECONDS = 1.5
+"""The same, from the signal, once its event loop has begun to leave."""
 FLUSH_SECONDS = 0.5
-"""How long the record's accepted writes may take when the guard ends the process."""
+"""How long the record's accepted writes may take when the guard ends the process (so at most 2 s in all)."""
 
 Flush = Callable[[float], int]
 """Flushes the record within the seconds given; returns how many accepted writes did not get written."""
 
-SIGNALLED, FINISHED = b"!", b"."
+SIGNALLED, LEAVING, FINISHED = b"!", b"~", b"."
 
 
 def flush_record(seconds: float) -> int:
@@ -46,8 +51,12 @@ def flush_record(seconds: float) -> int:
 class ExitGuard:
     """Install once, before the console starts; `finish()` once it has ended by itself."""
 
-    def __init__(self, flush: Flush = flush_record) -> None:
+    def __init__(self, flush: Flush = flush_record, *, grace: float = GRACE_SECONDS,
+                 leaving: float = LEAVING_SECONDS, end: Callable[[int], object] = os._exit) -> None:
         self.flush = flush
+        self.grace, self.leaving_grace = grace, max(grace, leaving)
+        self.end = end
+        """Ends the process with the signal's code (`os._exit`; a test's stand-in never returns either)."""
         self.signal: int | None = None
         """The first exit signal received, if any."""
         self.on_signal: Callable[[int], None] | None = None
@@ -77,6 +86,11 @@ class ExitGuard:
         if self.on_signal is not None:
             self.on_signal(sig)
 
+    def leaving(self) -> None:
+        """The console's event loop has begun to leave after the signal: it gets `LEAVING_SECONDS` in all."""
+        if self.signal is not None:
+            os.write(self._write, LEAVING)
+
     def finish(self) -> int:
         """The console has ended: stand the guard down. After a signal, flush the record (bounded) and
         return how many accepted writes were not written; 0 otherwise."""
@@ -101,10 +115,16 @@ class ExitGuard:
     def _watch(self) -> None:
         if os.read(self._read, 1) != SIGNALLED:
             return
-        ready, _, _ = select.select([self._read], [], [], GRACE_SECONDS)
-        if ready:
-            return  # the console left on its own; finish() flushed the record
-        log.warning("The console had not left %.1f s after %s: ending it", GRACE_SECONDS,
+        signalled = time.monotonic()
+        deadline = signalled + self.grace
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([self._read], [], [], left)
+            if not ready:
+                break
+            if os.read(self._read, 1) != LEAVING:
+                return  # the console left on its own; finish() flushed the record
+            deadline = signalled + self.leaving_grace
+        log.warning("The console had not left %.1f s after %s: ending it", time.monotonic() - signalled,
                     signal.Signals(self.signal or 0).name)
         self.tell(self.flush(FLUSH_SECONDS))
-        os._exit(self.code)
+        self.end(self.code)

@@ -61,6 +61,8 @@ class ExitOnSignals(App[None]):
 
     def exit_on_signal(self, sig: int) -> None:
         log.info("Leaving on signal %s", signal.Signals(sig).name)
+        if self.exit_guard is not None:
+            self.exit_guard.leaving()
         self.exit(return_code=128 + sig)
 
     @property
