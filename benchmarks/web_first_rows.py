@@ -64,11 +64,9 @@ def start_server(env: dict[str, str], folder: Path,
     """The web server (on `cpus`, it and every console it starts, when given) and its sign-in URL."""
     port = free_port()
     out = folder / "web.out"
-    place = (lambda: os.sched_setaffinity(0, cpus)) if cpus is not None else None
+    argv = pinned(cpus, [*console_argv(), "web", "--port", str(port), "--max-sessions-per-user", str(MANY)])
     with open(out, "wb") as stdout:
-        process = subprocess.Popen([*console_argv(), "web", "--port", str(port), "--max-sessions-per-user",
-                                    str(MANY)], stdout=stdout, stderr=subprocess.DEVNULL, env=env,
-                                   preexec_fn=place)
+        process = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.DEVNULL, env=env)
     deadline = time.monotonic() + 30
     while not out.read_text().strip():
         if time.monotonic() > deadline or process.poll() is not None:
@@ -230,6 +228,11 @@ def memory_rows(one: list[tuple[int, int]], many: list[tuple[int, int]], server_
     ]
 
 
+def pinned(cpus: set[int] | None, argv: list[str]) -> list[str]:
+    """`argv` run on those processors (`taskset`; what it starts inherits them), or anywhere."""
+    return ["taskset", "-c", ",".join(map(str, sorted(cpus))), *argv] if cpus else argv
+
+
 @dataclass(frozen=True)
 class Placement:
     """Where the two sides run: the user's (the browser, or the terminal console) and the server's (the web server and
@@ -240,8 +243,6 @@ class Placement:
     user: set[int] | None = None
     server: set[int] | None = None
 
-    def user_argv(self, argv: list[str]) -> list[str]:
-        return ["taskset", "-c", ",".join(map(str, sorted(self.user))), *argv] if self.user else argv
 
     def browser(self, folder: Path) -> str:
         """The browser to launch: chromium itself, or a script that starts it on the user's processors (every
@@ -249,7 +250,7 @@ class Placement:
         if not self.user:
             return CHROMIUM
         script = folder / "chromium-placed"
-        script.write_text(f'#!/bin/sh\nexec {shlex.join(self.user_argv([CHROMIUM]))} "$@"\n')
+        script.write_text(f'#!/bin/sh\nexec {shlex.join(pinned(self.user, [CHROMIUM]))} "$@"\n')
         script.chmod(0o700)
         return str(script)
 
@@ -275,7 +276,7 @@ class Timings:
 def time_first_rows(browser, server: subprocess.Popen[bytes], url: str, env: dict[str, str],  # type: ignore[no-untyped-def]
                     tmp: str, markers: list[str], runs: int, placement: Placement) -> Timings:
     """`runs` terminal starts and browser starts, interleaved, each after the server has gone quiet."""
-    terminal = placement.user_argv(console_argv())
+    terminal = pinned(placement.user, console_argv())
     time_to_texts(terminal, [markers], env, linger=1.5)  # warm caches, keep page 1 in the record
     browser_first_rows(browser, url, markers)
     found = Timings()
