@@ -56,7 +56,7 @@ class ExitGuard:
         self.flush = flush
         self.grace, self.leaving_grace = grace, max(grace, leaving)
         self.end = end
-        """Ends the process with the signal's code (`os._exit`; a test's stand-in never returns either)."""
+        """Ends the process with the signal's code (`os._exit`; a test records the call instead)."""
         self.signal: int | None = None
         """The first exit signal received, if any."""
         self.on_signal: Callable[[int], None] | None = None
