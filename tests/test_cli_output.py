@@ -63,7 +63,7 @@ def test_json_keeps_wire_names_and_exact_numbers() -> None:
     assert '"v": 12345678901234567890.01' in dumps(big), "no trip through float"
     assert dumps(Rfi.model_validate({"id": "x", "kind": "k", "status": "s", "subjectType": "t",
                                      "createdAt": "2026-11-20T09:30:00Z", "futureField": [1, {"a": None}]}),
-                 indent=None).count('"futureField": [1, {"a": null}]') == 1
+                 indent=None).count('"futureField":[1,{"a":null}]') == 1
 
 
 def test_json_and_csv_never_put_escape_sequences_on_the_terminal() -> None:
@@ -110,10 +110,6 @@ def test_plain_text_aligns_amounts_right() -> None:
 
 
 def test_text_mode_follows_the_terminal_and_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Tty(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     monkeypatch.delenv("NO_COLOR", raising=False)
     assert Output("text", Tty()).fmt == "table"
     assert Output("text", io.StringIO()).fmt == "plain"
@@ -122,6 +118,41 @@ def test_text_mode_follows_the_terminal_and_no_color(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("NO_COLOR", "")
     assert Output("text", Tty()).fmt == "table", "an empty NO_COLOR does not count (no-color.org)"
     assert Output("json", Tty()).fmt == "json"
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_json_is_indented_on_a_terminal_and_one_compact_line_into_a_pipe() -> None:
+    batch, _, _ = sandbox_models()
+    shown, piped = Tty(), io.StringIO()
+    Output("json", shown).json(batch)
+    Output("json", piped).json(batch)
+    assert shown.getvalue().startswith('{\n  "') and shown.getvalue().count("\n") > 10
+    assert piped.getvalue().count("\n") == 1 and ", " not in piped.getvalue().replace('", "', "")
+    assert json.loads(piped.getvalue()) == json.loads(shown.getvalue())
+
+
+def test_kept_requests_print_into_a_pipe_as_their_models_do_and_safe() -> None:
+    """`rfis due --json` prints the requests the record keeps as text: compact, each as it is kept, the same JSON as
+    their models give, and no escape sequence reaches the pipe (a terminal may read it)."""
+    rfis = Sandbox().data.rfis[:3]
+    hostile = Rfi.model_validate({"id": "x", "kind": "k", "status": EVIL, "subjectType": "t",
+                                  "createdAt": "2026-11-20T09:30:00Z"})
+    kept = [rfi.model_dump_json(by_alias=True) for rfi in [*rfis, hostile]]
+    piped, shown = io.StringIO(), Tty()
+    Output("json", piped).json_texts(kept)
+    Output("json", shown).json_texts(kept)
+    assert piped.getvalue().count("\n") == 1
+    assert json.loads(piped.getvalue()) == json.loads(shown.getvalue()) == json.loads(dumps([*rfis, hostile]))
+    for raw in ("\x1b", "\x07", "\u202e", "\u2028"):
+        assert raw not in piped.getvalue()
+    assert json.loads(piped.getvalue())[-1]["status"] == EVIL
+    empty = io.StringIO()
+    Output("json", empty).json_texts([])
+    assert empty.getvalue() == "[]\n"
 
 
 def test_a_shell_command_switches_threads_every_millisecond_and_gives_the_setting_back(

@@ -63,10 +63,12 @@ class Output:
 
     def __init__(self, fmt: str = "text", stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
+        is_tty = bool(getattr(self.stream, "isatty", lambda: False)())
         if fmt == "text":
-            is_tty = getattr(self.stream, "isatty", lambda: False)()
             fmt = "table" if is_tty and not no_color() else "plain"
         self.fmt = fmt
+        self.indented = is_tty
+        """JSON indented for a person on a terminal; into a pipe or a file, compact (as gh prints it)."""
 
     @property
     def is_text(self) -> bool:
@@ -79,19 +81,22 @@ class Output:
     def json(self, value: Any, *, one_line: bool = False) -> None:
         from stablepay_console.cli.wire import dumps
 
-        self.write(dumps(value, indent=None if one_line else 2) + "\n")
+        self.write(dumps(value, indent=2 if self.indented and not one_line else None) + "\n")
 
     def json_texts(self, texts: Iterable[str]) -> None:
         """A JSON list of requests kept as their JSON text, printed as `json` prints their models: one item at a
-        time (no list of models, no text of the whole list: `rfis due --json` prints thousands)."""
-        from stablepay_console.cli.wire import dumps_text
+        time (no list of models, no text of the whole list: `rfis due --json` prints thousands). Compact, each
+        text is printed as it is kept, made safe: no parse, no layout."""
+        from stablepay_console.cli.wire import compact_text, dumps_text
 
         write = self.stream.write
-        opening = "["
+        opening, between, closing = ("[\n  ", ",\n  ", "\n]\n") if self.indented else ("[", ",", "]\n")
+        count = 0
         for text in texts:
-            write(opening + "\n  " + dumps_text(text).replace("\n", "\n  "))
-            opening = ","
-        write("[]\n" if opening == "[" else "\n]\n")
+            write((between if count else opening)
+                  + (dumps_text(text).replace("\n", "\n  ") if self.indented else compact_text(text)))
+            count += 1
+        write(closing if count else "[]\n")
         self.stream.flush()
 
     def csv(self, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:

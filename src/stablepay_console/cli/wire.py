@@ -63,7 +63,8 @@ def _encode(value: Any, indent: int | None, level: int) -> str:
         return value.text
     if isinstance(value, dict | list):
         items = (
-            [f"{json.dumps(k, ensure_ascii=False)}: {_encode(v, indent, level + 1)}" for k, v in value.items()]
+            [f"{json.dumps(k, ensure_ascii=False)}{': ' if indent is not None else ':'}{_encode(v, indent, level + 1)}"
+             for k, v in value.items()]
             if isinstance(value, dict)
             else [_encode(v, indent, level + 1) for v in value]
         )
@@ -71,14 +72,14 @@ def _encode(value: Any, indent: int | None, level: int) -> str:
         if not items:
             return opening + closing
         if indent is None:
-            return opening + ", ".join(items) + closing
+            return opening + ",".join(items) + closing
         pad, inner = " " * indent * level, " " * indent * (level + 1)
         return opening + "\n" + ",\n".join(inner + item for item in items) + "\n" + pad + closing
     return json.dumps(value, ensure_ascii=False)
 
 
 def dumps(value: Any, indent: int | None = 2) -> str:
-    """JSON text of `value` (models included); one line when `indent` is None."""
+    """JSON text of `value` (models included); one line with no spaces when `indent` is None (as gh prints it)."""
     text = _encode(plain_value(value), indent, 0)
     # json.dumps never writes a raw newline inside a string: each line can be made safe on its own.
     return "\n".join(json_safe(line) for line in text.split("\n"))
@@ -89,3 +90,9 @@ def dumps_text(json_text: str, indent: int | None = 2) -> str:
     values are JSON's own (no decimal, date or model), so `json.dumps` lays it out as `_encode` would."""
     text = json.dumps(json.loads(json_text), indent=indent, ensure_ascii=False)
     return "\n".join(json_safe(line) for line in text.split("\n"))
+
+
+def compact_text(json_text: str) -> str:
+    """JSON text the record keeps (a request as pydantic wrote it: one line, no spaces) as `dumps` prints its model
+    compact, made safe for a terminal, without parsing it."""
+    return json_safe(json_text)
