@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from stablepay_console.cli.due import DUE_COLUMNS
 from stablepay_console.cli.rfis import row_of, stored_row_of
-from stablepay_console.cli.wire import dumps, dumps_text
+from stablepay_console.cli.wire import compact_text, dumps, dumps_text
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.history import sighting
@@ -35,6 +35,7 @@ def test_a_request_the_watcher_saw_prints_as_the_api_sent_it(sandbox: Sandbox, t
         rfi = sent[issued[0]]
         assert from_watcher(issued, parse_stamp(issued[4])) == from_api(rfi)
         assert dumps_text(kept_text(issued[1], issued[3])) == dumps(rfi)
+        assert compact_text(kept_text(issued[1], issued[3])) == dumps(rfi, indent=None)  # into a pipe: as kept
 
 
 def test_without_the_rounds_json_a_row_still_has_its_round(sandbox: Sandbox, team_db: TeamDb) -> None:

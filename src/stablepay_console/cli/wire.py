@@ -85,10 +85,10 @@ def dumps(value: Any, indent: int | None = 2) -> str:
     return "\n".join(json_safe(line) for line in text.split("\n"))
 
 
-def dumps_text(json_text: str, indent: int | None = 2) -> str:
+def dumps_text(json_text: str) -> str:
     """JSON text (a request as the record keeps it) printed as `dumps` prints its model, without building one: its
     values are JSON's own (no decimal, date or model), so `json.dumps` lays it out as `_encode` would."""
-    text = json.dumps(json.loads(json_text), indent=indent, ensure_ascii=False)
+    text = json.dumps(json.loads(json_text), indent=2, ensure_ascii=False)
     return "\n".join(json_safe(line) for line in text.split("\n"))
 
 
