@@ -208,7 +208,9 @@ async def test_a_lead_assigns_and_releases_from_the_palette_after_a_question(  #
             await pilot.press("enter")
 
         await palette("Assign to")
-        assert await until(pilot, lambda: isinstance(app.screen, AssignPicker), rounds=300)
+        # The picker is the screen as soon as it is pushed; its list is there once it has mounted.
+        assert await until(pilot, lambda: isinstance(app.screen, AssignPicker)
+                           and bool(app.screen.query("#assign-list")), rounds=300)
         picker = app.screen
         assert [o.id for o in picker.query_one("#assign-list").options] == ["alice", "bob", "carol"]  # type: ignore[attr-defined]
         await pilot.press("down", "enter")  # bob
