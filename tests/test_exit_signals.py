@@ -8,21 +8,12 @@ from __future__ import annotations
 import signal
 import threading
 
-from stablepay_console.profiles.model import EMBEDDED_PROFILE
-from stablepay_console.sandbox import Sandbox
-from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.tui.runtime.exit_guard import ExitGuard
-from stablepay_console.wiring import Services
-from tests.conftest import FIXED_NOW, until, wait_for_workers
+from tests.conftest import until, wait_for_workers
 
 
-def console() -> ConsoleApp:
-    services = Services(sandbox=Sandbox(now=FIXED_NOW), clock=lambda: FIXED_NOW)
-    return ConsoleApp(EMBEDDED_PROFILE, services, clock=lambda: FIXED_NOW, ping_on_start=False)
-
-
-async def test_keys_typed_before_a_signal_switch_no_screen_once_it_came() -> None:
-    app = console()
+async def test_keys_typed_before_a_signal_switch_no_screen_once_it_came(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(ping_on_start=False)
     app.exit_guard = ExitGuard()  # not installed: the test stands in for its handler below
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for_workers(pilot)
@@ -36,8 +27,8 @@ async def test_keys_typed_before_a_signal_switch_no_screen_once_it_came() -> Non
         assert "quote" not in app._screen_stacks or not app._screen_stacks["quote"], "the quote screen was built"
 
 
-async def test_without_a_signal_the_console_is_not_leaving() -> None:
-    app = console()
+async def test_without_a_signal_the_console_is_not_leaving(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(ping_on_start=False)
     app.exit_guard = ExitGuard()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for_workers(pilot)
