@@ -243,7 +243,6 @@ class Placement:
     user: set[int] | None = None
     server: set[int] | None = None
 
-
     def browser(self, folder: Path) -> str:
         """The browser to launch: chromium itself, or a script that starts it on the user's processors (every
         process it starts inherits them)."""
