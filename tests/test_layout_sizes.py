@@ -11,7 +11,6 @@ every top-level screen and the detail at 80x24 close the file.
 from __future__ import annotations
 
 import io
-import re
 from typing import Any
 
 import pytest
@@ -326,13 +325,13 @@ async def test_detail_at_80x24_keeps_the_banner_and_opens_at_the_top(profile: st
         rfi = detail.rfi
         items = detail.query_one(RfiItemsTable)
         body = Region(0, 2, 80, 21)
-        # The first screen: the title, the deadline, the link and the request's ID, status and user.
+        # The first screen: the title with the request's ID, the deadline, the triage line, the link and the
+        # round's items (the request's details give way below them).
         assert len(rfi.round.items) >= 2
-        for widget in ("#rfi-title", "#rfi-countdown", "#rfi-link"):
+        for widget in ("#rfi-title", "#rfi-countdown", "#rfi-process", "#rfi-link", "#rfi-items-title"):
             assert body.contains_region(detail.query_one(widget).region), widget
         text = "\n".join(screen_lines(app))
         assert "Time left: in " in text and rfi.id in text
-        assert all(re.search(rf"│ {label} +\S", text) for label in ("ID", "Status", "User")), text
         # Tab: the items, every one of them on screen, without scrolling inside the table.
         await press(pilot, "tab")
         assert app.focused is items
@@ -363,6 +362,49 @@ async def test_detail_at_80x24_keeps_the_banner_and_opens_at_the_top(profile: st
             assert app.clipboard == value
 
 
+def first_required_line(app: Any, label: str) -> int | None:
+    """The terminal line on which the round's first required item's label begins, if it is on screen."""
+    return next((n for n, line in enumerate(screen_lines(app)) if "required  " in line and label[:12] in line), None)
+
+
+@pytest.mark.parametrize("size", [SMALL, (200, 50)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_detail_opens_on_the_time_left_and_the_first_required_item(size: tuple[int, int]) -> None:
+    """What the analyst came for is on the first screen, unscrolled: the time left and the round's first
+    required item (its label on a line between the tabs and the footer), with the triage line and the link one
+    line each; the request box below them."""
+    app = build_app()
+    async with app.run_test(size=size) as pilot:
+        detail = await open_first_issued_transaction(pilot)
+        await settle(pilot)
+        width, height = size
+        body = Region(0, 2, width, height - 3)
+        assert detail.query_one("#rfi-body").scroll_y == 0
+        countdown = detail.query_one("#rfi-countdown")
+        assert body.contains_region(countdown.region) and countdown.region.height == 1
+        lines = screen_lines(app)
+        assert any(line.strip().startswith("Time left: in ") for line in lines[2:height - 1]), lines
+        for widget in ("#rfi-process", "#rfi-link"):
+            assert detail.query_one(widget).region.height == 1, f"{widget} takes more than one line"
+        first = next(item for item in detail.rfi.round.items if item.required)
+        at = first_required_line(app, first.label)
+        assert at is not None and 2 <= at < height - 1, f"the first required item is not on screen: {lines}"
+        assert detail.query_one(RfiItemsTable).region.y < at, "the label is the items table's, not another's"
+
+
+async def test_a_long_link_is_one_line_its_id_whole_and_copied_whole() -> None:
+    app = build_app()
+    async with app.run_test(size=SMALL) as pilot:
+        detail = await open_first_issued_transaction(pilot)
+        await settle(pilot)
+        link = detail.rfi.round.link
+        link_id = link.rsplit("/", 1)[-1]
+        assert len(link) > 76, "the sandbox's link is longer than the line: the test shows the shortening"
+        shown = [line for line in screen_lines(app) if link_id[:8] in line]
+        assert len(shown) == 1 and link_id in shown[0], shown
+        await press(pilot, "l")
+        assert app.clipboard == link
+
+
 # --- batch, metrics, rotation ----------------------------------------------------------------------------------------
 
 
@@ -383,8 +425,16 @@ async def test_batch_at_80x24_shows_count_total_and_first_recipients_after_the_l
         for recipient in transfer.details.destination.batch[:3]:
             assert recipient.user_id in text
 
-        # The hash: shortened around an ellipsis inside the border, copied whole.
+        # Each box that holds more rows than it shows says so in its border, in words a capture reads too.
         fields = screen.query_one("#batch-fields", DataTable)
+        shown = fields.scrollable_content_region.height
+        assert shown < fields.row_count == 14, "at 80x24 the fields give up rows to the recipients"
+        lines = screen_lines(app)
+        assert any(f"1–{shown} of 14 · ↓ more below" in line and "╰" in line for line in lines), lines
+        in_view = recipients.scrollable_content_region.height - recipients.header_height
+        assert any(f"1–{in_view} of 50 · ↓ more below" in line and "╰" in line for line in lines), lines
+
+        # The hash: shortened around an ellipsis inside the border, copied whole.
         fields.focus()
         labels = [str(fields.get_row_at(i)[0]) for i in range(fields.row_count)]
         fields.move_cursor(row=labels.index("Transaction hash"))
@@ -404,11 +454,22 @@ async def test_metrics_at_80x24_the_side_collapses_and_the_chart_keeps_its_heigh
         side, chart = screen.query_one("#metrics-side"), screen.query_one("#metric-chart")
         assert side.size.height == 1 and side.region.width == 80, "the side panel is one line under the chart"
         assert chart.size.height >= 10 and chart.size.width >= 76
+        assert "Bookmarks (4) · m" in screen_lines(app)[-2], "the collapsed side says what it holds and the key"
         await press(pilot, "m")
         bookmarks = screen.query_one("#metric-bookmarks")
         assert app.focused is bookmarks and side.size.height > 1, "m opens it on the bookmarks"
         assert Region(0, 2, 80, 21).contains_region(bookmarks.region)
-        assert "Daily gross volume" in "\n".join(screen_lines(app))
+        # The side takes the chart's place rather than squeezing it to a few rows; every bookmark (two lines
+        # each) in view, none behind a scroll.
+        assert chart.size.height in (0, *range(10, 24)), f"the chart is squeezed to {chart.size.height} rows"
+        assert side.size.height >= 15, side.size
+        assert bookmarks.size.height >= 2 * bookmarks.option_count == 8, bookmarks.size
+        text = "\n".join(screen_lines(app))
+        for name in ("Daily gross volume", "Transaction count by type and status", "Monthly gross volume",
+                     "Hourly gross volume"):
+            assert name in text, text
+        await press(pilot, "slash")  # the keys to the ID field: the side closes, the chart has its height again
+        assert side.size.height == 1 and chart.size.height >= 10, (side.size, chart.size)
 
 
 async def test_rotation_wizard_at_80x24_every_button_on_screen() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from stablepay_console.tui.formatters.text import clean, plain, short_id, when
@@ -86,6 +87,34 @@ def link_absence_reason(rfi: Rfi) -> str:
             "the server gives no link for this round yet."
         )
     return f"The server gives no link for this round (status {clean(rfi.status, 30)}; no reason is given)."
+
+
+LINK_KEYS = "  (o open, l copy)"
+ELIDED = "/…/"
+
+
+def link_line(link: str, width: int | None) -> Text:
+    """`Hosted link: https://host/rfi/respond/ID  (o open, l copy)` on one line of `width` cells (None: whole).
+
+    Never wrapped, never broken inside the ID the link ends with: what gives way first is the keys' hint,
+    then the words (`Link:`), then the scheme and the path between the host and the ID (`host/…/ID`); a
+    link that still does not fit keeps its start and end around an ellipsis. `l` copies it whole."""
+    link = clean(link)
+    host, _, rest = link.partition("://")[2].partition("/")
+    last = rest.rsplit("/", 1)[-1] if rest else ""
+    shapes = [link]
+    if host and last and rest != last:
+        shapes.append(f"{host}{ELIDED}{last}")
+    for words in ("Hosted link: ", "Link: "):
+        for keys in (LINK_KEYS, ""):
+            for shown in shapes:
+                if width is None or cell_len(words + shown + keys) <= width:
+                    return Text.assemble((words, "bold"), (shown, "underline"), (keys, "dim"))
+    room = max((width or 0) - len("Link: "), 3)
+    keep = room - 1
+    head, tail = keep - keep // 2, keep // 2
+    shown = shapes[-1]
+    return Text.assemble(("Link: ", "bold"), (f"{shown[:head]}…{shown[len(shown) - tail:]}", "underline"))
 
 
 def item_kind(item: RfiItem) -> Text:

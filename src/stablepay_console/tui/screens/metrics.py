@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -14,7 +14,7 @@ from textual.widgets import ContentSwitcher, OptionList, Static
 from stablepay_console.api import APIError, MetricResult
 from stablepay_console.services.metrics.series import template_name, to_csv
 from stablepay_console.services.metrics.view import MetricView, metric_title
-from stablepay_console.storage.bookmarks import BookmarkStore, bookmark_name
+from stablepay_console.storage.bookmarks import Bookmark, BookmarkStore, bookmark_name
 from stablepay_console.storage.writing import part_file
 from stablepay_console.tui.formatters.text import clean, toast_path
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
@@ -76,7 +76,7 @@ class MetricsScreen(LookupScreen[MetricResult]):
         yield IdEntry("metric ID", None, id="metric-entry", input_id="metric-id")
         with Horizontal(id="metrics-body"):
             with Vertical(id="metrics-side"):
-                yield Static("Bookmarks", classes="title")
+                yield Static("Bookmarks", id="metric-bookmarks-title", classes="title")
                 yield BookmarkList(id="metric-bookmarks")
                 with VerticalScroll(id="metric-info-box"):
                     yield MetricInfo(id="metric-info")
@@ -220,7 +220,23 @@ class MetricsScreen(LookupScreen[MetricResult]):
         if profile is None:
             return
         self.store = BookmarkStore(profile.name, self.console.services.bookmark_defaults(profile))
-        self.query_one(BookmarkList).show(self.store.items)
+        self.show_bookmarks(self.store.items)
+
+    @on(events.DescendantFocus)
+    @on(events.DescendantBlur)
+    def _side_open_while_focused(self) -> None:
+        """`-side-open` while the side (bookmarks, details) has the focus: below 100 columns it then takes the
+        chart's place (metrics.tcss), rather than squeezing it."""
+        focused = self.focused
+        side = self.query_one("#metrics-side")
+        self.set_class(focused is not None and side in focused.ancestors_with_self, "-side-open")
+
+    def show_bookmarks(self, items: list[Bookmark], highlight: int | None = None) -> None:
+        """The list, and its title with the count and the key that goes to it (all a short, narrow screen shows
+        of the list until m or Tab opens it)."""
+        self.query_one(BookmarkList).show(items, highlight=highlight)
+        said = f"Bookmarks ({len(items):,}) · m goes to them" if items else "Bookmarks: none yet · b bookmarks an ID"
+        self.query_one("#metric-bookmarks-title", Static).update(said)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if self.store is None or event.option_list.id != "metric-bookmarks":
@@ -252,7 +268,7 @@ class MetricsScreen(LookupScreen[MetricResult]):
             if name is None:
                 return
             store.add(name, mid)
-            self.query_one(BookmarkList).show(store.items, highlight=len(store.items) - 1)
+            self.show_bookmarks(store.items, highlight=len(store.items) - 1)
             self.notify(f"Bookmarked {mid} as {name!r}.", markup=False)
             self.tell_not_saved(store)
 
@@ -267,7 +283,7 @@ class MetricsScreen(LookupScreen[MetricResult]):
         def rename(name: str | None) -> None:
             if name is not None:
                 store.rename(index, name)
-                self.query_one(BookmarkList).show(store.items, highlight=index)
+                self.show_bookmarks(store.items, highlight=index)
                 self.tell_not_saved(store)
 
         current = store.items[index]
@@ -278,7 +294,7 @@ class MetricsScreen(LookupScreen[MetricResult]):
         if store is None or not 0 <= event.index < len(store.items):
             return
         removed = store.remove(event.index)
-        self.query_one(BookmarkList).show(store.items, highlight=event.index)
+        self.show_bookmarks(store.items, highlight=event.index)
         self.notify(f"Removed the bookmark {removed.name!r}.", markup=False)
         self.tell_not_saved(store)
 

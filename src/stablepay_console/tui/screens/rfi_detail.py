@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 from functools import partial
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -19,8 +20,8 @@ from stablepay_console.api.models import Rfi
 from stablepay_console.services.provenance import Provenance
 from stablepay_console.services.triage.process import Process, process
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_triage_types import TriageCase, TriagePolicy
-from stablepay_console.tui.formatters.rfi import held_transfer, link_absence_reason, status_long
+from stablepay_console.storage.record_triage_types import NO_POLICY, TriageCase
+from stablepay_console.tui.formatters.rfi import held_transfer, link_absence_reason, link_line, status_long
 from stablepay_console.tui.formatters.text import NO_DEADLINE, ago, clean, countdown, plain, when
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.team.claims import ClaimActions
@@ -97,6 +98,24 @@ def _grid() -> Table:
     return grid
 
 
+class LinkLine(Static):
+    """The hosted link on one line as wide as the screen, never broken inside its ID (`link_line`); without a
+    link, why there is none (that wraps: it is words)."""
+
+    def __init__(self, rfi: Rfi, **kwargs: Any) -> None:
+        self.rfi = rfi
+        super().__init__(self._line(None), **kwargs)
+
+    def _line(self, width: int | None) -> Text:
+        r = self.rfi.round
+        if r is not None and r.link:
+            return link_line(r.link, width)
+        return Text.assemble(("No hosted link. ", "bold"), link_absence_reason(self.rfi))
+
+    def on_resize(self, _: events.Resize) -> None:
+        self.update(self._line(self.size.width))
+
+
 class RfiDetailScreen(RecordActions, ConsoleScreen):
     CSS_PATH = "../styles/rfi_detail.tcss"
     HELP = HELP + RECORD_HELP
@@ -126,8 +145,9 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         self.process_problem = ""
 
     def compose_body(self) -> ComposeResult:
-        # Only the body scrolls (the banner stays). It opens at its top: at 80x24 the title, the deadline, the link
-        # and the request's ID, status and user are on the first screen, the round's items below them (Tab).
+        # Only the body scrolls (the banner stays). It opens at its top: what a reply needs comes first, so at 80x24
+        # the title, the time left, the triage line and the link (one line each) and the round's first items are on
+        # the first screen; the request's details, its steps and the record below them.
         rfi = self.rfi
         items = rfi.round.items if rfi.round is not None else []
         title = f"Items ({len(items)}), in the order the server gives them" if items else "No items: no round is open."
@@ -137,14 +157,14 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
             yield Static(self._provenance_line(), id="rfi-provenance")
             yield Static("", id="rfi-countdown")
             yield ProcessLine(process_line(None), id="rfi-process")
-            yield Static(self._link_line(), id="rfi-link")
+            yield LinkLine(self.rfi, id="rfi-link")
+            yield Static(Text(title), id="rfi-items-title")
+            yield RfiItemsTable(items, id="rfi-items")
             with Horizontal(id="rfi-panels"):
                 yield Static(self._request_panel(), id="rfi-request")
                 with Vertical(id="rfi-round-box"):
                     yield Static(self._round_panel(), id="rfi-round")
             yield StepHistory(id="rfi-steps")
-            yield Static(Text(title), id="rfi-items-title")
-            yield RfiItemsTable(items, id="rfi-items")
             yield RfiRecordPanel(rfi.id, id="rfi-record")
 
     def on_mount(self) -> None:
@@ -277,14 +297,6 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         grid.add_row("Deadline", plain(when(r.expires_at) if r.expires_at else "no deadline given"))
         grid.add_row("Submitted", plain(when(r.submitted_at)) if r.submitted_at else Text("not yet answered", "dim"))
         return grid
-
-    def _link_line(self) -> Text:
-        r = self.rfi.round
-        if r is not None and r.link:
-            return Text.assemble(
-                ("Hosted link: ", "bold"), plain(r.link, style="underline"), ("  (o open, l copy)", "dim")
-            )
-        return Text.assemble(("No hosted link. ", "bold"), link_absence_reason(self.rfi))
 
     def tick(self) -> None:
         """Re-render only the countdown line."""

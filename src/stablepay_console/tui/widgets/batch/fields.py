@@ -46,6 +46,18 @@ def middle_ellipsis(text: Text, width: int) -> Text:
     return Text.assemble(start, "…", end)
 
 
+def scroll_sign(top: int, shown: int, total: int) -> str:
+    """`1–3 of 14 · ↓ more below`: which rows of a box are in view, when not all of them are ("" when all are).
+    Written in the box's border, so a terminal that shows no scrollbar's colours (a capture, a screen reader)
+    still says that the box scrolls."""
+    if shown <= 0 or total <= shown:
+        return ""
+    top = max(0, min(top, total - shown))
+    last = top + shown
+    more = "↓ more below" if last < total else "↑ more above"
+    return f"{top + 1:,}–{last:,} of {total:,} · {more}"
+
+
 def fitted(row: FieldRow, width: int | None) -> Text:
     """The row's value in `width` cells (None: as wide as it is)."""
     shown = row.shown
@@ -73,6 +85,15 @@ class FieldTable(DataTable[Text]):
     def on_resize(self, _: events.Resize) -> None:
         if self._rows:
             self.show(self._rows)
+        self._say_scroll()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._say_scroll()
+
+    def _say_scroll(self) -> None:
+        self.border_subtitle = scroll_sign(round(self.scroll_y), self.scrollable_content_region.height,
+                                           len(self._rows))
 
     def value_width(self, rows: int) -> int | None:
         """The value column's width for `rows` rows: what is left of the table (None before layout)."""
@@ -93,6 +114,7 @@ class FieldTable(DataTable[Text]):
             self.add_row(Text(row.label, style="bold"), fitted(row, width), key=str(n))
         if rows:
             self.move_cursor(row=min(max(selected, 0), len(rows) - 1))
+        self._say_scroll()
 
     def copy_target(self) -> tuple[str, str] | None:
         """(value, what) of the selected row, or None if it holds nothing to copy."""

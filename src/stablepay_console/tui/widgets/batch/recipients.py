@@ -13,6 +13,7 @@ from rich.text import Text
 from stablepay_console.api.models import BatchRecipient, BatchTransfer
 from stablepay_console.tui.formatters.numbers import money, usable
 from stablepay_console.tui.formatters.text import clean, plain
+from stablepay_console.tui.widgets.batch.fields import scroll_sign
 from stablepay_console.tui.widgets.windowed_table import TableRow, WindowedTable
 
 
@@ -74,7 +75,22 @@ class RecipientsTable(WindowedTable):
         return recipient_row(index, self._recipients[index], currency)
 
     def window_changed(self) -> None:
-        self.border_subtitle = self.window_label()
+        self._say_scroll()
+
+    def on_resize(self) -> None:
+        self._say_scroll()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._say_scroll()
+
+    def _say_scroll(self) -> None:
+        """The window's rows (`rows 1–500 of 100,000`) and whether more are below the ones in view."""
+        shown = self.scrollable_content_region.height - self.header_height
+        sign = scroll_sign(round(self.scroll_y), shown, self.row_count)
+        below = sign.split(" · ")[-1] if sign else ""
+        window = self.window_label()
+        self.border_subtitle = " · ".join(part for part in (window, below) if part) if window else sign
 
     def copy_target(self) -> tuple[str, str] | None:
         at = self.position
