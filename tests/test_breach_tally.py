@@ -106,3 +106,53 @@ def test_found_waits_for_the_read_when_the_walk_ends_first() -> None:
     tally = BreachTally(lambda: HeldTriage({}, {}, TriagePolicy()), NOW, ready=lambda: False)
     tally.add(rfi("A", issued_hours_ago=30, expires_in_hours=100))
     assert [b.rfi_id for b in tally.found()] == ["A"]
+
+
+def test_without_a_policy_set_nothing_is_breached_nor_counts_down() -> None:
+    """Nobody set service levels (the local record before `record policy`): requests issued days ago, unclaimed
+    or made ready on a round about to expire, breach nothing: not in the tally `rfis due` prints, not in the
+    banner's count from the record, not in the inbox's row (no time left at all, not even "paused")."""
+    from stablepay_console.services.triage.due import breached_count, open_breaches
+    from stablepay_console.storage.local import open_record
+    from stablepay_console.storage.record_triage_types import NO_POLICY, RoundFact, TriageFacts
+
+    old, ready, waiting = rfi("OLD", 200, 5), rfi("READY", 20, 2), rfi("WAIT", 50, 30)
+    claims = {r.id: Claim("p", r.id, "ana", NOW - HOUR) for r in (ready, waiting)}
+    steps = {"READY": [TriageStep("READY", "ready", "ana", NOW - HOUR / 2, "", 2)],
+             "WAIT": [TriageStep("WAIT", "wait", "ana", NOW - HOUR / 2, "", 2)]}
+    rows = [old, ready, waiting]
+    with_levels = BreachTally(lambda: HeldTriage(claims, steps, TriagePolicy()), NOW)
+    with_levels.add_page(rows)
+    assert {b.rfi_id for b in with_levels.found()} == {"OLD", "READY"}, "the same rows breach with a policy"
+
+    tally = BreachTally(lambda: HeldTriage(claims, steps, NO_POLICY), NOW)
+    tally.add_page(rows)
+    tally.add_open_rounds([("OLDER", 1, (NOW - 300 * HOUR).isoformat(), None)])  # the team watcher's rows
+    assert tally.found() == [] and tally.problem is None
+    assert breached_count(rows, claims, steps, NO_POLICY, NOW) == 0
+    for row in rows:
+        assert row_triage(row, claims.get(row.id), steps.get(row.id, ()), NO_POLICY, NOW).left is None
+    rounds = [RoundFact("OLD", 2, NOW - 200 * HOUR, NOW + 5 * HOUR, None)]
+    assert [b.rfi_id for b in open_breaches(TriageFacts(rounds=rounds, policy=TriagePolicy()), NOW)] == ["OLD"]
+    assert open_breaches(TriageFacts(rounds=rounds, policy=NO_POLICY), NOW) == []  # the banner's count
+
+    record = open_record()  # the local record reads as no policy until someone sets one
+    try:
+        assert record.triage_policy() == NO_POLICY and not record.triage_policy().is_set
+        record.set_triage_policy(TriagePolicy(claim_within=2 * HOUR), "ana", NOW)
+        assert record.triage_policy().is_set
+    finally:
+        record.close()
+
+
+def test_a_round_shorter_than_the_approve_span_has_no_approve_level() -> None:
+    """Approve 12 h before expiry, on a round issued 1 h ago that expires in 10 h: the approve-by would be 3 h
+    before the round was issued. An answer made ready now is not "breached 2h ago": no approve level applies.
+    On a round long enough for it, the level counts down as before."""
+    claims = {"SHORT": Claim("p", "SHORT", "ana", NOW - HOUR / 2), "LONG": Claim("p", "LONG", "ana", NOW - HOUR / 2)}
+    steps = {rfi_id: [TriageStep(rfi_id, "ready", "ana", NOW - HOUR / 4, "", 2)] for rfi_id in claims}
+    policy = TriagePolicy()
+    short = row_triage(rfi("SHORT", 1, 10), claims["SHORT"], steps["SHORT"], policy, NOW)
+    assert short.step == "ready" and short.left is None
+    long = row_triage(rfi("LONG", 1, 20), claims["LONG"], steps["LONG"], policy, NOW)
+    assert long.left is not None and long.left.level == "approve" and long.left.left == 8 * HOUR

@@ -73,7 +73,7 @@ async def test_first_page_newest_first_with_every_column(make_app, sandbox: Sand
         assert str(table.get_cell(held.id, "held")) == f"{held.transfer_id[:8]} {held.flow_type}"
 
 
-async def test_deadline_column_expired_far_and_blank(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+async def test_deadline_column_overdue_far_and_blank(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot)
@@ -86,9 +86,28 @@ async def test_deadline_column_expired_far_and_blank(make_app, sandbox: Sandbox)
                 said = "no deadline" if rfi.status == "issued" else ""
                 assert str(cell) == said, "an open round with no date says so"
             elif rfi.deadline <= FIXED_NOW:
-                assert str(cell) == "expired"
+                assert str(cell) == "overdue", "a passed deadline is overdue, never a status's word"
             elif rfi.deadline - FIXED_NOW > timedelta(hours=24):
                 assert str(cell).startswith("in ") and "red" not in str(cell.style)
+
+
+async def test_a_passed_deadline_is_overdue_and_offers_no_link(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    """A round whose deadline passed (the status may still say issued) reads "overdue", never "expired" (a
+    status's word), and its Round cell offers no `link`: a reply there would be rejected. An open one does."""
+    from stablepay_console.tui.widgets.inbox.table import round_cell
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)
+        table = app.screen.query_one(InboxTable)
+        with_link = [r for r in table.order if r.round is not None and r.round.link and r.round.expires_at]
+        assert with_link
+        row = with_link[0]
+        later = row.round.expires_at + timedelta(minutes=5)
+        assert str(round_cell(row, later)) == str(row.current_round), "no link once the deadline passed"
+        assert str(round_cell(row, row.round.expires_at - timedelta(minutes=5))).endswith(" link")
+        cell = str(table.get_cell(row.id, "round"))
+        assert cell.endswith(" link") == (row.round.expires_at > FIXED_NOW), cell
 
 
 async def test_deadline_countdown_ticks_with_the_clock(sandbox: Sandbox) -> None:
@@ -109,7 +128,7 @@ async def test_deadline_countdown_ticks_with_the_clock(sandbox: Sandbox) -> None
         now[0] = FIXED_NOW + timedelta(hours=11)
         inbox(pilot).tick()
         await pilot.pause()
-        assert str(app.screen.query_one(InboxTable).get_cell(first, "deadline")) == "expired"
+        assert str(app.screen.query_one(InboxTable).get_cell(first, "deadline")) == "overdue"
         assert len(sandbox.api_calls()) == calls  # ticking never asks the server
 
 

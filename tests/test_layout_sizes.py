@@ -10,6 +10,7 @@ every top-level screen and the detail at 80x24 close the file.
 
 from __future__ import annotations
 
+import asyncio
 import io
 from typing import Any
 
@@ -134,6 +135,16 @@ async def press(pilot: Pilot[Any], *keys: str) -> None:
 # --- every screen at every size --------------------------------------------------------------------------------------
 
 
+async def with_service_levels(pilot: Pilot[Any]) -> None:
+    """The levels `record policy` offers, set: the inbox reads them again and gets its SLA column."""
+    app: Any = pilot.app
+    await asyncio.wrap_future(app.services.triage.set_policy(EMBEDDED_PROFILE))
+    table = app.screen.query_one(InboxTable)
+    app.screen.triage.want(table.order, again=True)
+    await until(pilot, lambda: "sla" in table.shown_columns, "the inbox never showed its SLA column")
+    await settle(pilot)
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_every_screen_keeps_banner_help_quit_and_its_widgets_on_screen(size: tuple[int, int]) -> None:
     app = build_app()
@@ -254,6 +265,7 @@ async def test_inbox_columns_by_priority(size: tuple[int, int], dropped: set[str
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         table = app.screen.query_one(InboxTable)
+        await with_service_levels(pilot)
         shown = set(table.shown_columns)
         assert {"created", "status", "kind", "round", "step", "sla", "deadline"} <= shown
         assert not shown & dropped and [key.value for key in table.columns] == list(table.shown_columns)

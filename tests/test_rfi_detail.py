@@ -235,7 +235,8 @@ async def test_every_id_copies_with_one_key(make_app) -> None:  # type: ignore[n
         assert app.clipboard == ITEMS[2].id
 
 
-async def test_countdown_ticks_to_expired(sandbox: Sandbox) -> None:
+async def test_countdown_ticks_to_overdue(sandbox: Sandbox) -> None:
+    """A passed deadline is "overdue" (the banner's word), never "expired" (a status's)."""
     from stablepay_console.profiles.model import EMBEDDED_PROFILE
     from stablepay_console.tui.app import ConsoleApp
     from stablepay_console.wiring import Services
@@ -252,7 +253,7 @@ async def test_countdown_ticks_to_expired(sandbox: Sandbox) -> None:
         now[0] = FIXED_NOW + timedelta(hours=6)
         screen.tick()
         await pilot.pause()
-        assert text(pilot, "rfi-countdown") == "Time left: expired"
+        assert text(pilot, "rfi-countdown") == "Time left: overdue"
 
 
 async def test_escape_returns_to_the_inbox_where_it_was(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]

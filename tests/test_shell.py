@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from textual.widgets import DataTable
@@ -9,7 +10,7 @@ from textual.widgets import DataTable
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.control import add_request, open_round
 from stablepay_console.services.watch.radar import due_report
-from tests.conftest import FIXED_NOW, wait_for_workers
+from tests.conftest import FIXED_NOW, until, wait_for_workers
 
 
 async def test_opens_on_inbox_with_sandbox_banner(make_app) -> None:  # type: ignore[no-untyped-def]
@@ -245,7 +246,10 @@ async def test_a_narrow_banner_puts_the_overdue_count_first(sandbox) -> None:  #
     assert compact("21 due < 24h · 4 overdue", room=12) == "4 overdue", "only what fits whole"
     app = radar_app(sandbox)
     async with app.run_test(size=(100, 24)) as pilot:
+        await asyncio.wrap_future(app.services.triage.set_policy(None))  # service levels apply: breaches count
+        app.radar.poll()
         await wait_for_workers(pilot)
+        await until(pilot, lambda: "breached" in app.radar_label, "the banner never counted the breaches")
         text = banner_text(app)
         deadlines = " · ".join(part for part in app.radar_label.split(" · ") if "breached" not in part)
         assert "breached" in app.radar_label, "the service levels breached are counted too (last: least urgent)"

@@ -177,14 +177,15 @@ async def test_the_levels_in_force_who_set_them_and_the_command_that_changes_the
         assert "Set by carol" in small and "record policy" in small, small
 
 
-async def test_the_local_records_defaults_say_they_were_never_changed(sandbox: Sandbox) -> None:
+async def test_the_local_record_without_a_policy_says_no_level_applies(sandbox: Sandbox) -> None:
     app = OpenedOn("team", EMBEDDED_PROFILE, Services(sandbox=sandbox, clock=lambda: FIXED_NOW),
                    clock=lambda: FIXED_NOW, ping_on_start=False)
     async with app.run_test(size=LARGE) as pilot:
-        await report_shown(pilot)
+        screen = await report_shown(pilot)
         text = " ".join(" ".join(screen_lines(app)).split())
-        assert "claim within 4h, ready within 24h of issue, approve 12h before expiry" in text, text
-        assert "the defaults, never changed" in text, text
+        assert "Service levels: none set, so none applies and nothing is breached" in text, text
+        assert "record policy" in text and "team policy" not in text
+        assert screen.report is not None and not any(screen.report.breaches.values())
 
 
 # --- snapshots -------------------------------------------------------------------------------------------------------

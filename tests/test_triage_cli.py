@@ -83,11 +83,31 @@ def test_a_step_and_its_audit_entry_are_kept_together_or_not_at_all(monkeypatch:
 def test_the_policy_is_printed_and_changed(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("record", "policy", "--json") == 0
     assert json.loads(capsys.readouterr().out) | {"changedBy": None} == {
-        "claimWithin": "4h", "readyWithin": "24h", "approveBefore": "12h", "changedBy": None, "changedAt": None}
+        "claimWithin": "4h", "readyWithin": "24h", "approveBefore": "12h", "changedBy": None, "changedAt": None,
+        "set": False}
+    assert cli("record", "policy") == 0
+    assert "No service levels are set, so none applies" in capsys.readouterr().err
     assert cli("record", "policy", "--claim-within", "2h", "--approve-before", "6h", "--json") == 0
     changed = json.loads(capsys.readouterr().out)
     assert (changed["claimWithin"], changed["readyWithin"], changed["approveBefore"]) == ("2h", "24h", "6h")
+    assert changed["set"] is True
     assert actions()[-1] == ("triage.policy", "changed")
+
+
+def set_levels(capsys: pytest.CaptureFixture[str]) -> None:
+    """The levels `record policy` starts from, set: service levels apply from now on."""
+    assert cli("record", "policy", "--claim-within", "4h") == 0
+    capsys.readouterr()
+
+
+def test_rfis_due_without_a_policy_counts_no_breach(capsys: pytest.CaptureFixture[str]) -> None:
+    """The local record and nobody set a policy: `rfis due` lists what is due and overdue, and not one service
+    level breached, nor a word of a team's policy (there is no team)."""
+    assert cli("rfis", "due", "--within", "1d") in (3, 4)
+    said = capsys.readouterr()
+    assert "LATE BY" not in said.out and "breached" not in said.err and "breached" not in said.out
+    assert "team policy" not in said.err + said.out
+    assert re.search(r"\d+ overdue, \d+ due within 24h", said.err), said.err
 
 
 def test_the_report_from_the_shell(capsys: pytest.CaptureFixture[str]) -> None:
@@ -103,6 +123,7 @@ def test_the_report_from_the_shell(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_rfis_due_lists_the_breached_service_levels(capsys: pytest.CaptureFixture[str]) -> None:
+    set_levels(capsys)
     assert cli("rfis", "due", "--within", "1d") in (3, 4)
     said = capsys.readouterr()
     assert "LATE BY" in said.out and "service levels breached" in said.err
@@ -122,6 +143,7 @@ def breach_rows(out: str) -> dict[str, tuple[str, str, str]]:
 
 
 def test_rfis_due_counts_each_request_at_its_own_step(capsys: pytest.CaptureFixture[str]) -> None:
+    set_levels(capsys)
     assert cli("rfis", "due", "--within", "1d") in (3, 4)
     before = breach_rows(capsys.readouterr().out)
     # Late to be claimed by more than a day: the answer is late to be made ready as well.

@@ -150,6 +150,8 @@ def test_snapshot_the_review_queue(snap_compare, size: tuple[int, int]) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await wait_for_workers(pilot)
         first, second = issued(pilot.app)[:2]
+        # The levels set (`record policy`): the queue shows the time left to each one's approve-by level.
+        await asyncio.wrap_future(pilot.app.services.triage.set_policy(EMBEDDED_PROFILE))
         await made_ready_by(pilot.app, first.id, "ana")
         await made_ready_by(pilot.app, second.id, "bob")
         await pilot.press("v")

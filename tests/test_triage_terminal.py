@@ -22,6 +22,7 @@ def shell(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def console(term_env: dict[str, str]) -> Iterator[Terminal]:
+    assert shell(term_env, "record", "policy", "--claim-within", "4h").returncode == 0  # service levels apply
     listed = shell(term_env, "rfis", "list", "--status", "issued", "--limit", "1", "--json")
     rfi = json.loads(listed.stdout)["data"][0]["id"]
     assert shell(term_env, "rfis", "claim", rfi).returncode == 0

@@ -34,6 +34,7 @@ async def test_the_inbox_shows_each_requests_step_and_time_left_at_80x24() -> No
         mine = issued[0]
         other = next(r for r in issued[1:] if r.round and FIXED_NOW - r.round.issued_at > timedelta(hours=5))
         services = app.services
+        await asyncio.wrap_future(services.triage.set_policy(EMBEDDED_PROFILE))  # the levels `record policy` offers
         await asyncio.wrap_future(services.notes.claim(EMBEDDED_PROFILE, mine.id))
         await asyncio.wrap_future(services.triage.step(EMBEDDED_PROFILE, mine.id, "ready"))
         app.screen.claims.read()  # type: ignore[attr-defined]
@@ -44,6 +45,44 @@ async def test_the_inbox_shows_each_requests_step_and_time_left_at_80x24() -> No
         assert str(sla).startswith("-") and "red" in str(sla.style), "claimed 4 h after issue at the latest"
         header = next(line for line in screen_lines(app) if line.lstrip().startswith("Created"))
         assert "Step" in header and "SLA" in header and "Deadline" in header
+
+
+async def test_without_a_policy_no_service_level_is_shown_or_counted() -> None:
+    """The local record, nobody ran `record policy`: no SLA column, no breach in the banner, no time left to a
+    level in the detail; a request issued a day ago is not "breached". Set the levels, and the column comes,
+    with its tooltip and its legend in F1."""
+    app = build_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        table = app.screen.query_one(InboxTable)
+        old = next(r for r in table.order
+                   if r.status == "issued" and r.round and FIXED_NOW - r.round.issued_at > timedelta(hours=5))
+        assert await until(pilot, lambda: app.screen.triage.marks.read_for is not None)  # type: ignore[attr-defined]
+        await wait_for_workers(pilot)
+        assert "sla" not in table.shown_columns and table.tooltip is None
+        header = next(line for line in screen_lines(app) if line.lstrip().startswith("Created"))
+        assert "Step" in header and "SLA" not in header, header
+        assert "breached" not in screen_lines(app)[0], "the banner counts no breach without a policy"
+        table.go_to(table.order.index(old))
+        await pilot.press("enter")
+        await wait_for_workers(pilot)
+        process = str(app.screen.query_one("#rfi-process").render())
+        assert process.startswith("Triage: unclaimed") and "within" not in process and "breached" not in process
+        await pilot.press("escape")
+
+        await asyncio.wrap_future(app.services.triage.set_policy(EMBEDDED_PROFILE))
+        app.screen.triage.want(table.order, again=True)  # type: ignore[attr-defined]
+        assert await until(pilot, lambda: "sla" in table.shown_columns)
+        assert str(table.get_cell(old.id, "sla")).startswith("-"), "issued over 4 h ago, unclaimed: breached"
+        assert table.tooltip is not None and "SLA" in str(table.tooltip)
+        await pilot.press("question_mark")
+        await wait_for_workers(pilot)
+        from textual.widgets import Markdown
+
+        about = app.screen.query_one("#keys-about", Markdown).source  # F1: the screen's help, with the legend
+        legend = " ".join(about.split())
+        assert "`-2h05m` in red: breached that long ago" in legend and "`paused`: waiting on the user" in legend
+        assert "Without a policy there is no SLA column" in legend
 
 
 async def open_team(pilot: Pilot[Any]) -> Any:

@@ -1,5 +1,6 @@
 """`rfis due`'s service levels breached: their rows, and the table printed after the deadlines (text only: the
-`--json` list stays the API's requests)."""
+`--json` list stays the API's requests). Only where someone set a policy (`record policy`; a team's `record
+init` sets one): without one there is no level, so no row and no word of one."""
 
 from __future__ import annotations
 
@@ -44,4 +45,4 @@ def print_breaches(out: Output, rows: Sequence[BreachRow], after_rows: bool = Tr
     if after_rows:
         out.blank()
     out.table(("id", "round", "step", "level", "late by"), rows, title="Service levels breached")
-    note(f"{len(rows)} service level{'s' if len(rows) != 1 else ''} breached (team policy: `record policy`).")
+    note(f"{len(rows)} service level{'s' if len(rows) != 1 else ''} breached (the levels `record policy` set).")

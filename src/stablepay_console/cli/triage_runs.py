@@ -99,6 +99,7 @@ def policy_json(policy: TriagePolicy) -> dict[str, Any]:
         "approveBefore": format_duration(policy.approve_before),
         "changedBy": policy.changed_by or None,
         "changedAt": policy.changed_at.isoformat() if policy.changed_at else None,
+        "set": policy.is_set,
     }
 
 
@@ -118,6 +119,9 @@ def run_policy(args: argparse.Namespace) -> int:
                     ("ready within", shown["readyWithin"] + " of issuedAt"),
                     ("approve before", shown["approveBefore"] + " before expiresAt"),
                     ("changed by", shown["changedBy"] or "-"), ("changed at", shown["changedAt"] or "-")])
+    if not policy.is_set:
+        note("No service levels are set, so none applies: nothing is breached or counted. Setting any of "
+             "--claim-within, --ready-within, --approve-before sets them (these spans where not given).")
     return OK
 
 

@@ -43,6 +43,13 @@ class TriagePolicy:
     approve_before: timedelta = timedelta(hours=12)
     changed_by: str = ""
     changed_at: datetime | None = None
+    is_set: bool = True
+    """False: nobody set a policy (the local record before `record policy`: `NO_POLICY`), and no service level
+    applies: nothing is breached, nothing counts down. A team record's is set by `record init`."""
+
+
+NO_POLICY = TriagePolicy(is_set=False)
+"""What a record without a policy reads: the spans are the defaults `record policy` starts from, and none applies."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ The inbox and `rfis due` work from the request as the API just sent it (its roun
 `expiresAt`, its status), the claim and the steps of its current round from the record, and the
 team's policy: `BreachTally` keeps only what is breached as the issued requests stream past (or, from
 the team watcher's sweep, as its issued rows are read). The banner's count works from the record alone
-(`open_breaches`: every round last seen open).
+(`open_breaches`: every round last seen open). Without a policy set there is no level, so no breach.
 """
 
 from __future__ import annotations
@@ -143,7 +143,10 @@ class BreachTally(Generic[K]):
             except (RecordError, TimeoutError) as exc:
                 self.problem = str(exc) or type(exc).__name__
             else:
-                self._claim_by = self.now - self._held.policy.claim_within
+                policy = self._held.policy
+                # No policy set: no level applies, so no round is ever past its claim level.
+                self._claim_by = self.now - policy.claim_within if policy.is_set else datetime.min.replace(
+                    tzinfo=self.now.tzinfo)
         return self._held
 
     def add(self, rfi: Rfi) -> None:

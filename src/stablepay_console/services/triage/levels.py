@@ -1,10 +1,14 @@
 """The team's service levels on one round of a request: deadlines, the paused clock, breaches, time left.
 
 Three levels, from the team's policy: claim within a span of the round's `issuedAt`, make the answer
-ready within a span of it, approve it a span before the round's `expiresAt`. Time waiting on the user
+ready within a span of it, approve it a span before the round's `expiresAt` (not on a round shorter than
+that span: its approve-by would come before the round itself). Time waiting on the user
 (from `wait` to `resume`, or to now) does not count: every deadline moves later by the time paused
 since the round was issued, so a request waiting on the user never breaches, and its time left is
 what it was when it began to wait.
+
+Only a policy someone set has levels (`TriagePolicy.is_set`): without one no level applies, nothing is
+breached and nothing has time left, whatever the defaults' spans would say.
 """
 
 from __future__ import annotations
@@ -77,16 +81,23 @@ class RoundClock:
 
 
 def levels(clock: RoundClock, policy: TriagePolicy, now: datetime) -> list[Level]:
-    """The round's three levels: each deadline, when it was met, and whether it was breached (by now)."""
+    """The round's three levels: each deadline, when it was met, and whether it was breached (by now). Without a
+    policy set, none applies (no deadline, never breached)."""
+    done = {"claim": clock.claimed_at, "ready": first(clock.steps, "ready"), "approve": first(clock.steps, "approve")}
+    if not policy.is_set:
+        return [Level(name, None, done[name], False) for name in LEVELS]
     end = min(now, clock.closed_at) if clock.closed_at is not None else now
     spans = wait_spans(clock.steps, end)
     waiting = _still_waiting(clock.steps)
-    done = {"claim": clock.claimed_at, "ready": first(clock.steps, "ready"), "approve": first(clock.steps, "approve")}
     bases = {
         "claim": clock.issued_at + policy.claim_within,
         "ready": clock.issued_at + policy.ready_within,
         "approve": clock.expires_at - policy.approve_before if clock.expires_at is not None else None,
     }
+    if bases["approve"] is not None and bases["approve"] < clock.issued_at:
+        # A round shorter than the approve span: its approve-by would fall before the round was issued, so an
+        # answer made ready an hour in would read as breached hours ago. The level does not apply to it.
+        bases["approve"] = None
     found = []
     for name in LEVELS:
         base, at = bases[name], done[name]
@@ -121,8 +132,9 @@ class TimeLeft:
 
 
 def time_left(step: str, clock: RoundClock, policy: TriagePolicy, now: datetime) -> TimeLeft | None:
-    """The next level of a request at `step`, and the time left to it; None when none is ahead."""
-    if step in CLOSED or step == APPROVED:
+    """The next level of a request at `step`, and the time left to it; None when none is ahead (or no policy is
+    set: no level applies, and nothing is paused)."""
+    if step in CLOSED or step == APPROVED or not policy.is_set:
         return None
     if step == WAITING:
         return TimeLeft("", None, paused=True)

@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 
 from stablepay_console.storage.record_triage_types import (
+    NO_POLICY,
     ClaimFact,
     RoundFact,
     StatusFact,
@@ -121,7 +122,7 @@ def policy(conn: sqlite3.Connection) -> TriagePolicy:
         "SELECT claim_within, ready_within, approve_before, changed_by, changed_at FROM triage_policy WHERE only = 1"
     ).fetchone()
     if row is None:
-        return TriagePolicy()
+        return NO_POLICY  # nobody ran `record policy`: no service level applies
     return TriagePolicy(timedelta(seconds=row[0]), timedelta(seconds=row[1]), timedelta(seconds=row[2]),
                         str(row[3]), parse_stamp(row[4]))
 

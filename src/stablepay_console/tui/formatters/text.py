@@ -71,12 +71,13 @@ NO_DEADLINE = "no deadline"
 
 
 def countdown(deadline: datetime | None, now: datetime) -> Text:
-    """`in 5h 12m` (red under 24 hours), `expired` once past, blank without a deadline."""
+    """`in 5h 12m` (red under 24 hours), `overdue` once past (the banner's word: `expired` is a status's), blank
+    without a deadline. As narrow as the status words: a column of them keeps its width."""
     if deadline is None:
         return Text("")
     left = deadline - now
     if left.total_seconds() <= 0:
-        return Text("expired", style="bold red")
+        return Text("overdue", style="bold red")
     style = "bold red" if left < URGENT else ""
     return Text("in " + span(left), style=style)
 

@@ -48,8 +48,9 @@ When the round has no link, the screen says why: answered and under review, clos
 
 ### The team's process
 
-Under the deadline: the request's triage step, who holds it (and the lead who assigned it), and the time left to
-its next service level (red once breached, "paused" while waiting on the user); below the request, every step of
+Under the deadline: the request's triage step, who holds it (and the lead who assigned it), and, where service
+levels are set (`record policy`), the time left to its next one (red once breached, "paused" while waiting on the
+user); below the request, every step of
 this round (when, who, step, note). Only the steps that make sense for you now show their keys; each asks for its
 note (Enter takes the step):
 
@@ -141,7 +142,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         self.steps = StepTaker(self)
         self.claims = ClaimActions(self)
         self.case: TriageCase | None = None
-        self.policy = TriagePolicy()
+        self.policy = NO_POLICY  # until the record is read: no level shown
         self.process_problem = ""
 
     def compose_body(self) -> ComposeResult:

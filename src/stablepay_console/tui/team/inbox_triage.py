@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from stablepay_console.services.inbox_pager import REVIEW
 from stablepay_console.services.triage.due import RowTriage, row_triage
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.record_triage_types import TriagePolicy, TriageStep
+from stablepay_console.storage.record_triage_types import NO_POLICY, TriageStep
 from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
@@ -26,9 +26,16 @@ if TYPE_CHECKING:
 
 TRIAGE_HELP = """
 Triage (kept in the record): **Step** is unclaimed, claimed, ready (awaiting review), approved or
-waiting (on the user: the clock is paused); **SLA** is the time left to the next service level
-(claim, make ready, approve; `record policy`), red once breached. From the shell:
-`rfis ready|approve|reject|wait|resume ID`.
+waiting (on the user). From the shell: `rfis ready|approve|reject|wait|resume ID`.
+
+**SLA**, only where someone set service levels (`record policy`; a team record's `record init` sets
+them): the time left to the request's next level, the one its Step works towards (unclaimed: claim it;
+claimed: make it ready; ready: approve it). `3h12m` left; `-2h05m` in red: breached that long ago;
+`paused`: waiting on the user, the team's clock is stopped; blank: no level ahead (approved, closed).
+Without a policy there is no SLA column and nothing is counted as breached.
+
+**Deadline** is the round's own: `in 5h 12m` (red under a day), `overdue` once it has passed,
+`answered` once a reply is in. **Round** says `link` while its hosted reply page still takes a reply.
 """
 
 
@@ -37,7 +44,7 @@ class TriageMarks:
 
     def __init__(self) -> None:
         self.steps: dict[str, list[TriageStep]] = {}
-        self.policy = TriagePolicy()
+        self.policy = NO_POLICY  # until the record is read: no level shown
         self.read_for: tuple[str, ...] | None = None
 
 
@@ -78,4 +85,5 @@ class InboxTriage:
             return  # other rows are shown now: their own read follows
         if (steps, policy) != (marks.steps, marks.policy):
             marks.steps, marks.policy = steps, policy
+            self.screen.table.show_service_levels(policy.is_set)
             self.screen.render_state()

@@ -61,6 +61,9 @@ COLUMNS = (
     Column("deadline", "Deadline", drop=0, least=10),
 )
 KEYS = tuple(column.key for column in COLUMNS)
+SLA_TOOLTIP = ("SLA: the time left to the request's next service level (claim, make ready, approve; Step says "
+               "which), -2h05m in red once breached that long ago, paused while waiting on the user. F1 has the "
+               "legend; `record policy` shows the levels.")
 FULL_IDS = ("user", "held")
 """Columns that show a whole ID when there is room, a shortened one otherwise."""
 MARK_BEFORE = 5
@@ -119,17 +122,19 @@ def inbox_cells(
         plain(rfi.subject_type, max_len=40),
         plain(rfi.user_id or "") if "user" in full else plain(short_id(rfi.user_id)),
         held_full(rfi) if "held" in full else held_short(rfi),
-        round_cell(rfi),
+        round_cell(rfi, now),
         step_cell(triage),
         sla_cell(triage),
         deadline,
     )
 
 
-def round_cell(rfi: Rfi) -> Text:
-    """The round's number, then `link` while its hosted reply page can still be used (spec 2.3)."""
+def round_cell(rfi: Rfi, now: datetime) -> Text:
+    """The round's number, then `link` while its hosted reply page can still be used (spec 2.3): never once the
+    deadline has passed, where a reply would be rejected."""
     cell = plain(rfi.current_round if rfi.current_round is not None else "", max_len=12)
-    if rfi.round is not None and rfi.round.link:
+    r = rfi.round
+    if r is not None and r.link and (r.expires_at is None or r.expires_at > now):
         cell.append(" link", style="green")
     return cell
 
@@ -174,6 +179,8 @@ class InboxTable(WindowedTable):
         self.triage_of: Callable[[Rfi, datetime], RowTriage | None] = lambda rfi, now: None
         """A request's triage step and time left (the inbox sets it once it has read the record)."""
         self._slas: dict[str, str] = {}
+        self.service_levels = False
+        """Whether someone set a policy (`show_service_levels`): only then is there an SLA column."""
         self.shown_columns: tuple[str, ...] = ()
         self._full: frozenset[str] = frozenset()
         self._layout: tuple[object, ...] = ()
@@ -210,7 +217,10 @@ class InboxTable(WindowedTable):
         if room <= 0:
             room = 10_000  # not laid out yet: every column, until the first resize says otherwise
         widths, full_widths = self._measure(full=False), self._measure(full=True)
+        if not self.service_levels:  # nobody set a policy: no level, no column (its room goes to the others)
+            widths["sla"] = full_widths["sla"] = -CELL_PADDING
         keys, full = fit_columns(widths, room, full_widths)
+        keys = [key for key in keys if key != "sla" or self.service_levels]
         sizes = [full_widths[k] if k in full else widths[k] for k in keys]
         layout = (tuple(keys), tuple(sizes), frozenset(full))
         if layout == self._layout:
@@ -221,6 +231,12 @@ class InboxTable(WindowedTable):
         for key, size in zip(keys, sizes, strict=True):
             self.add_column(labels[key], key=key, width=size)
         return True
+
+    def show_service_levels(self, shown: bool) -> None:
+        """The SLA column, and its tooltip, when the record holds a policy someone set; none otherwise. Drawn again
+        with the next rows (`show`)."""
+        self.service_levels = shown
+        self.tooltip = SLA_TOOLTIP if shown else None
 
     def show(self, rfis: list[Rfi], now: datetime, *, overdue: set[str] | None = None, first: bool = False) -> None:
         """Replace the rows. The cursor goes to the first row when `first` (a new order, filter or view),

@@ -34,6 +34,14 @@ def exact(span: timedelta) -> str:
 
 def policy_texts(policy: TriagePolicy) -> list[Text]:
     """The line in the words it can take, the fullest first: `Service levels: claim within 4h, …`."""
+    if not policy.is_set:  # nobody set levels: none applies, and the report counts no breach
+        return [
+            Text.assemble(("Service levels: ", "bold"), "none set, so none applies and nothing is breached · "
+                          "set them: ", (CHANGE_COMMAND, "italic")),
+            Text.assemble(("Levels: ", "bold"), "none set: nothing is breached · set them: ",
+                          ("record policy", "italic")),
+            Text.assemble(("Levels: ", "bold"), "none set · ", ("record policy", "italic")),
+        ]
     claim, ready, approve = exact(policy.claim_within), exact(policy.ready_within), exact(policy.approve_before)
     if policy.changed_by and policy.changed_at is not None:
         when = policy.changed_at.astimezone(timezone.utc)
