@@ -224,6 +224,20 @@ async def test_open_and_copy_the_link(make_app) -> None:  # type: ignore[no-unty
         assert app.clipboard == LINK
 
 
+async def test_past_its_deadline_the_link_is_not_offered_to_reply(make_app) -> None:  # type: ignore[no-untyped-def]
+    """The round's deadline passed unanswered (the status may still say issued): a reply through the hosted link
+    would be rejected, so the detail says so in the link's place and offers no `o`."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_detail(pilot, make_rfi(expires=FIXED_NOW - timedelta(hours=1)))
+        shown = text(pilot, "rfi-link")
+        assert shown.startswith("No reply can be sent: the deadline passed") and LINK not in shown
+        assert text(pilot, "rfi-countdown") == "Time left: overdue"
+        assert app.screen.check_action("open_link", ()) is False
+        await open_detail(pilot, make_rfi())
+        assert LINK in text(pilot, "rfi-link") and app.screen.check_action("open_link", ()) is True
+
+
 async def test_every_id_copies_with_one_key(make_app) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

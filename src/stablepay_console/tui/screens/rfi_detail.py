@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -101,20 +102,37 @@ def _grid() -> Table:
 
 class LinkLine(Static):
     """The hosted link on one line as wide as the screen, never broken inside its ID (`link_line`); without a
-    link, why there is none (that wraps: it is words)."""
+    link, why there is none (that wraps: it is words). Once the round's deadline has passed unanswered, the link
+    is not offered to reply with: the provider would reject the reply (`l` still copies it, for the record)."""
 
-    def __init__(self, rfi: Rfi, **kwargs: Any) -> None:
-        self.rfi = rfi
+    def __init__(self, rfi: Rfi, now: Callable[[], datetime], **kwargs: Any) -> None:
+        self.rfi, self.now = rfi, now
+        self.passed = self._deadline_passed()
         super().__init__(self._line(None), **kwargs)
+
+    def _deadline_passed(self) -> bool:
+        r = self.rfi.round
+        return r is not None and r.submitted_at is None and r.expires_at is not None and r.expires_at <= self.now()
 
     def _line(self, width: int | None) -> Text:
         r = self.rfi.round
+        if r is not None and r.link and self.passed:
+            return Text.assemble(("No reply can be sent: ", "bold"),
+                                 "the deadline passed, so the provider would reject one through the hosted link.")
         if r is not None and r.link:
             return link_line(r.link, width)
         return Text.assemble(("No hosted link. ", "bold"), link_absence_reason(self.rfi))
 
     def on_resize(self, _: events.Resize) -> None:
         self.update(self._line(self.size.width))
+
+    def recheck(self) -> None:
+        """At each tick: the deadline may have passed while the request is open."""
+        passed = self._deadline_passed()
+        if passed != self.passed:
+            self.passed = passed
+            self.update(self._line(self.size.width or None))
+            self.screen.refresh_bindings()
 
 
 class RfiDetailScreen(RecordActions, ConsoleScreen):
@@ -158,7 +176,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
             yield Static(self._provenance_line(), id="rfi-provenance")
             yield Static("", id="rfi-countdown")
             yield ProcessLine(process_line(None), id="rfi-process")
-            yield LinkLine(self.rfi, id="rfi-link")
+            yield LinkLine(self.rfi, self.console.now, id="rfi-link")
             yield Static(Text(title), id="rfi-items-title")
             yield RfiItemsTable(items, id="rfi-items")
             with Horizontal(id="rfi-panels"):
@@ -226,6 +244,8 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         return process(self.rfi, self.case, self.policy, self.claims.me, now)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_link":  # past the deadline a reply through the link would be rejected: not offered
+            return not self.query_one(LinkLine).passed if self.is_mounted else True
         if action == "triage_step":
             found = self.process_now(self.console.now())
             return found is not None and any(step.name == parameters[0] for step in found.offered)
@@ -313,6 +333,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
             else:
                 line.append_text(countdown(r.expires_at, self.console.now()))
         self.query_one("#rfi-countdown", Static).update(line)
+        self.query_one(LinkLine).recheck()
         self.query_one(ProcessLine).update(process_line(self.process_now(self.console.now()), self.process_problem))
 
     # --- actions -----------------------------------------------------------------
