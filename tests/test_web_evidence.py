@@ -83,6 +83,9 @@ def test_e_in_the_detail_downloads_the_pack_as_one_zip_and_leaves_nothing_on_the
 
 
 def test_the_team_screen_in_the_browser_shows_the_report_and_the_levels(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.cli.main import main
+
+    assert main(["record", "policy", "--claim-within", "4h"]) == 0  # the local record's levels, set: they apply
     with web_server(isolated_config) as server:
         browser = open_console(chromium, server.signin_line)
         assert browser.wait_for(lambda t: " issued " in t and "refreshing" not in t), browser.terminal.text
@@ -92,6 +95,7 @@ def test_the_team_screen_in_the_browser_shows_the_report_and_the_levels(isolated
         text = " ".join(browser.terminal.text.split())  # the line wraps at the page's width
         assert "Service levels: claim within 4h, ready within 24h of issue, approve 12h before expiry" in text, text
         assert "a lead changes them: stablepay-console record policy" in text, text
+        assert "set by " in text, text
         assert "Approved" in text and "Analyst" in text, text
         browser.press("s")  # the keys work there too: the last 90 days
         assert browser.wait_for(lambda t: "Last 90 days" in t, 30), browser.terminal.text
