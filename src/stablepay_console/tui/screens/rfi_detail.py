@@ -245,7 +245,8 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_link":  # past the deadline a reply through the link would be rejected: not offered
-            return not self.query_one(LinkLine).passed if self.is_mounted else True
+            r = self.rfi.round
+            return not (r is not None and r.link and self.is_mounted and self.query_one(LinkLine).passed)
         if action == "triage_step":
             found = self.process_now(self.console.now())
             return found is not None and any(step.name == parameters[0] for step in found.offered)
