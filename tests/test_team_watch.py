@@ -98,3 +98,19 @@ def test_a_stale_or_missing_sweep_is_not_used() -> None:
     assert counted([FIXED_NOW - timedelta(hours=1), FIXED_NOW + timedelta(hours=2), FIXED_NOW + timedelta(days=2)],
                    FIXED_NOW).label == "1 due < 24h · 1 overdue"
     assert deadlines("not json") == []
+
+
+def test_a_sweep_whose_requests_were_not_recorded_is_not_marked_and_says_so(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A watcher that could not keep what it received must not vouch for it: the team's consoles would read a
+    fresh sweep from a record that misses those requests (at 100,000 requests the writes outlasted the command
+    and the sweep was never marked, without a word)."""
+    with team_db.connect() as conn:  # the database refuses the watcher's rows of new requests
+        conn.execute("REVOKE INSERT ON stablepay.rfis FROM stablepay_watcher")
+    monkeypatch.setenv(URL, team_db.url("walt"))
+    assert main(["rfis", "watch", "--once"]) == 1
+    err = capsys.readouterr().err
+    assert "not all recorded" in err and "the sweep is not marked" in err
+    assert sweep_row(team_db) is None
+

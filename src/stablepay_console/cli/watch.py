@@ -74,6 +74,8 @@ class Watcher:
         self.watch: IncrementalWatch = IncrementalWatch(tracker, sweep or DEFAULT_SWEEP)
         self.interval = timedelta(minutes=5)
         """Between polls; a team record hears it with each sweep (a console trusts two of them)."""
+        self.recorded = True
+        """Whether the record holds everything the last poll received."""
 
     def now(self) -> datetime:
         return self.session.services.clock()
@@ -105,11 +107,32 @@ class Watcher:
         finally:
             self._print(self.watch.events)
             self._save()
-        publish(self.session.services, self.session.profile, self.watch.tracker, self.now(), self.interval)
+        self.recorded = await self._recorded()
+        if self.recorded:
+            publish(self.session.services, self.session.profile, self.watch.tracker, self.now(), self.interval)
         if first:
             note(f"First poll: {len(self.watch.tracker.seen)} requests remembered (every issued request and the "
                  "newest page); from now on new requests and rounds are reported.")
         return len(events)
+
+    async def _recorded(self) -> bool:
+        """Wait until the record holds every request this poll received (a first sweep of a large account is
+        tens of thousands of rows); False, said on stderr, when some of it could not be saved. Only a sweep
+        whose requests are all recorded is marked: the team's consoles read the record while it is fresh."""
+        from stablepay_console.storage.record import RecordError
+
+        record = self.session.services.record
+        failed = record.unsaved
+        try:
+            await record.run(lambda _: None)  # runs after every write handed over before it
+        except RecordError as exc:
+            fail(f"the requests received were not recorded: {exc}")
+            return False
+        if record.unsaved == failed:
+            return True
+        fail(f"the requests received were not all recorded ({record.last_unsaved}); the sweep is not marked, "
+             "so the team's consoles read the API until the next one")
+        return False
 
     async def run(self, interval: timedelta, once: bool) -> int:
         from stablepay_console.api.error_text import error_text
@@ -137,7 +160,7 @@ class Watcher:
                     return FAILED
                 failures = 0
                 if once:
-                    return OK
+                    return OK if self.recorded else FAILED
                 await self.sleep(interval.total_seconds())
 
 
