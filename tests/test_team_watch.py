@@ -114,3 +114,21 @@ def test_a_sweep_whose_requests_were_not_recorded_is_not_marked_and_says_so(
     assert "not all recorded" in err and "the sweep is not marked" in err
     assert sweep_row(team_db) is None
 
+
+
+def test_rfis_due_says_it_read_the_api_and_why_not_the_team_watcher(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(URL, team_db.url("bob"))
+    main(["rfis", "due", "--within", "24h"])
+    assert re.search(r"from the API, \d+ issued requests checked: the team watcher has not swept yet",
+                     capsys.readouterr().err)
+
+    monkeypatch.setenv(URL, team_db.url("walt"))
+    assert main(["rfis", "watch", "--once"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv(URL, team_db.url("bob"))
+    main(["rfis", "due", "--within", "24h"])
+    assert re.search(r"\(from the team watcher \(walt\), swept \d+ s ago;", capsys.readouterr().err)
+    main(["rfis", "due", "--within", "24h", "--live"])
+    assert re.search(r"from the API, \d+ issued requests checked: asked live", capsys.readouterr().err)
