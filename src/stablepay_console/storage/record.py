@@ -174,8 +174,9 @@ class TeamFeed(Protocol):
         """The team watcher swept the profile's server; False where nothing was kept (this role is not the watcher)."""
         ...
 
-    def last_sweep(self, profile: str) -> Sweep | None:
-        """The team watcher's last sweep of the profile's server (None: never swept)."""
+    def last_sweep(self, profile: str, radar: bool = True) -> Sweep | None:
+        """The team watcher's last sweep of the profile's server (None: never swept); without `radar`, its radar
+        is an empty text."""
         ...
 
     def issued_first(self, profile: str, after: datetime, limit: int) -> tuple[list[Issued], int]:
