@@ -58,7 +58,7 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def messages(app: Any) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    return [f"{n.title}: {n.message}" for n in app.said]
 
 
 def static_text(app: Any, selector: str) -> str:

@@ -214,7 +214,7 @@ async def test_a_damaged_record_is_set_aside_and_the_console_says_so(make_app) -
         await wait_for_workers(pilot)
         app.services.record.flush()
         await wait_for_workers(pilot)
-        said = [n.message for n in app._notifications if n.title == "Local record"]
+        said = [n.message for n in app.said if n.title == "Local record"]
         assert len(said) == 1 and "could not be read" in said[0] and "new record was started" in said[0]
     kept = [p.name for p in path.parent.iterdir() if ".unreadable-" in p.name]
     assert len(kept) == 1 and kept[0] in said[0]
@@ -236,7 +236,7 @@ async def test_a_record_from_a_newer_console_is_left_alone_and_the_console_says_
         await wait_for_workers(pilot)
         app.services.record.flush()
         await wait_for_workers(pilot)
-        said = [n for n in app._notifications if n.title == "Local record"]
+        said = [n for n in app.said if n.title == "Local record"]
         assert len(said) == 1 and said[0].severity == "error" and "newer stablepay-console" in said[0].message
         assert app.screen.query_one("InboxTable").row_count == 20, "the console works on"
     assert path.read_bytes() == before
@@ -252,7 +252,7 @@ async def test_a_rehashed_log_is_named_by_the_console_at_start(make_app) -> None
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         app.services.record.flush()
-        await until(pilot, lambda: any(n.title == "Local record" for n in app._notifications), "nothing was said")
-        (said,) = [n for n in app._notifications if n.title == "Local record"]
+        await until(pilot, lambda: any(n.title == "Local record" for n in app.said), "nothing was said")
+        (said,) = [n for n in app.said if n.title == "Local record"]
         assert said.severity == "warning" and "Entry 6 of the audit log no longer has the hash" in said.message
         assert "audit verify" in said.message

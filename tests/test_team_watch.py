@@ -30,7 +30,7 @@ def sweep_row(db: TeamDb) -> tuple[str, int, str, str] | None:
 
 def said(app: Any) -> list[str]:
     """The messages of the Team record notices the console has shown so far."""
-    return [n.message for n in app._notifications if n.title == "Team record"]
+    return [n.message for n in app.said if n.title == "Team record"]
 
 
 def test_the_watch_marks_each_sweep_in_the_team_record(

@@ -2,14 +2,41 @@
 
 from __future__ import annotations
 
+from collections import deque
+from typing import NamedTuple
+
 from textual.app import App
 from textual.notifications import SeverityLevel
 
 from stablepay_console.api.sanitize import clean
 
+SAID_KEPT = 200
+"""Notifications kept in `said` (the oldest go first)."""
+
+
+class Said(NamedTuple):
+    """One notification the console showed, as shown (sanitised)."""
+
+    title: str
+    message: str
+    severity: SeverityLevel
+
 
 class SafeOutput(App[None]):
     """Every notification passes the sanitiser; only safe links are copied or opened."""
+
+    @property
+    def said(self) -> deque[Said]:
+        """Every notification shown, newest last, after its toast has gone (a toast lasts seconds and a newer one
+        may cover it): what the console told the user, until `clear_notifications`."""
+        kept: deque[Said] | None = self.__dict__.get("_said")
+        if kept is None:
+            kept = self.__dict__["_said"] = deque(maxlen=SAID_KEPT)
+        return kept
+
+    def clear_notifications(self) -> None:
+        self.said.clear()
+        super().clear_notifications()
 
     def notify(
         self,
@@ -24,9 +51,9 @@ class SafeOutput(App[None]):
 
         Line breaks the console writes itself are kept; everything else unsafe is shown escaped.
         """
-        super().notify(
-            clean_lines(message), title=clean_lines(title), severity=severity, timeout=timeout, markup=markup
-        )
+        message, title = clean_lines(message), clean_lines(title)
+        self.said.append(Said(title, message, severity))
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def copy_with_notice(self, text: str, what: str) -> None:
         """Copy to the clipboard (sanitised: never an escape sequence) and say so (the terminal must support OSC 52;
