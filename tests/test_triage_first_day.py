@@ -200,3 +200,96 @@ def test_a_version_5_record_with_roundless_steps_is_repaired_and_says_so(
     assert main(["audit", "verify"]) == 0
     assert main(["rfis", "approve", second]) == 0
     assert step_of(second, "alice", bare_db) == "approved"
+
+
+# --- the same in the local record: the console's first sight of a request --------------------------------------
+
+
+def first_sight(record: object) -> None:
+    """What the record keeps when a console first lists the account (the local record's sweep)."""
+    from stablepay_console.services.history import sighting
+    from stablepay_console.storage.record_types import SeenPage
+
+    world = Sandbox(now=datetime.now(timezone.utc))
+    record.observe([SeenPage("embedded", EMBEDDED_PROFILE.environment, datetime.now(timezone.utc),  # type: ignore[attr-defined]
+                             tuple(sighting(r) for r in world.data.rfis))])
+
+
+def where(record: object, rfi: str) -> str:
+    from stablepay_console.services.triage.state import step_of as at
+
+    case = record.triage_case("embedded", rfi)  # type: ignore[attr-defined]
+    return at(case.status, case.claim, case.steps)
+
+
+def test_the_local_record_keeps_steps_taken_before_it_first_saw_the_request(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.services.triage.state import refusal
+    from stablepay_console.storage.local import open_record
+    from stablepay_console.storage.record import RecordRefused
+    from stablepay_console.storage.record_triage_types import RoundShown
+
+    (first, round_no, round_id), (second, _, second_round_id) = issued_requests()[:2]
+    record = open_record(tmp_path / "record.sqlite3")
+    now = datetime.now(timezone.utc)
+    for rfi in (first, second):
+        record.claim("embedded", rfi, "alice", now)
+    record.add_triage_step("embedded", first, "ready", "alice", "", now)  # the shell: no round shown
+    record.add_triage_step("embedded", first, "approve", "bob", "", now, RoundShown(round_no, round_id))
+    record.add_triage_step("embedded", second, "ready", "alice", "", now)
+    with pytest.raises(RecordRefused, match="is in round 1 by the steps taken on it"):
+        record.add_triage_step("embedded", first, "wait", "alice", "", now, RoundShown(2, "another"))
+    assert where(record, first) == "approved"
+
+    first_sight(record)
+
+    assert where(record, first) == "approved"
+    assert [(s.step, s.round_no) for s in record.request_steps("embedded", first)] == [("ready", 1), ("approve", 1)]
+    case = record.triage_case("embedded", second)
+    assert where(record, second) == "ready" and refusal("approve", case, "bob", "") is None
+    with pytest.raises(RecordRefused, match="another round ID"):
+        record.add_triage_step("embedded", second, "approve", "bob", "", now, RoundShown(1, round_id))
+    record.add_triage_step("embedded", second, "approve", "bob", "", now, RoundShown(1, second_round_id))
+    assert where(record, second) == "approved"
+    record.close()
+
+
+def test_a_local_record_at_version_3_is_repaired_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    from stablepay_console.storage.local import open_record, record_file
+    from stablepay_console.storage.local import schema as local_schema
+    from stablepay_console.storage.local import store as local_store
+    from stablepay_console.storage.record_types import AuditDraft, stamp
+
+    (first, _, round_id), _ = issued_requests()[:2]
+    every = list(local_schema.MIGRATIONS)
+    with monkeypatch.context() as v3:  # a file a console of version 3 kept: its steps have no round
+        v3.setattr(local_schema, "MIGRATIONS", every[:3])
+        v3.setattr(local_schema, "LATEST", 3)
+        v3.setattr(local_store, "LATEST", 3)
+        record = open_record(record_file())
+        now = datetime.now(timezone.utc)
+        record.claim("embedded", first, "alice", now)
+        with sqlite3.connect(record_file()) as conn:
+            conn.execute("INSERT INTO triage (profile, rfi_id, step, actor, at, note) VALUES "
+                         "('embedded', ?, 'ready', 'alice', ?, '')", (first, stamp(now)))
+        record.append_audit(AuditDraft(now, "alice", "embedded", "sandbox", "triage.ready", first, "ready", {}))
+        first_sight(record)
+        with sqlite3.connect(record_file()) as conn:
+            assert conn.execute("SELECT round_no FROM triage").fetchall() == [(None,)]
+        before = [(e.seq, e.hash) for e in record.audit()]
+        record.close()
+
+    record = open_record(record_file())  # version 4
+    assert where(record, first) == "ready"
+    assert [(e.seq, e.hash) for e in record.audit()] == before
+    record.close()
+    with sqlite3.connect(record_file()) as conn:
+        assert conn.execute("SELECT round_no, round_id FROM triage").fetchall() == [(1, round_id)]
+    assert main(["record", "status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["roundRepairs"] == {"given": 1, "unknown": 0}
+    assert main(["record", "status"]) == 0
+    assert "1 step kept with no round given the round of their audit entry's time" in capsys.readouterr().out
+    assert main(["audit", "verify"]) == 0
