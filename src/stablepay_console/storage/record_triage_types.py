@@ -109,3 +109,9 @@ class TriageFacts:
     policy: TriagePolicy = field(default_factory=TriagePolicy)
     now: datetime | None = None
     """The store's clock when the facts were read (the database's, in the team record)."""
+    analysts: tuple[str, ...] = ()
+    """Every analyst of the team, whether or not they did anything yet (team record); empty in the local one."""
+    watched: bool = False
+    """The rounds come from a team watcher's sweeps (team record): none is counted before its first."""
+    swept_at: datetime | None = None
+    """When the team watcher last swept the server; None when it never did."""

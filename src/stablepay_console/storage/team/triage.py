@@ -25,6 +25,8 @@ from stablepay_console.storage.record_triage_types import (
     by_request,
 )
 from stablepay_console.storage.record_types import Claim, parse_stamp
+from stablepay_console.storage.team.people import every_analyst
+from stablepay_console.storage.team.sweeps import last as last_sweep
 
 if TYPE_CHECKING:
     import psycopg
@@ -148,7 +150,9 @@ def facts(conn: psycopg.Connection, server: str, profile: str) -> TriageFacts:
         "WHERE server = %s AND (until IS NULL OR until > now())",
         (server,)).fetchall()}
     row = conn.execute("SELECT clock_timestamp()").fetchone()
-    return TriageFacts(list(rounds.values()), statuses, taken, steps, held, policy(conn), row[0] if row else None)
+    swept = last_sweep(conn, server)
+    return TriageFacts(list(rounds.values()), statuses, taken, steps, held, policy(conn), row[0] if row else None,
+                       every_analyst(conn), True, swept.swept_at if swept else None)
 
 
 class PgTriage:
