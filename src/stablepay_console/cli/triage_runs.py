@@ -159,6 +159,8 @@ def run_report(args: argparse.Namespace) -> int:
         out.table(("lead", "assigned"), [(lead, str(n)) for lead, n in sorted(made.assignments.items())],
                   title="Assignments per lead", right=("assigned",))
     note(f"Rounds issued since {since:%Y-%m-%d %H:%M} UTC, profile {profile.name}.")
+    if made.waits_for:
+        note(made.waits_for[0].upper() + made.waits_for[1:] + ".")
     return OK
 
 

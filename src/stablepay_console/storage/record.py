@@ -16,7 +16,13 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Protocol, cast
 
-from stablepay_console.storage.record_triage_types import TriageCase, TriageFacts, TriagePolicy, TriageStep
+from stablepay_console.storage.record_triage_types import (
+    RoundShown,
+    TriageCase,
+    TriageFacts,
+    TriagePolicy,
+    TriageStep,
+)
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
@@ -142,9 +148,11 @@ class TriageRecord(Protocol):
 
     def triage_case(self, profile: str, rfi_id: str) -> TriageCase: ...
 
-    def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime) -> TriageStep:
-        """Keep a step (where the store offers FOUR_EYES it checks the order and the four eyes itself, and sets
-        who and when)."""
+    def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime,
+                        shown: RoundShown | None = None) -> TriageStep:
+        """Keep a step in the round it was taken in: `shown`, the round the console showed, checked against the
+        record's sighting (RecordRefused where it is another), else the round the record knows. Where the store
+        offers FOUR_EYES it checks the order and the four eyes itself, and sets who and when."""
         ...
 
     def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
@@ -161,6 +169,11 @@ class TriageRecord(Protocol):
         ...
 
     def triage_policy(self) -> TriagePolicy: ...
+
+    def round_repairs(self) -> dict[str, int]:
+        """What the update that gave steps their round did to the steps kept with none: {"given": n, "unknown": m},
+        empty when there were none (`record status`)."""
+        ...
 
     def set_triage_policy(self, policy: TriagePolicy, actor: str, at: datetime) -> TriagePolicy: ...
 

@@ -22,7 +22,7 @@ from stablepay_console.services.triage.review import ReviewItem, review_queue
 from stablepay_console.services.triage.state import ACTION_OF, step_of
 from stablepay_console.services.triage.state import refusal as refusal_of
 from stablepay_console.storage.record import Offer, Record, RecordRefused, assignments
-from stablepay_console.storage.record_triage_types import TriageCase, TriagePolicy, TriageStep
+from stablepay_console.storage.record_triage_types import RoundShown, TriageCase, TriagePolicy, TriageStep
 from stablepay_console.storage.record_types import ClaimOutcome, TeamMember
 from stablepay_console.storage.record_worker import RecordWorker
 
@@ -47,8 +47,9 @@ class Triage:
         self.author_of = author_of
 
     def step(self, profile: Profile, rfi_id: str, action: str, note: str = "",
-             author: str | None = None) -> Future[StepOutcome]:
-        """Take `action` (ready, approve, reject, wait, resume) on the request; ValueError at once for a bad note."""
+             author: str | None = None, shown: RoundShown | None = None) -> Future[StepOutcome]:
+        """Take `action` (ready, approve, reject, wait, resume) on the request, in `shown`, the round the console
+        showed (the record refuses the step where it knows another); ValueError at once for a bad note."""
         text = check_note(note) if note.strip() else ""
         at = self.clock()
 
@@ -62,7 +63,7 @@ class Triage:
                 refused = None if Offer.FOUR_EYES in record.offers else refusal_of(action, case, actor, text)
                 if refused is None:
                     try:
-                        kept = record.add_triage_step(profile.name, rfi_id, action, actor, text, at)
+                        kept = record.add_triage_step(profile.name, rfi_id, action, actor, text, at, shown)
                     except RecordRefused as exc:
                         record.append_audit(self.audit.draft(ACTION_OF[action], profile, target=rfi_id,
                                                              outcome=f"refused: {exc.why}", actor=actor, was=before))

@@ -211,7 +211,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         return True
 
     def action_triage_step(self, name: str) -> None:
-        self.steps.take(self.rfi.id, name)
+        self.steps.take(self.rfi, name)
 
     def action_claim(self) -> None:
         found = self.process_now(self.console.now())
@@ -226,7 +226,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         found = self.process_now(self.console.now())
         if found is None:
             return []
-        entries = self.steps.entries(self.rfi.id, list(found.offered))
+        entries = self.steps.entries(self.rfi, list(found.offered))
         claim = self.case.claim if self.case else None
         if self.console.services.team is not None:  # assignment is the team record's (Offer.ASSIGNMENT)
             entries.append(("Assign to…", partial(self.claims.assign, self.rfi.id, claim),
