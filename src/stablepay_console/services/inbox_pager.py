@@ -18,17 +18,22 @@ from stablepay_console.api.error_text import error_lines
 from stablepay_console.api.errors import APIError
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import Rfi, RfiPage
+from stablepay_console.services.kept import Kept
 from stablepay_console.services.needs_action import Partial, needs_action_order, read_needs_action
 from stablepay_console.services.provenance import Loaded, Provenance, ResultState
 from stablepay_console.services.team.needs_action import TeamRead
 from stablepay_console.services.triage.review import ReviewItem
 
-__all__ = ["INBOX", "ISSUED_VIEWS", "NEEDS_ACTION", "REVIEW", "InboxPager", "InboxQuery", "needs_action_order"]
+__all__ = ["BY_CREATED", "BY_DEADLINE", "INBOX", "ISSUED_VIEWS", "NEEDS_ACTION", "REVIEW", "InboxPager", "InboxQuery",
+           "needs_action_order"]
 
 INBOX, NEEDS_ACTION, REVIEW = "inbox", "needs action", "awaiting my review"
 ISSUED_VIEWS = (NEEDS_ACTION, REVIEW)
 """Views of every issued request, read whole and paged here: needs action, and those awaiting my review (the
 answers someone else made ready, oldest first; ready requests are issued on the provider's side)."""
+BY_CREATED, BY_DEADLINE = "created", "deadline"
+"""The inbox's orders: the server's own (newest created first), or the nearest deadline first (those with none
+last). The API sorts by neither: the deadline order is of the page in view."""
 CACHED_PAGES = 12
 """Pages kept per filter (LRU): the shown one, its neighbours, and a few visited ones."""
 AHEAD = 2
@@ -75,6 +80,8 @@ class InboxPager:
         """+1 after paging forward, -1 after paging back: where the prefetch looks first."""
         self.from_record: tuple[list[Rfi], datetime] | None = None
         """A repeat start's first page as last shown, and when: greyed until the server's page replaces it."""
+        self.order = BY_CREATED
+        """How the inbox's rows are sorted (the issued views keep their own order)."""
 
     # --- what is asked -----------------------------------------------------------
 
@@ -139,6 +146,41 @@ class InboxPager:
         """Who made the answer under review ready ("" when it is not in the review queue)."""
         return next((item.made_ready_by for item in self.review if item.rfi_id == rfi_id), "")
 
+    def cycle_order(self) -> str:
+        """Created (the server's order) and deadline in turn; the order now."""
+        self.order = BY_DEADLINE if self.order == BY_CREATED else BY_CREATED
+        self.cursor_to_first = True
+        return self.order
+
+    def _seen_lists(self) -> list[tuple[Sequence[Rfi], Provenance]]:
+        loaded: list[tuple[Sequence[Rfi], Provenance]] = [(hit.value.data, hit.provenance)
+                                                          for hit in self._cache.values()]
+        for state in (self.page.current, self.action.current):
+            if state is not None and state.provenance.profile == self.profile:
+                loaded.append((state.value.data if isinstance(state.value, RfiPage) else state.value,
+                               state.provenance))
+        return loaded
+
+    def seen_ids(self) -> set[str]:
+        """The ID of every request of this profile on a page read (the cache, the page shown, the issued views)."""
+        found: set[str] = set()
+        for rows, _ in self._seen_lists():
+            found.update(rows.ids() if isinstance(rows, Kept) else (rfi.id for rfi in rows))
+        return found
+
+    def seen(self, rfi_id: str) -> tuple[Rfi, Provenance] | None:
+        """The request `rfi_id` as a page read had it, and where: what "Go to request" opens without asking."""
+        for rows, provenance in self._seen_lists():
+            if isinstance(rows, Kept):
+                ids = rows.ids()
+                if rfi_id in ids:
+                    return rows[ids.index(rfi_id)], provenance
+            else:
+                match = next((rfi for rfi in rows if rfi.id == rfi_id), None)
+                if match is not None:
+                    return match, provenance
+        return None
+
     def drop_cache(self) -> None:
         """Refresh asks the server again for everything."""
         self._cache.clear()
@@ -152,7 +194,10 @@ class InboxPager:
         shown = self.page.current
         if shown is None and self.from_record is not None:
             return self.from_record[0][: self.query.limit]
-        return list(shown.value.data) if shown is not None else []
+        rows = list(shown.value.data) if shown is not None else []
+        if self.order == BY_DEADLINE:
+            rows.sort(key=lambda rfi: (rfi.deadline is None, rfi.deadline or rfi.created_at))
+        return rows
 
     def show_from_record(self, rows: list[Rfi], at: datetime) -> bool:
         """Paint a repeat start's first page (as of `at`) until the server's comes: only on the first page of the

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from stablepay_console.api.sanitize import clean
-from stablepay_console.services.inbox_pager import INBOX, NEEDS_ACTION, REVIEW, InboxPager
+from stablepay_console.services.inbox_pager import BY_DEADLINE, INBOX, NEEDS_ACTION, REVIEW, InboxPager
 from stablepay_console.services.provenance import clock_text
 from stablepay_console.tui.formatters.record_rows import record_line
 
@@ -21,6 +21,8 @@ def active_line(pager: InboxPager, claim_note: Text, auto_secs: int) -> Text:
     active = Text.assemble(
         ("Filters: ", "bold"), clean(pager.filters.describe()), GROUP_SEPARATOR, ("View: ", "bold"), view
     )
+    if pager.view == INBOX and pager.order == BY_DEADLINE:
+        active.append_text(Text.assemble(GROUP_SEPARATOR, ("Sorted: ", "bold"), "deadline first (this page)"))
     if claim_note.plain:
         active.append_text(Text.assemble(GROUP_SEPARATOR, claim_note))
     if auto_secs:

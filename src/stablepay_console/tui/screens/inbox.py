@@ -14,6 +14,7 @@ from stablepay_console.tui.formatters.inbox_lines import active_line, status_lin
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.runtime.first_rows import keep_first_page, paint_from_record, showing_record
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.screens.inbox_go_to import GO_TO_HELP, InboxGoTo
 from stablepay_console.tui.screens.inbox_help import HELP
 from stablepay_console.tui.team.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
 from stablepay_console.tui.team.inbox_triage import TRIAGE_HELP, InboxTriage
@@ -31,8 +32,8 @@ from stablepay_console.tui.widgets.result_status import ResultStatus
 
 class InboxScreen(ConsoleScreen):
     CSS_PATH = "../styles/inbox.tcss"
-    HELP = (HELP + CLAIMS_HELP + TRIAGE_HELP + "\nOn the highlighted row (only the steps allowed you now show):\n\n"
-            + STEPS_HELP + REVIEW_HELP)
+    HELP = (HELP + GO_TO_HELP + CLAIMS_HELP + TRIAGE_HELP
+            + "\nOn the highlighted row (only the steps allowed you now show):\n\n" + STEPS_HELP + REVIEW_HELP)
     AUTO_FOCUS = "#inbox-table"
     """The rows have the keys when the inbox opens: focused as the screen is built, not the filter bar first
     (Textual focuses only while the app has the focus; `on_mount` gives it otherwise, as in a browser tab
@@ -53,6 +54,10 @@ class InboxScreen(ConsoleScreen):
         Binding("a", "toggle_needs_action", "Needs action", id="inbox.action", tooltip="Issued, nearest deadline"),
         Binding("v", "toggle_review", "Review", show=False, id="inbox.review",
                 tooltip="Awaiting my review: answers someone else made ready, oldest first"),
+        Binding("i", "go_to", "Go to", show=False, id="inbox.goto",
+                tooltip="Go to request: a whole ID or the 8 characters shown"),
+        Binding("o", "cycle_order", "Order", show=False, id="inbox.order",
+                tooltip="Sort the page by deadline (nearest first) or by created (newest first)"),
         Binding("e", "export", "Export", id="inbox.export", tooltip="Export the current filter, all pages"),
         Binding("c", "copy_field('id')", "Copy ID", show=False, id="inbox.copy", tooltip="Copy the request ID"),
         Binding("y", "copy_field('user')", "Copy user", show=False, id="inbox.copy_user", tooltip="Copy the user ID"),
@@ -72,6 +77,7 @@ class InboxScreen(ConsoleScreen):
         self.row_actions = RowActions(self, lambda: self.claims.marks.claims, lambda: self.triage.marks.steps,
                                       lambda: self.claims.marks.me)
         self.review = ReviewQueue(self)
+        self.go_to = InboxGoTo(self)
 
     # --- layout -----------------------------------------------------------------
 
@@ -318,6 +324,19 @@ class InboxScreen(ConsoleScreen):
         elif pager.view == INBOX and (pager.page.current is None
                                       or pager.page.current.provenance.profile != pager.profile):
             self.load()
+
+    def action_go_to(self) -> None:
+        self.go_to.ask()
+
+    def action_cycle_order(self) -> None:
+        pager = self.paging
+        if pager.view in ISSUED_VIEWS:
+            self.notify("This view keeps its own order (nearest deadline first); o sorts the inbox.", timeout=3)
+            return
+        order = pager.cycle_order()
+        self.render_state()
+        said = "deadline, nearest first (this page)" if order == "deadline" else "created, newest first"
+        self.notify(f"Sorted by {said}.", timeout=2)
 
     def action_cycle_auto(self) -> None:
         self.notify(self.auto.cycle(), timeout=2)
