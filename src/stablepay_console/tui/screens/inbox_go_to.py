@@ -1,4 +1,5 @@
-"""The inbox's "Go to request" (key i, and the palette from any screen): a pasted ID, straight to its detail.
+"""The inbox's "Go to request" (key i, and the palette from any screen): a pasted ID, straight to its detail; and
+its order (key o: by deadline or by created).
 
 A request on a page already read opens as that page had it. Any other whole ID is looked for on the server
 (`services.rfi_lookup.find_one`: what the record last saw of it narrows the list, else the account's pages until
@@ -13,6 +14,9 @@ from typing import TYPE_CHECKING
 
 from stablepay_console.api.error_text import error_lines
 from stablepay_console.api.errors import APIError
+from stablepay_console.services.inbox_pager import BY_DEADLINE, WHOLE_VIEWS
+from stablepay_console.services.inbox_seen import seen as seen_in
+from stablepay_console.services.inbox_seen import seen_ids
 from stablepay_console.services.provenance import Provenance
 from stablepay_console.services.rfi_lookup import PREFIX, Resolved, find_one, resolve, wanted_from
 from stablepay_console.storage.record import RecordError
@@ -43,7 +47,7 @@ class InboxGoTo:
 
     async def resolve(self, text: str) -> Resolved:
         """A whole ID as it is; a prefix among the pages read and the record's requests."""
-        known = self.screen.paging.seen_ids()
+        known = seen_ids(self.screen.paging)
         typed = text.strip().lower()
         if len(typed) == PREFIX:
             console = self.screen.console
@@ -55,7 +59,7 @@ class InboxGoTo:
         return resolve(text, known)
 
     def open(self, rfi_id: str) -> None:
-        seen = self.screen.paging.seen(rfi_id)
+        seen = seen_in(self.screen.paging, rfi_id)
         if seen is not None:
             self._show(*seen)
             return
@@ -85,6 +89,18 @@ class InboxGoTo:
             return
         asked = f"request {rfi_id} by its ID"
         self._show(found.rfi, Provenance(profile.name, profile.environment, asked, console.now()))
+
+    def cycle_order(self) -> None:
+        """`o`: the page by deadline, or back to the server's order (the whole views keep their own)."""
+        screen = self.screen
+        pager = screen.paging
+        if pager.view in WHOLE_VIEWS:
+            screen.notify("This view keeps its own order (nearest deadline first); o sorts the inbox.", timeout=3)
+            return
+        order = pager.cycle_order()
+        screen.render_state()
+        said = "deadline, nearest first (this page)" if order == BY_DEADLINE else "created, newest first"
+        screen.notify(f"Sorted by {said}.", timeout=2)
 
     def _show(self, rfi: Rfi, provenance: Provenance) -> None:
         from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
