@@ -85,6 +85,18 @@ def add_list(sub: a.Commands, common: a.Parser) -> a.Parser:
     return listing
 
 
+def add_show(sub: a.Commands, common: a.Parser) -> a.Parser:
+    show = sub.add_parser(
+        "show", parents=[common], epilog=EXIT_CODES, help="one request by its full ID, as the server has it now",
+        description="One request by its full ID, as the server has it now. The API has no read of one request: "
+        "what the record last saw of it narrows the list (its user and kind); otherwise the account's pages are "
+        "read, newest first, until it is found. A request in none of them: exit 1.",
+    )
+    show.add_argument("rfi_id", type=a.uuid_of("request ID"), metavar="RFI_ID", help="the whole ID (36 characters)")
+    add_format(show)
+    return show
+
+
 def add_due(sub: a.Commands, common: a.Parser) -> a.Parser:
     due = sub.add_parser(
         "due", parents=[common], epilog=DUE_EXIT_CODES,

@@ -88,7 +88,7 @@ def run_assign(args: argparse.Namespace) -> int:
     else:
         taken = f", taken from {before.claimant}" if before and before.claimant != claim.claimant else ""
         note(f"{args.rfi_id}: assigned to {claim.claimant} by {claim.assigned_by} at {claim.at:%Y-%m-%d %H:%M} UTC"
-             f"{taken}; it is in their claimed-by-me list now.")
+             f"{taken}; it is in their My requests now.")
     return OK
 
 

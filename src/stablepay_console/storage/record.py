@@ -96,6 +96,10 @@ class HistoryRecord(Protocol):
 
     def history(self, profile: str, rfi_id: str) -> RfiHistory: ...
 
+    def ids_starting(self, profile: str, prefix: str, limit: int = 10) -> list[str]:
+        """The IDs of requests seen whose ID starts with `prefix` (lower-case hexadecimal), at most `limit`."""
+        ...
+
 
 class NotesAndClaims(Protocol):
     def add_note(self, profile: str, rfi_id: str, author: str, text: str, at: datetime) -> Note: ...

@@ -17,6 +17,7 @@ from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.model import Profile
 from stablepay_console.services.audit import AuditLog
 from stablepay_console.services.notes import author_for, check_note
+from stablepay_console.services.triage.queues import QueueAsk, queue_ask
 from stablepay_console.services.triage.report import Report, report
 from stablepay_console.services.triage.review import ReviewItem, review_queue
 from stablepay_console.services.triage.state import ACTION_OF, step_of
@@ -130,6 +131,15 @@ class Triage:
 
         def read(record: Record) -> list[ReviewItem]:
             return review_queue(record, profile, me or self.author_of(profile))
+
+        return self.worker.submit(read)
+
+    def queue(self, profile: str, queue: str, me: str | None = None) -> Future[QueueAsk]:
+        """Which requests are in `queue` (my requests, awaiting my review) for `me` (by default, who this console
+        acts as), from the claims and steps of the whole account."""
+
+        def read(record: Record) -> QueueAsk:
+            return queue_ask(record, profile, me or self.author_of(profile), queue)
 
         return self.worker.submit(read)
 

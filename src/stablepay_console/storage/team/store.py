@@ -208,6 +208,14 @@ class PgRecord(PgClaims, PgAssignment, PgTriage, PgFeed):
         with self._tx("record the requests received", OBSERVE_SECONDS) as conn:
             return seen.observe(conn, self.scope_of, pages)
 
+    def ids_starting(self, profile: str, prefix: str, limit: int = 10) -> list[str]:
+        if not prefix or any(ch not in "0123456789abcdef-" for ch in prefix):
+            return []  # nothing a LIKE pattern could read as a wildcard
+        with self._tx("look up the request's ID") as conn:
+            rows = conn.execute("SELECT rfi_id FROM stablepay.rfis WHERE server = %s AND rfi_id LIKE %s "
+                                "ORDER BY rfi_id LIMIT %s", (self.scope_of(profile), prefix + "%", limit)).fetchall()
+        return [str(row[0]) for row in rows]
+
     def history(self, profile: str, rfi_id: str) -> RfiHistory:
         with self._tx("read the request's history") as conn:
             return seen.history(conn, self.scope_of(profile), profile, rfi_id)
