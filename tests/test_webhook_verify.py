@@ -4,6 +4,7 @@ with it: the `process` step (asking the API, recording) is never reached, and on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -187,3 +188,56 @@ def test_the_key_file_must_be_an_rsa_public_key(tmp_path: Path) -> None:
     good = tmp_path / "public.pem"
     good.write_bytes(public_pem())
     assert load_public_key(good).key_size == 2048
+
+
+# --- on a real uvicorn, as `rfis watch --webhooks` serves it ------------------------------------------------------
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[Harness, int]]:
+    from stablepay_console.cli.webhooks import Listen, server
+    from tests.cli_e2e import free_port
+
+    h = Harness(tmp_path)
+    port = free_port()
+    running = server(h.receiver.app, Listen("127.0.0.1", port), head_seconds=0.5)
+    await running.start()
+    try:
+        yield h, port
+    finally:
+        await running.stop()
+
+
+async def test_a_head_that_never_ends_is_closed(served: tuple[Harness, int]) -> None:
+    h, port = served
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"POST /webhooks HTTP/1.1\r\nHost: watcher\r\nContent-Type: application/json\r\n")  # no end
+    await writer.drain()
+    assert await asyncio.wait_for(reader.read(), 10) == b"", "the server closed the connection"
+    writer.close()
+    assert h.processed == []
+
+
+async def test_a_2_mb_chunked_body_is_refused_without_reading_it_whole(served: tuple[Harness, int]) -> None:
+    h, port = served
+    body = b" " * (2 * 1024 * 1024)
+    head = (f"POST /webhooks HTTP/1.1\r\nHost: watcher\r\nAuthorization: Bearer {token(body)}\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n").encode()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(head)
+    answer = b""
+    for _ in range(32):  # 64 KiB chunks, stopping as soon as the server has answered
+        writer.write(b"10000\r\n" + body[:65536] + b"\r\n")
+        try:
+            await writer.drain()
+        except ConnectionError:
+            break
+        with contextlib.suppress(TimeoutError):
+            answer += await asyncio.wait_for(reader.read(4096), 0.05)
+        if answer:
+            break
+    if not answer:
+        answer = await asyncio.wait_for(reader.read(4096), 10)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:80]
+    assert h.processed == [] and "body over 256 KiB" in h.said[0]
