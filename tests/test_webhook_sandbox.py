@@ -4,8 +4,8 @@ when they fail (a 5xx or no answer), never after a 4xx, each outcome printed."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import jwt
@@ -51,8 +51,6 @@ async def deliver(provider: Provider, private: Path, count: int = 1) -> tuple[We
     sender = WebhookSender(f"http://127.0.0.1:{port}/webhooks", load_signing_key(private), say=said.append,
                            backoff=(0.05, 0.05, 0.05, 0.05))
     data = SandboxData(seed=7, rfi_count=10)
-    import random
-
     rng = random.Random(1)
     try:
         for _ in range(count):
@@ -68,7 +66,7 @@ async def deliver(provider: Provider, private: Path, count: int = 1) -> tuple[We
 async def test_a_delivery_is_the_providers_envelope_signed_rs256(keys: tuple[Path, Path]) -> None:
     public, private = keys
     provider = Provider([200])
-    sender, said = await deliver(provider, private)
+    _, said = await deliver(provider, private)
     [(authorization, body)] = provider.got
     verified = verify_token(authorization.removeprefix("Bearer "), load_public_key(public))
     verified.check_body(body)  # bodySha256 is the body's
@@ -100,8 +98,6 @@ async def test_a_failed_delivery_is_retried_with_backoff_and_a_4xx_is_not(keys: 
 
 
 def test_onboarding_requests_have_no_event(keys: tuple[Path, Path]) -> None:
-    import random
-
     _, private = keys
     sender = WebhookSender("http://127.0.0.1:9/webhooks", load_signing_key(private))
     onboarding = add_request(SandboxData(seed=7, rfi_count=10), random.Random(1), kind="onboarding")
