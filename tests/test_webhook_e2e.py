@@ -63,6 +63,7 @@ class Lines:
 
 @contextmanager
 def watching(server: Server, team_db: TeamDb, port: int, public: Path) -> Iterator[Lines]:
+    """`rfis watch --json --interval 5m --webhooks 127.0.0.1:PORT` as the team watcher, in its own process."""
     add_profile("local", "sandbox", server.base_url)
     process = subprocess.Popen(
         [*console(), "rfis", "watch", "--json", "--interval", "5m", "--webhooks", f"127.0.0.1:{port}",
@@ -128,3 +129,29 @@ def test_webhooks_need_the_team_record(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "--webhooks needs the team record (STABLEPAY_RECORD_URL)" in done.stderr
+
+
+def test_two_watchers_given_the_same_delivery_take_it_once(tmp_path: Path, team_db: TeamDb) -> None:
+    from tests.webhook_keys import body_of, envelope, token
+
+    public, _ = write_keys(tmp_path)
+    ports = [free_port(), free_port()]
+    with serve("--seed", "7", "--rfis", "60") as server, watching(server, team_db, ports[0], public) as one, \
+            watching(server, team_db, ports[1], public) as two:
+        for lines in (one, two):
+            lines.wait(lambda: any("First poll:" in line for line in lines.err), 60, "a watch never polled")  # noqa: B023
+        with httpx.Client(base_url=server.base_url) as http:  # no deliveries from the sandbox: the test sends them
+            raised = http.post("/_sandbox/rfis", json={"kind": "transaction", "expiresInMinutes": 14400}).json()
+        body = body_of(envelope(f"{raised['flowType'].upper()}.RFI.OPEN", raised["transferId"], raised["userId"]))
+        headers = {"authorization": f"Bearer {token(body)}", "content-type": "application/json"}
+        answers = [httpx.post(f"http://127.0.0.1:{port}/webhooks", content=body, headers=headers, timeout=30)
+                   for port in ports]  # the proxy's retry reaching the other watcher, for a restart without a gap
+        assert [a.status_code for a in answers] == [200, 200]
+        assert sorted(a.json()["status"] for a in answers) == ["taken", "taken before"]
+        taker = one if answers[0].json()["status"] == "taken" else two
+        other = two if taker is one else one
+        taker.wait(lambda: event(taker, "new_request", raised["id"]), 10, "the watcher that took it never said so")
+        other._read(0.5)
+    assert event(other, "new_request", raised["id"]) is None, "the other watcher reported nothing"
+    with team_db.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM stablepay.webhook_events").fetchone() == (1,)
