@@ -164,3 +164,46 @@ async def test_an_analyst_role_cannot_take_deliveries(team_db: TeamDb, monkeypat
         outcome = await alice.taker(client)(parse(about(rfi)))
     assert outcome.status == 503 and "stablepay_watcher" in alice.said[0]
     assert rows(team_db, "SELECT count(*) FROM stablepay.webhook_events") == [(0,)]
+
+
+async def test_a_colleagues_banner_counts_a_delivered_request_through_listen(  # type: ignore[no-untyped-def]
+        make_app, sandbox: Any, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import timedelta
+
+    from stablepay_console.api.client import StablePayClient
+    from stablepay_console.sandbox import SANDBOX_KEY
+    from stablepay_console.services.team.radar import snapshot
+    from stablepay_console.services.watch.poll import IncrementalWatch
+    from stablepay_console.storage.record import team_feed
+    from tests.conftest import FIXED_NOW, wait_for_workers
+
+    monkeypatch.setenv(URL, team_db.url("walt"))
+    walt = Services(sandbox=sandbox)
+    profile = walt.book.start_profile()
+    tracker = Tracker()
+    transport = httpx.ASGITransport(app=sandbox.app)
+    async with StablePayClient("http://localhost", SANDBOX_KEY, transport=transport) as client:
+        await IncrementalWatch(tracker).poll(client, FIXED_NOW)  # the watcher's first poll and sweep
+        radar = snapshot(tracker, FIXED_NOW)
+        assert await walt.record.run(lambda r: team_feed(r).mark_sweep(profile.name, 300, radar))
+
+        monkeypatch.setenv(URL, team_db.url("bob"))
+        from stablepay_console.storage import watch_state
+
+        watch_state.save_radar_seconds(300)  # the console's own radar poll is 5 minutes away: only LISTEN is quicker
+        app = make_app(radar=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for_workers(pilot)
+            before = app.radar_label
+            assert app.radar_source == "radar from the team watcher (walt)" and before
+            due_before = int(before.split(" due")[0]) if " due" in before else 0
+            rfi = await control(walt, "/_sandbox/rfis", {"kind": "transaction", "expiresInMinutes": 10 * 60})
+            taker = DeliveryTaker(walt.record, profile, client, tracker, lambda: FIXED_NOW, lambda _: None,
+                                  lambda _: None)
+            assert (await taker(parse(about(rfi)))).said == TAKEN
+            for _ in range(1200):  # a minute at most, well before the console's own poll
+                if app.radar_label.startswith(f"{due_before + 1} due"):
+                    break
+                await pilot.pause(0.05)
+            assert app.radar_label.startswith(f"{due_before + 1} due"), (app.radar_label, before)
+    assert rfi.round is not None and rfi.round.expires_at == FIXED_NOW + timedelta(hours=10)

@@ -207,9 +207,10 @@ class DeliveryLedger(Protocol):
         ...
 
     def take_delivery(self, profile: str, event_id: str, event_type: str, led_to: str,
-                      pages: Sequence[SeenPage]) -> bool:
-        """Keep the delivery and record `pages` (what the API said), in one transaction; False when it was taken
-        before, and then nothing is written."""
+                      pages: Sequence[SeenPage], radar: str | None = None) -> bool:
+        """Keep the delivery and record `pages` (what the API said) and the watcher's `radar` (the banner's count,
+        its sweep's time unchanged), in one transaction; False when it was taken before, and then nothing is
+        written. Every console of the team hears of it (LISTEN)."""
         ...
 
 

@@ -6,7 +6,9 @@
 3. The delivery's row and the facts it led to are written in one transaction of the team record
    (`DeliveryLedger.take_delivery`): the unique key (server, eventId) is the database's, so of two
    watchers given the same delivery one writes and the other finds it taken.
-4. Only then is it acknowledged, and its events reported (`on_events`), and the watch's memory moved on.
+   With them goes the watcher's radar as it now stands (the banner's count), and the database tells every
+   console of the team (LISTEN): they read the count and the needs-action view again.
+4. Only then is it acknowledged, and its events reported (`on_taken`), and the watch's memory moved on.
 
 The team record unreachable, or the API failing: **503**, the provider retries (for 24 hours), and the
 sweep remains the reconcile for whatever a retry never brings. Deliveries are taken one at a time, so two
@@ -21,6 +23,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from stablepay_console.services.history import sighting
+from stablepay_console.services.team.radar import snapshot
+from stablepay_console.services.watch.events import Tracker
 from stablepay_console.services.watch.hints import Learned, learn
 from stablepay_console.services.webhooks.receiver import Outcome
 from stablepay_console.storage.record import RecordError, delivery_ledger
@@ -29,7 +33,6 @@ from stablepay_console.storage.record_types import SeenPage
 if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient
     from stablepay_console.profiles.model import Profile
-    from stablepay_console.services.watch.events import Tracker
     from stablepay_console.services.webhooks.envelope import Envelope
     from stablepay_console.storage.record_worker import RecordWorker
 
@@ -77,9 +80,10 @@ class DeliveryTaker:
             sightings = tuple(sighting(rfi) for rfi in learned.rfis)
             pages = [SeenPage(name, self.profile.environment, now, sightings)] if sightings else []
             led_to = learned.summary()
+            radar = snapshot(Tracker(seen={**self.tracker.seen, **learned.scratch.seen}), now)
             try:
                 taken = await self.record.run(lambda r: delivery_ledger(r).take_delivery(
-                    name, envelope.event_id, envelope.event_type, led_to, pages))
+                    name, envelope.event_id, envelope.event_type, led_to, pages, radar))
             except RecordError as exc:
                 return self._unavailable(envelope, str(exc))
             if not taken:

@@ -34,8 +34,10 @@ def known(conn: psycopg.Connection, server: str, event_id: str) -> bool:
 
 
 def take(conn: psycopg.Connection, scope_of: Callable[[str], str], profile: str, event_id: str, event_type: str,
-         led_to: str, pages: Sequence[SeenPage], cap_rows: bool) -> bool:
-    """Insert the delivery and, when it is new, record `pages`; False: it was taken before (nothing written)."""
+         led_to: str, pages: Sequence[SeenPage], cap_rows: bool, radar: str | None = None) -> bool:
+    """Insert the delivery and, when it is new, record `pages` and the watcher's radar (`radar`: what the banner
+    counts, as `sweeps.mark` keeps it; the time of the last sweep stays, since no sweep happened); False: it was
+    taken before (nothing written)."""
     server = scope_of(profile)
     row = conn.execute(
         "INSERT INTO stablepay.webhook_events (server, event_id, event_type, led_to) VALUES (%s, %s, %s, %s) "
@@ -46,6 +48,8 @@ def take(conn: psycopg.Connection, scope_of: Callable[[str], str], profile: str,
         return False
     if pages:
         seen.observe(conn, scope_of, pages)
+    if radar is not None:
+        conn.execute("UPDATE stablepay.sweeps SET radar = %s WHERE server = %s", (radar, server))
     conn.execute("DELETE FROM stablepay.webhook_events WHERE server = %s AND received_at < clock_timestamp() - "
                  "make_interval(days => %s)", (server, KEEP_DAYS))
     if cap_rows:
@@ -75,7 +79,7 @@ class PgDeliveries:
             return known(conn, self.scope_of(profile), event_id)
 
     def take_delivery(self, profile: str, event_id: str, event_type: str, led_to: str,
-                      pages: Sequence[SeenPage]) -> bool:
+                      pages: Sequence[SeenPage], radar: str | None = None) -> bool:
         """Keep the delivery and what it led to, in one transaction; False: taken before, nothing written.
         Only the team watcher's role takes deliveries (a RecordError for any other: it records API facts)."""
         from stablepay_console.storage.record import RecordError
@@ -87,5 +91,5 @@ class PgDeliveries:
         self._taken += 1
         with self._tx("record the webhook delivery and what it led to", OBSERVE_SECONDS) as conn:
             return take(conn, self.scope_of, profile, event_id, event_type, led_to, pages,
-                        cap_rows=self._taken % PRUNE_ROWS_EVERY == 1)
+                        cap_rows=self._taken % PRUNE_ROWS_EVERY == 1, radar=radar)
 

@@ -218,6 +218,10 @@ class InboxScreen(ConsoleScreen):
 
     @on(TeamChanged)
     def read_team_again(self, message: TeamChanged) -> None:
+        from stablepay_console.tui.radar import in_needs_action
+
+        if message.change.kind == "deliveries" and in_needs_action(self):
+            self._auto()  # the team watcher's facts changed: the view reads them again (from the record)
         if message.touches("claims"):
             self.claims.read()
         if message.touches("claims", "triage"):

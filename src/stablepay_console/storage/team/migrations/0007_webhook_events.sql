@@ -7,7 +7,9 @@
 --   it led to (a short JSON summary). The watcher inserts it in the same transaction as the facts the
 --   delivery led to, so an acknowledged delivery is a recorded one;
 -- - only stablepay_watcher writes it (and prunes it: the history is bounded, 30 days and 100,000 rows a
---   server); everyone of the team reads it. Who and when are the database's, whatever the insert says.
+--   server); everyone of the team reads it. Who and when are the database's, whatever the insert says;
+-- - each delivery taken is announced to the consoles (LISTEN stablepay_record, kind `deliveries`): they read
+--   again what the watcher's facts feed (the banner's count, the needs-action view).
 -- A file that shipped is never edited: a change is the next numbered file.
 
 CREATE TABLE stablepay.webhook_events (
@@ -30,6 +32,16 @@ BEGIN
 END $$;
 CREATE TRIGGER webhook_events_taken BEFORE INSERT ON stablepay.webhook_events
     FOR EACH ROW EXECUTE FUNCTION stablepay.webhook_event_taken();
+
+CREATE FUNCTION stablepay.tell_delivery() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM pg_notify('stablepay_record', json_build_object(
+        'kind', 'deliveries', 'op', 'insert', 'server', left(NEW.server, 2000), 'rfi', '', 'who', current_user)::text);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER webhook_events_tell AFTER INSERT ON stablepay.webhook_events
+    FOR EACH ROW EXECUTE FUNCTION stablepay.tell_delivery();
 
 REVOKE ALL ON stablepay.webhook_events FROM PUBLIC;
 GRANT SELECT ON stablepay.webhook_events TO stablepay_analyst, stablepay_watcher;
