@@ -207,3 +207,39 @@ async def test_a_colleagues_banner_counts_a_delivered_request_through_listen(  #
                 await pilot.pause(0.05)
             assert app.radar_label.startswith(f"{due_before + 1} due"), (app.radar_label, before)
     assert rfi.round is not None and rfi.round.expires_at == FIXED_NOW + timedelta(hours=10)
+
+
+async def test_a_colleagues_needs_action_view_shows_a_delivered_request(  # type: ignore[no-untyped-def]
+        make_app, sandbox: Any, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stablepay_console.api.client import StablePayClient
+    from stablepay_console.sandbox import SANDBOX_KEY
+    from stablepay_console.storage.record import team_feed
+    from tests.conftest import FIXED_NOW, wait_for_workers
+
+    monkeypatch.setenv(URL, team_db.url("walt"))
+    walt = Services(sandbox=sandbox)
+    profile = walt.book.start_profile()
+    assert await walt.record.run(lambda r: team_feed(r).mark_sweep(profile.name, 300, '{"issued": []}'))
+    monkeypatch.setenv(URL, team_db.url("bob"))
+    app = make_app()
+    transport = httpx.ASGITransport(app=sandbox.app)
+    async with StablePayClient("http://localhost", SANDBOX_KEY, transport=transport) as client, \
+            app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        await pilot.press("a")  # needs action: from the fresh team watcher's facts
+        await wait_for_workers(pilot)
+
+        def shown() -> list[str]:
+            current = app.screen.paging.action.current
+            return [r.id for r in current.value] if current is not None else []
+
+        rfi = await control(walt, "/_sandbox/rfis", {"kind": "transaction", "expiresInMinutes": TEN_DAYS})
+        assert rfi.id not in shown()
+        taker = DeliveryTaker(walt.record, profile, client, Tracker(primed=True), lambda: FIXED_NOW,
+                              lambda _: None, lambda _: None)
+        assert (await taker(parse(about(rfi)))).said == TAKEN
+        for _ in range(600):  # 30 s at most: nothing else reads the view again meanwhile
+            if rfi.id in shown():
+                break
+            await pilot.pause(0.05)
+        assert rfi.id in shown(), "the view read the team watcher's facts again when the delivery was taken"

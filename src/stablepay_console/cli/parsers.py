@@ -32,7 +32,7 @@ how late each event can be, and what it costs the server:
 With --once (cron), the first run at least --sweep after the last sweep sweeps.
 With --webhooks, a new request, a new round or a close of a transaction request
   is reported as its delivery arrives (seconds): each delivery reads its
-  transfer's user's transaction requests (usually one request), one delivery
+  transfer's user's transaction requests (usually one API request), one delivery
   at a time, through the same limit as the polls; onboarding requests have no
   event and stay with the polls.
 """

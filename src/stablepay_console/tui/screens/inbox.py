@@ -218,9 +218,7 @@ class InboxScreen(ConsoleScreen):
 
     @on(TeamChanged)
     def read_team_again(self, message: TeamChanged) -> None:
-        from stablepay_console.tui.radar import in_needs_action
-
-        if message.change.kind == "deliveries" and in_needs_action(self):
+        if message.change.kind == "deliveries" and self.paging.view == NEEDS_ACTION:
             self._auto()  # the team watcher's facts changed: the view reads them again (from the record)
         if message.touches("claims"):
             self.claims.read()
