@@ -137,6 +137,7 @@ class Watcher:
         async with self.session.client() as client:
             if hooks is None:
                 return await self._polls(client, interval, once)
+            from stablepay_console.api.urls import is_loopback
             from stablepay_console.cli import webhooks
             from stablepay_console.services.webhooks.receiver import Receiver
             from stablepay_console.services.webhooks.taking import DeliveryTaker
@@ -153,6 +154,8 @@ class Watcher:
                 fail(f"cannot receive webhooks on {hooks.where.url}: {exc.strerror or exc}")
                 return FAILED
             note(f"Receiving webhooks on {hooks.where.url} (POST, verified with the key given).")
+            if not is_loopback(hooks.where.host):
+                note("That address is reached over plain HTTP: put the TLS proxy in front (docs/webhooks.md).")
             try:
                 return await self._polls(client, interval, once)
             finally:
