@@ -91,7 +91,9 @@ async def test_a_delivery_is_taken_once_with_what_the_api_said(watchers: list[Wa
         take = walt.taker(client)
         first = await take(parse(body))
         again = await take(parse(body))  # the provider retries (its acknowledgement was lost)
-    assert (first.said, again.said) == (TAKEN, TAKEN_BEFORE)
+        restarted = await watchers[1].taker(client)(parse(body))  # a new process: nothing in its memory
+    assert (first.said, again.said, restarted.said) == (TAKEN, TAKEN_BEFORE, TAKEN_BEFORE)
+    assert watchers[1].events() == [], "also across a restart, it is not processed twice"
     assert walt.events() == [(NEW_REQUEST, rfi.id)], "reported once"
     taken = rows(team_db, "SELECT event_id, event_type, by_role, led_to FROM stablepay.webhook_events")
     assert len(taken) == 1 and taken[0][2] == "walt" and rfi.id in taken[0][3]
