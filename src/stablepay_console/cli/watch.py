@@ -7,6 +7,10 @@ deadlines, which the clock finds (see `services.watch_poll`). What was seen, and
 was, is saved in the data folder after each poll, so a restart (or the next `--once` from cron) does
 not repeat old events or sweep again early. A failed poll is reported on stderr and retried later,
 backing off, and never sooner than the server's `Retry-After`.
+
+With `--webhooks HOST:PORT --webhook-key FILE` (the team record only) the watch also receives the provider's
+deliveries (`cli.webhooks`, `services.webhooks`): each is verified, taken once in the team record, and its
+events print at once (`"via": "webhook"`; a poll's say `"via": "poll"`).
 """
 
 from __future__ import annotations
@@ -151,6 +155,7 @@ class Watcher:
             try:
                 await server.start()
             except OSError as exc:
+                await bare.aclose()
                 fail(f"cannot receive webhooks on {hooks.where.url}: {exc.strerror or exc}")
                 return FAILED
             note(f"Receiving webhooks on {hooks.where.url} (POST, verified with the key given).")
