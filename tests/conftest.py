@@ -253,6 +253,7 @@ LONG_POLES = (
     "tests/test_sanitize.py::test_across_the_whole_unicode_range",
     "tests/test_ping_paths.py",
     "tests/test_fuzz.py",
+    "tests/test_webhook_e2e.py",
 )
 """Tests that each take from 15 s to over 2 minutes of a loaded 2-core run, longest first (prefixes of test
 ids). They run before the rest: the tests are handed to the workers one at a time in this order

@@ -85,6 +85,8 @@ class Offer(StrEnum):
     ACT_ENTRIES = "act entries"
     """The store writes the audit entry of a claim, a release, a step and a policy change itself, with the act;
     the services append them only where it does not."""
+    DELIVERIES = "deliveries"
+    """The provider's webhook deliveries the team watcher took, deduplicated by the store (`DeliveryLedger`)."""
 
 
 class HistoryRecord(Protocol):
@@ -215,6 +217,21 @@ class TeamFeed(Protocol):
         ...
 
 
+class DeliveryLedger(Protocol):
+    """The webhook deliveries the team watcher took (a store that offers DELIVERIES), one per (server, eventId)."""
+
+    def delivery_known(self, profile: str, event_id: str) -> bool:
+        """Whether the delivery was taken before (by this watcher or another on the same record)."""
+        ...
+
+    def take_delivery(self, profile: str, event_id: str, event_type: str, led_to: str,
+                      pages: Sequence[SeenPage], radar: str | None = None) -> bool:
+        """Keep the delivery and record `pages` (what the API said) and the watcher's `radar` (the banner's count,
+        its sweep's time unchanged), in one transaction; False when it was taken before, and then nothing is
+        written. Every console of the team hears of it (LISTEN)."""
+        ...
+
+
 class Assignments(Protocol):
     """A lead gives a request to an analyst (a store that offers ASSIGNMENT)."""
 
@@ -250,6 +267,14 @@ def assignments(record: Record) -> Assignments:
         raise RecordError("Assignment needs the team record: in a record of your own, a request is yours to claim "
                           "(`rfis claim ID`).")
     return cast(Assignments, record)
+
+
+def delivery_ledger(record: Record) -> DeliveryLedger:
+    """The record as the ledger of webhook deliveries; ask `Offer.DELIVERIES in record.offers` first."""
+    if Offer.DELIVERIES not in record.offers:
+        raise RecordError("Webhook deliveries are deduplicated in the team record (STABLEPAY_RECORD_URL): a "
+                          "record of your own keeps none.")
+    return cast(DeliveryLedger, record)
 
 
 def team_feed(record: Record) -> TeamFeed:

@@ -49,6 +49,7 @@ from stablepay_console.storage.team.connection import (
     need_psycopg,
     problem,
 )
+from stablepay_console.storage.team.deliveries import PgDeliveries
 from stablepay_console.storage.team.feed import PgFeed
 from stablepay_console.storage.team.schema import LEAD, WATCHER, check_version
 from stablepay_console.storage.team.triage import PgTriage
@@ -72,7 +73,7 @@ def _note(profile: str, rfi_id: str, row: tuple[Any, ...]) -> Note:
     return Note(int(note_id), profile, rfi_id, str(author), at, str(text), imported)
 
 
-class PgRecord(PgClaims, PgAssignment, PgTriage, PgFeed):
+class PgRecord(PgClaims, PgAssignment, PgTriage, PgFeed, PgDeliveries):
     """The team record. Not shared between threads: each thread (the record's worker) has its own."""
 
     offers = frozenset(Offer)

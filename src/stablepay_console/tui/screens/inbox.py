@@ -232,6 +232,8 @@ class InboxScreen(ConsoleScreen):
 
     @on(TeamChanged)
     def read_team_again(self, message: TeamChanged) -> None:
+        if message.change.kind == "deliveries" and self.paging.view == NEEDS_ACTION:
+            self._auto()  # the team watcher's facts changed: the view reads them again (from the record)
         if message.touches("claims"):
             self.claims.read()
         if message.touches("claims", "triage"):
