@@ -133,5 +133,6 @@ the receipt's hashes, and every recipient with the count and the exact total.
             )
             self.notify(reason, title="No explorer", severity="warning", timeout=5, markup=False)
             return
-        self.console.open_link(url, f"{details.chain.title()} explorer link")
-        self.console.services.audit.append("link.open", self.console.profile, target=details.id, what="explorer link")
+        outcome = self.console.open_link(url, f"{details.chain.title()} explorer link")
+        self.console.services.audit.append("link.open", self.console.profile, target=details.id, outcome=outcome,
+                                           what="explorer link")
