@@ -191,6 +191,7 @@ async def test_opening_an_explorer_link_is_audited(make_app, monkeypatch) -> Non
         await wait_for_workers(pilot)
     (opened,) = entries(app.services, "link.open")
     assert opened.target == BATCH_50_ID and opened.details == {"what": "explorer link"}
+    assert opened.outcome == "opened in a browser"  # webbrowser.open said True: a browser took it
 
 
 # --- what an entry holds -----------------------------------------------------------------------------------------
