@@ -93,7 +93,8 @@ def test_a_tab_over_the_per_user_limit_says_why_in_the_page(isolated_config: Pat
 
 
 def test_token_sign_in_with_a_team_record_is_refused_naming_the_trusted_header() -> None:
-    from stablepay_console.web.settings import WebSettings, startup_refusal
+    from stablepay_console.web.settings import WebSettings
+    from stablepay_console.web.signin import startup_refusal
 
     why = startup_refusal(WebSettings(), team=True, server_user="svc-console")
     assert why is not None
@@ -110,7 +111,8 @@ def test_token_sign_in_with_a_team_record_is_refused_naming_the_trusted_header()
 ], ids=["account-name", "no-console-at-all", "none-per-user"])
 def test_every_other_configuration_no_sign_in_could_use_is_refused(settings: dict[str, int], user: str,
                                                                    said: str) -> None:
-    from stablepay_console.web.settings import WebSettings, startup_refusal
+    from stablepay_console.web.settings import WebSettings
+    from stablepay_console.web.signin import startup_refusal
 
     why = startup_refusal(WebSettings(**settings), team=False, server_user=user)  # type: ignore[arg-type]
     assert why is not None and said in why

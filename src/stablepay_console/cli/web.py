@@ -81,8 +81,7 @@ def run_web(args: argparse.Namespace) -> int:
     from stablepay_console.storage.team import url as record_url
     from stablepay_console.storage.team.connection import ROLE_VARIABLE
     from stablepay_console.web.proxy import unix_socket
-    from stablepay_console.web.settings import startup_refusal
-    from stablepay_console.web.signin import SignIns
+    from stablepay_console.web.signin import SignIns, startup_refusal
 
     try:
         settings = settings_from(args)
