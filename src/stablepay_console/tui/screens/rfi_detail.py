@@ -312,16 +312,18 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         if r is None or not r.link:
             self.notify(link_absence_reason(self.rfi), title="No link", severity="warning", markup=False)
             return
-        self.console.open_link(r.link, "hosted reply page")
-        self.console.services.audit.append("link.open", self.console.profile, target=self.rfi.id, what="hosted link")
+        outcome = self.console.open_link(r.link, "hosted reply page")
+        self.console.services.audit.append("link.open", self.console.profile, target=self.rfi.id, outcome=outcome,
+                                           what="hosted link")
 
     def action_copy_link(self) -> None:
         r = self.rfi.round
         if r is None or not r.link:
             self.notify(link_absence_reason(self.rfi), title="No link", severity="warning", markup=False)
             return
-        self.console.copy_link(r.link, "hosted link")  # only an https (or loopback) link, sanitised
-        self.console.services.audit.append("link.copy", self.console.profile, target=self.rfi.id, what="hosted link")
+        outcome = self.console.copy_link(r.link, "hosted link")  # only an https (or loopback) link, sanitised
+        self.console.services.audit.append("link.copy", self.console.profile, target=self.rfi.id, outcome=outcome,
+                                           what="hosted link")
 
     def action_copy_id(self, what: str) -> None:
         rfi = self.rfi
