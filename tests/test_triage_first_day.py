@@ -182,7 +182,7 @@ def test_a_version_5_record_with_roundless_steps_is_repaired_and_says_so(
 
     monkeypatch.setattr(record_pg_schema, "migrations", lambda: every)
     with bare_db.connect(OWNER) as conn:
-        assert (init_schema(conn).before, LATEST) == (5, 6)
+        assert init_schema(conn).before == 5 and LATEST >= 6
 
     with bare_db.connect() as conn:
         assert conn.execute("SELECT seq, hash, detail FROM stablepay.audit ORDER BY seq").fetchall() == before

@@ -92,8 +92,6 @@ def _changed(conn: psycopg.Connection, server: str, environment: str, s: RfiSigh
 
 def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Sequence[SeenPage]) -> int:
     """Record what fetches saw (inside the caller's transaction); how many requests were new or changed."""
-    from psycopg import sql
-
     from stablepay_console.storage.record_types import stamp
 
     changed = 0
@@ -112,20 +110,8 @@ def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Seq
         known = {row[0]: tuple(row[1:]) for row in rows}
         same = [s for s in latest.values()
                 if s.rfi_id in known and known[s.rfi_id][0] == s.fingerprint and known[s.rfi_id][5] is None]
-        with conn.cursor() as cur:
-            if same:
-                cur.executemany(
-                    "UPDATE stablepay.rfis SET last_seen = GREATEST(last_seen, %s) WHERE server = %s AND rfi_id = %s",
-                    [(seen, server, s.rfi_id) for s in same],
-                )
-                for table, column in (("statuses", 2), ("rounds", 3)):
-                    ids = [known[s.rfi_id][column] for s in same if known[s.rfi_id][column] is not None]
-                    if ids:
-                        cur.execute(
-                            sql.SQL("UPDATE {} SET last_seen = GREATEST(last_seen, %s) WHERE id = ANY(%s)").format(
-                                sql.Identifier("stablepay", table)),
-                            (seen, ids),
-                        )
+        if same:
+            _seen_again(conn, server, [(s.rfi_id, known[s.rfi_id]) for s in same], seen)
         new = [s for s in latest.values() if s.rfi_id not in known]
         if new:
             _first_seen(conn, server, page.environment, new, seen)
@@ -136,6 +122,25 @@ def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Seq
                 _changed(conn, server, page.environment, s, seen, found)
                 changed += 1
     return changed
+
+
+def _seen_again(conn: psycopg.Connection, server: str, same: list[tuple[str, tuple[Any, ...]]], seen: str) -> None:
+    """Requests seen unchanged: only "last seen" moves, one batched statement per table."""
+    from psycopg import sql
+
+    with conn.cursor() as cur:
+        cur.executemany(
+            "UPDATE stablepay.rfis SET last_seen = GREATEST(last_seen, %s) WHERE server = %s AND rfi_id = %s",
+            [(seen, server, rfi_id) for rfi_id, _ in same],
+        )
+        for table, column in (("statuses", 2), ("rounds", 3)):
+            ids = [found[column] for _, found in same if found[column] is not None]
+            if ids:
+                cur.execute(
+                    sql.SQL("UPDATE {} SET last_seen = GREATEST(last_seen, %s) WHERE id = ANY(%s)").format(
+                        sql.Identifier("stablepay", table)),
+                    (seen, ids),
+                )
 
 
 def _first_seen(conn: psycopg.Connection, server: str, environment: str, new: list[RfiSighting], seen: str) -> None:
