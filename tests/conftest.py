@@ -215,6 +215,19 @@ def _hypothesis_tables() -> None:
         pass
 
 
+def _hypothesis_without_speed_checks() -> None:
+    """No Hypothesis test fails for being slow: on a busy machine its health check ("input generation is slow")
+    and its per-example deadline failed whole runs that passed alone, and neither is a rule of the console. Every
+    `@settings` of a test inherits this profile for what it does not set itself."""
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("stablepay", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("stablepay")
+
+
+_hypothesis_without_speed_checks()
+
+
 GC_THRESHOLD = (10_000, 10, 10)
 """The cyclic garbage collector's thresholds in a test process (Python's default starts at 700 allocations).
 
@@ -240,6 +253,7 @@ LONG_POLES = (
     "tests/test_sanitize.py::test_across_the_whole_unicode_range",
     "tests/test_ping_paths.py",
     "tests/test_fuzz.py",
+    "tests/test_webhook_e2e.py",
 )
 """Tests that each take from 15 s to over 2 minutes of a loaded 2-core run, longest first (prefixes of test
 ids). They run before the rest: the tests are handed to the workers one at a time in this order

@@ -95,7 +95,14 @@ async def test_each_rotation_step_is_audited_and_no_key_is_kept(sandbox: Sandbox
     assert await rotation.verify_new()
     rotation.switch()
     steps = entries(services, "key.rotation")
-    assert [(e.details["step"], e.outcome) for e in steps] == [(1, "ok"), (2, "ok"), (3, "ok"), (4, "ok"), (5, "ok")]
+    assert [e.outcome for e in steps] == [
+        "started at step 1 (Generate the new key in the dashboard)",
+        "done: step 1 (Generate the new key in the dashboard); next step 2 (Paste the new key)",
+        "done: step 2 (Paste the new key); next step 3 (Verify the new key with /ping)",
+        "done: step 3 (Verify the new key with /ping); next step 4 (Switch the profile to the new key)",
+        "done: step 4 (Switch the profile to the new key); next step 5 (Delete the old key in the dashboard)",
+    ]
+    assert [e.details["step"] for e in steps] == [1, 2, 3, 4, 5]
     assert steps[2].details["title"] == "Verify the new key with /ping"
     assert all(e.target == "embedded" for e in steps)
     text = repr(entries(services))
@@ -107,7 +114,32 @@ async def test_an_abandoned_rotation_says_so(sandbox: Sandbox) -> None:
     rotation = rotation_with_audit(services)
     rotation.start()
     rotation.abandon()
-    assert [e.outcome for e in entries(services, "key.rotation")] == ["ok", "abandoned"]
+    assert [e.outcome for e in entries(services, "key.rotation")] == [
+        "started at step 1 (Generate the new key in the dashboard)",
+        "abandoned at step 1 (Generate the new key in the dashboard); the profile keeps its key"]
+
+
+async def test_a_refused_new_key_and_a_live_old_key_are_logged_as_failed_steps(sandbox: Sandbox) -> None:
+    """The step that failed is named with where the wizard went back to; no key, not even masked."""
+    services = Services(sandbox=sandbox, clock=lambda: FIXED_NOW)
+    sandbox.add_key(CANARY_KEY, "canary")
+    rotation = rotation_with_audit(services)
+    rotation.start()
+    rotation.confirm_generated()
+    rotation.paste(ApiKey("sk_sandbox_this_key_was_mistyped_0000"))
+    assert not await rotation.verify_new()
+    rotation.paste(ApiKey(CANARY_KEY))
+    assert await rotation.verify_new()
+    rotation.switch()
+    rotation.confirm_deleted()  # not deleted in the dashboard: the old key still answers
+    assert not await rotation.verify_old()
+    outcomes = [e.outcome for e in entries(services, "key.rotation")]
+    assert outcomes[3] == "failed: step 3 (Verify the new key with /ping); back to step 2 (Paste the new key)"
+    assert outcomes[-1] == ("failed: step 6 (Check the old key is refused; forget it); back to step 5 (Delete the "
+                            "old key in the dashboard)")
+    assert sum(o.startswith("failed: ") for o in outcomes) == 2
+    text = repr(entries(services))
+    assert CANARY_KEY[-4:] not in text and "…" not in text  # a masked key reads sk_s…0000
 
 
 async def test_a_metric_export_is_audited(make_app, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -159,6 +191,7 @@ async def test_opening_an_explorer_link_is_audited(make_app, monkeypatch) -> Non
         await wait_for_workers(pilot)
     (opened,) = entries(app.services, "link.open")
     assert opened.target == BATCH_50_ID and opened.details == {"what": "explorer link"}
+    assert opened.outcome == "opened in a browser"  # webbrowser.open said True: a browser took it
 
 
 # --- what an entry holds -----------------------------------------------------------------------------------------

@@ -65,7 +65,7 @@ def rendered(app: App[Any], selector: str) -> str:
 
 
 def notices(app: App[Any]) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return [str(n.message) for n in app.said]
 
 
 async def each_value(values: dict[str, str], check: Callable[[str], Awaitable[None]]) -> None:

@@ -192,14 +192,17 @@ async def test_not_found_shows_server_message_and_keeps_previous_result(  # type
         assert screen.query_one("#batch-recipients", DataTable).row_count == 3
         assert MISSING_ID not in Prefs("embedded").recent("recent_batches")
         assert screen.query_one("#batch-result").has_class("-stale")  # greyed: it is not the answer to the ID typed
-        # r reloads what is shown, never the other ID typed in the field.
-        calls = sandbox.api_calls().count(batch_get(BATCH_SMALL_ID))
+        # r tries again the ID the message names (the one that failed), never the one greyed on screen.
+        assert f"r tries transfer {MISSING_ID} again." in message
+        shown_calls = sandbox.api_calls().count(batch_get(BATCH_SMALL_ID))
+        missing_calls = sandbox.api_calls().count(batch_get(MISSING_ID))
         screen.query_one("#batch-recipients").focus()
         await pilot.press("r")
         await wait_for_workers(pilot)
-        assert sandbox.api_calls().count(batch_get(BATCH_SMALL_ID)) == calls + 1
-        assert sandbox.api_calls().count(batch_get(MISSING_ID)) == 1
-        assert not screen.query_one("#batch-result").has_class("-stale")
+        assert sandbox.api_calls().count(batch_get(MISSING_ID)) == missing_calls + 1
+        assert sandbox.api_calls().count(batch_get(BATCH_SMALL_ID)) == shown_calls
+        assert f"r tries transfer {MISSING_ID} again." in status(screen)
+        assert screen.query_one("#batch-result").has_class("-stale")  # still not the answer to the ID named
         assert screen.entry.value == MISSING_ID
 
 

@@ -118,3 +118,13 @@ def test_a_benchmark_writes_its_own_section_of_the_readme_and_nothing_else(
     assert "Measured at commit " in text
     with pytest.raises(SystemExit):
         common.write_readme("nowhere", "table", "python benchmarks/x.py")
+
+
+def test_the_webhook_benchmark_prints_delivery_to_colleague_beside_the_poll() -> None:
+    from tests.postgres import bin_dir, unavailable
+
+    if bin_dir() is None:
+        unavailable("no /usr/lib/postgresql/*/bin/initdb")
+    out = _quick("webhook_latency.py", "--quick")
+    assert re.search(r"^webhook: raised to a colleague's team view, p95\s+[\d.]+ s\s+150 s avg", out, re.MULTILINE), out
+    assert re.search(r"^webhook: API requests a delivery costs\s+[\d.]+ avg", out, re.MULTILINE), out

@@ -69,7 +69,8 @@ def test_watch_once_twice_prints_the_events_once_then_a_new_round_once(server: S
     new_round = next(e for e in third if e["event"] == "new_round")
     assert new_round["previousStatus"] == "submitted"
     assert new_round["rfi"]["currentRound"] == (submitted["currentRound"] or 0) + 1  # type: ignore[index]
-    assert set(new_round) == {"event", "detectedAt", "previousStatus", "rfi"}
+    assert set(new_round) == {"event", "detectedAt", "previousStatus", "rfi", "via"}
+    assert {e["via"] for e in third} == {"poll"}, "learned by polling (a webhook delivery says webhook)"
     assert events(watch(server, "--json")) == [], "reported once"
 
 

@@ -10,7 +10,11 @@ the chart, bars, the table) and the switch to the built-in production profile wi
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import time
 from collections.abc import Callable, Iterator
 from datetime import date, timedelta
 from decimal import Decimal
@@ -135,7 +139,20 @@ def keys_back(text: str) -> bool:
 # --- compliance analyst, Monday morning ------------------------------------------------------------------------------
 
 
-def test_compliance_analyst_triages_the_inbox(console: Terminal) -> None:
+def audited(term_env: dict[str, str], action: str) -> list[dict[str, object]]:
+    """The audit log's entries of `action`, as `audit log --json` prints them, once one is written (the console
+    appends on its record's thread)."""
+    deadline = time.monotonic() + 30
+    while True:
+        done = subprocess.run([console_command(), "audit", "log", "--json"], env={**os.environ, **term_env},
+                              capture_output=True, text=True, timeout=60, check=True)
+        found = [e for e in json.loads(done.stdout) if e["action"] == action]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
+
+
+def test_compliance_analyst_triages_the_inbox(console: Terminal, term_env: dict[str, str]) -> None:
     screen = console.wait_for(framed(), PAGE, "Deadline", re.compile(r"\bissued\b"), re.compile(r"1 (RFI i|I)nbox"))
     everything = total(screen)
 
@@ -157,6 +174,8 @@ def test_compliance_analyst_triages_the_inbox(console: Terminal) -> None:
     # Copy the hosted link to answer it.
     console.send("l")
     console.wait_for(framed(), "Copied the hosted link")
+    # A real terminal took the OSC 52 (whether it keeps it is the terminal's): the log says where it went.
+    assert [e["outcome"] for e in audited(term_env, "link.copy")] == ["sent to the terminal by OSC 52"]
 
     # Back in the inbox: the submitted ones, page two, one whose link is gone and why.
     console.send("Escape")

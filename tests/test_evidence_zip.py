@@ -116,9 +116,9 @@ async def test_in_a_browser_a_server_with_nowhere_to_stage_says_so_and_keeps_run
     async with app.run_test(size=(120, 40)) as pilot:
         await open_detail(pilot, rfi)
         await pilot.press("e")
-        await until(pilot, lambda: any(n.title == "No evidence pack" for n in app._notifications),
+        await until(pilot, lambda: any(n.title == "No evidence pack" for n in app.said),
                     "the console never said there was no pack")
-        said = next(n.message for n in app._notifications if n.title == "No evidence pack")
+        said = next(n.message for n in app.said if n.title == "No evidence pack")
         assert "could not be staged on the server" in said and "Read-only file system" in said, said
         assert app.is_running and app.screen.rfi.id == rfi.id  # type: ignore[attr-defined]
     assert list(work.iterdir()) == [] and small_disk.files() == []

@@ -58,7 +58,7 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def messages(app: Any) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    return [f"{n.title}: {n.message}" for n in app.said]
 
 
 def static_text(app: Any, selector: str) -> str:
@@ -233,7 +233,7 @@ async def test_open_and_copy_go_through_the_link_check(make_app, monkeypatch) ->
         app.copy_with_notice("id\x1b]52;c;cGFzdGVk\x07\u202e", "the \x1b[31mID")
         await pilot.pause()
         assert app.clipboard == "id\\x1b]52;c;cGFzdGVk\\x07\\u202e"
-        assert "Copied: Copied the \\x1b[31mID to the clipboard." in messages(app)
+        assert "Not copied: The \\x1b[31mID was not copied: no terminal is attached to take it." in messages(app)
 
 
 # --- duplicates ------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from tests.test_profiles_screen import OLD_PROD_KEY, add_team_profile, banner, b
 
 
 def notices(app: ConsoleApp) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    return [f"{n.title}: {n.message}" for n in app.said]
 
 
 async def start_on(profile: Profile, sandbox: Sandbox) -> ConsoleApp:

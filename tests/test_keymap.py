@@ -62,7 +62,7 @@ async def test_a_key_claimed_twice_on_one_screen_is_refused_naming_both_ids() ->
     app = build_app()
     async with app.run_test(size=SMALL) as pilot:
         await open_mode(pilot, "batch")
-        said = " ".join(n.message for n in app._notifications)
+        said = " ".join(n.message for n in app.said)
         assert "batch.reload" in said and "batch.copy" in said and "'c'" in said, said
         assert "default keys are in use" in said
         assert footer_keys(app)["reload"].key_display == "r", "the file is not used: the default keys stay"
@@ -73,7 +73,7 @@ async def test_an_unknown_id_is_named() -> None:
     app = build_app()
     async with app.run_test(size=SMALL) as pilot:
         await wait_for_workers(pilot)
-        said = " ".join(n.message for n in app._notifications)
+        said = " ".join(n.message for n in app.said)
         assert "'batch.relaod'" in said, said
 
 

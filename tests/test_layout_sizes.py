@@ -257,8 +257,9 @@ async def test_the_tabs_use_the_full_titles_when_they_fit(size: tuple[int, int])
 
 @pytest.mark.parametrize(
     ("size", "dropped", "whole_ids"),
-    [((80, 24), {"at", "subject", "held", "user"}, False), ((120, 40), {"at"}, False), ((200, 50), set(), True)],
-    ids=["80x24", "120x40", "200x50"],
+    [((80, 24), {"at", "subject", "held", "user"}, False), ((120, 40), {"at"}, False), ((200, 50), set(), False),
+     ((250, 50), set(), True)],
+    ids=["80x24", "120x40", "200x50", "250x50"],  # from 160 columns the request's ID comes before the user's whole
 )
 async def test_inbox_columns_by_priority(size: tuple[int, int], dropped: set[str], whole_ids: bool) -> None:
     app = build_app()
@@ -270,9 +271,9 @@ async def test_inbox_columns_by_priority(size: tuple[int, int], dropped: set[str
         assert {"created", "status", "kind", "round", "step", "sla", "deadline"} <= shown
         assert not shown & dropped and [key.value for key in table.columns] == list(table.shown_columns)
         assert shown | dropped == {"created", "at", "status", "kind", "subject", "user", "held", "round", "step", "sla",
-                                   "deadline"}
+                                   "deadline"} | ({"id"} if size[0] >= 160 else set())  # the whole ID from 160 columns
         assert table.max_scroll_x == 0, "every column shown fits: nothing is cut at the border"
-        header = next(line for line in screen_lines(app) if line.lstrip().startswith("Created"))
+        header = next(line for line in screen_lines(app) if line.lstrip().startswith(("Created", "ID ")))
         assert "Deadline" in header
         rfi = table.highlighted
         assert rfi is not None and rfi.user_id

@@ -361,7 +361,7 @@ async def test_add_rename_remove_bookmarks_persist_per_profile(make_app, sandbox
         await run_id(pilot, METRIC_MONTHLY_VOLUME_ID)
         await pilot.press("b")
         await pilot.pause()
-        assert "Already bookmarked as 'Monthly gross volume'." in [n.message for n in app._notifications]
+        assert "Already bookmarked as 'Monthly gross volume'." in [n.message for n in app.said]
 
         mid = serve(sandbox, body_of([{"periodStart": "2026-01-01", "v": 1}]))
         await run_id(pilot, mid)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 
 import httpx
@@ -170,3 +173,62 @@ def test_the_key_never_reaches_argv_output_or_the_profiles_file(cli: Cli, isolat
     assert no_canary_in(cli.said)
     assert no_canary_in((isolated_config / "profiles.toml").read_text(encoding="utf-8"))
     assert cli.book.keys.get(entry_name("team")) == ApiKey(CANARY_KEY)
+
+
+# --- a newcomer on a machine without a keyring ---------------------------------------------------------------------
+
+
+def console(*argv: str) -> subprocess.CompletedProcess[str]:
+    """The installed command, as a newcomer types it, on a machine with no keyring (keyring's `fail` backend)."""
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    return subprocess.run([sys.executable, "-m", "stablepay_console", *argv], capture_output=True, text=True,
+                          env=env, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def test_a_profile_added_without_default_never_locks_the_console_out() -> None:
+    """add without --default, list, use embedded, start: the console starts on the built-in sandbox throughout,
+    and `profile list` names the built-in profiles."""
+    from stablepay_console.profiles.model import EMBEDDED_PROFILE
+    from stablepay_console.tui.runtime.boot import built_in_start
+
+    no_keyring = console("profile", "add", "localprod", "--environment", "production", "--base-url",
+                         "https://api.example.com")  # a key asked for: nowhere to keep it, said once
+    assert no_keyring.returncode == 2
+    assert no_keyring.stderr.count("No system keyring was found") == 1
+    assert no_keyring.stderr.count("STABLEPAY_API_KEY") == 1 and "--no-key" in no_keyring.stderr
+    added = console("profile", "add", "localprod", "--environment", "production", "--base-url",
+                    "https://api.example.com", "--no-key")
+    assert added.returncode == 0, added.stderr
+    assert "The console still starts on embedded" in added.stdout
+    assert ProfileStore().load().default is None, "adding a profile did not make it the start profile"
+    assert built_in_start(None) == EMBEDDED_PROFILE
+
+    listed = console("profile", "list")
+    assert listed.returncode == 0, listed.stderr
+    rows = {line.split()[1] if line.startswith("*") else line.split()[0]: line
+            for line in listed.stdout.splitlines()[1:4]}
+    assert set(rows) == {"embedded", "embedded-production", "localprod"}
+    assert rows["embedded"].startswith("*") and "built-in" in rows["embedded"]
+    assert "built-in" in rows["embedded-production"] and "built-in" not in rows["localprod"]
+
+    used = console("profile", "use", "localprod")
+    assert used.returncode == 0
+    refused = console()  # the console on localprod, with no key here: refused before its UI, said once, a way back
+    assert refused.returncode == 2
+    assert refused.stderr.count("No system keyring was found") == 1
+    assert "profile use embedded" in refused.stderr
+
+    back = console("profile", "use", "embedded")
+    assert back.returncode == 0, back.stderr
+    assert "The console now starts on embedded (sandbox)." in back.stdout
+    assert built_in_start(None) == EMBEDDED_PROFILE
+    started = console("ping")
+    assert started.returncode == 0, started.stderr
+
+
+def test_a_built_in_profile_cannot_be_edited_or_removed_and_removing_the_default_goes_back_to_it(cli: Cli) -> None:
+    assert add(cli, "--default") == 0
+    assert ProfileStore().load().default == "team"
+    assert cli("remove", "embedded") == 2
+    assert cli("remove", "team") == 0
+    assert ProfileStore().load().default is None, "no other profile became the start profile"

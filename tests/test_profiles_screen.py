@@ -11,7 +11,7 @@ import httpx
 import pytest
 from textual.command import CommandList
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input
+from textual.widgets import Button, Checkbox, DataTable, Input
 
 from stablepay_console.api import ApiKey
 from stablepay_console.profiles.age import add_months
@@ -136,7 +136,8 @@ async def test_add_a_profile_from_the_form(sandbox: Sandbox, memory_keyring) -> 
         await pilot.click("#form-save")
         await settle(pilot)
         assert memory_keyring.entries[("stablepay-console", "team")] == CANARY_KEY
-        assert ProfileStore().default() == Profile("team", "sandbox", TEAM_URL)
+        assert ProfileStore().profiles() == [Profile("team", "sandbox", TEAM_URL)]
+        assert ProfileStore().load().default is None, "the default box was left unticked"
         assert "team" in table_text(app)
         assert "Rotation due: 11 months" in table_text(app)
 
@@ -186,17 +187,57 @@ async def test_without_a_keyring_the_form_says_so_and_keeps_no_key(
         assert "STABLEPAY_API_KEY" in str(app.screen.query_one("#profiles-keyring").render())
         await pilot.press("a")
         await pilot.pause()
-        assert "'fail' backend" in str(app.screen.query_one("#form-keyring").render())
-        app.screen.query_one("#form-name", Input).value = "team"
-        app.screen.query_one("#form-base-url", Input).value = TEAM_URL
-        app.screen.query_one("#form-key", Input).value = CANARY_KEY
+        form = app.screen
+        # No key field (nowhere to keep one), and one sentence for where the key comes from instead.
+        assert not form.query("#form-key")
+        said = " ".join(str(w.render()) for w in form.query("Static"))
+        assert said.count("STABLEPAY_API_KEY") == 1 and "'fail' backend" not in said
+        assert not form.query_one("#form-default", Checkbox).value, "unticked: only a tick makes it the start profile"
+        form.query_one("#form-name", Input).value = "team"
+        form.query_one("#form-base-url", Input).value = TEAM_URL
         await pilot.click("#form-save")
-        await pilot.pause()
-        assert "STABLEPAY_PROFILE" in str(app.screen.query_one("#form-error").render())
-        assert ProfileStore().profiles() == []
+        await settle(pilot)
+        assert app.screen is not form, str(form.query_one("#form-error").render())
+        assert [p.name for p in ProfileStore().profiles()] == ["team"]
+        assert ProfileStore().load().default is None
+        assert "team" in table_text(app)
+    monkeypatch.setenv("STABLEPAY_PROFILE", "team")
+    monkeypatch.setenv("STABLEPAY_API_KEY", CANARY_KEY)
+    book = ProfileBook(keys=KeyStore(fail.Keyring()))
+    assert book.key_status(book.start_profile()).source == "environment", "as `profile add --no-key`"
     for path in isolated_config.rglob("*"):
         if path.is_file():
             assert CANARY_KEY not in path.read_text(encoding="utf-8", errors="replace")
+
+
+@pytest.mark.parametrize("keyring_here", [True, False])
+async def test_every_button_of_the_profile_form_is_on_screen_at_80x24(  # type: ignore[no-untyped-def]
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, keyring_here: bool, memory_keyring
+) -> None:
+    from keyring.backends import fail
+
+    if not keyring_here:
+        monkeypatch.setattr(ProfileBook, "__init__", _with_keys(KeyStore(fail.Keyring())))
+    app = build_app(sandbox, opens_on="profiles")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_profiles(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        screen = app.screen
+        for button in screen.query(Button):
+            if not button.display:
+                continue
+            region = button.region
+            assert region.height and screen.region.contains_region(region), f"{button.id} at {region}"
+            assert screen.get_widget_at(*region.center)[0] is button, f"{button.id} is covered"
+            assert button.focusable
+        save = screen.query_one("#form-save", Button)
+        for _ in range(10):  # Tab reaches Save without the box scrolling it into view
+            if screen.focused is save:
+                break
+            await pilot.press("tab")
+        assert screen.focused is save
+        assert screen.query_one("#form-box").scroll_offset.y == 0
 
 
 def _with_keys(keys: KeyStore) -> Callable[..., None]:

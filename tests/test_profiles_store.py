@@ -24,7 +24,7 @@ def test_profiles_round_trip_through_toml() -> None:
     store.add(PROD, key_since=FIXED_NOW)
     store.add(STAGING, key_since=None)
     again = ProfileStore().load()
-    assert again.default == "prod", "the first profile becomes the default"
+    assert again.default is None, "a profile becomes the start profile only when asked, the first one too"
     assert again.entries["prod"].profile == PROD
     assert again.entries["prod"].key_since == FIXED_NOW
     assert again.entries["staging"].key_since is None
@@ -48,9 +48,11 @@ def test_default_and_removal() -> None:
     store.set_default("prod")
     assert store.default() == PROD
     store.remove("prod")
-    assert store.default() == STAGING, "removing the default hands it to a remaining profile"
+    assert store.default() is None, "removing the default goes back to the built-in sandbox, not to staging"
+    store.set_default("embedded")  # a built-in profile may be the start profile
+    assert ProfileStore().load().default == "embedded" and store.default() is None
     store.remove("staging")
-    assert store.default() is None and store.profiles() == []
+    assert store.profiles() == []
 
 
 def test_rotation_dates_are_kept() -> None:
@@ -139,6 +141,8 @@ def test_start_profile_is_env_then_default_then_embedded(monkeypatch: pytest.Mon
     assert book.start_profile() == EMBEDDED_PROFILE
     book.add(PROD, None)
     book.add(STAGING, None)
+    assert book.start_profile() == EMBEDDED_PROFILE, "adding profiles changes nothing until one is the default"
+    book.set_default("prod")
     assert book.start_profile() == PROD
     monkeypatch.setenv("STABLEPAY_PROFILE", "staging")
     assert book.start_profile() == STAGING

@@ -82,7 +82,7 @@ async def test_a_switch_that_cannot_be_applied_keeps_the_console_as_it_was(sandb
         assert app.profile == EMBEDDED_PROFILE
         # Still the profile that fetched them: the results stay, current and in full colour.
         assert results_on_screen(app) == {"batch": True, "quote": True, "metrics": True, "inbox": True}
-        assert any("has no usable key" in n.message for n in app._notifications)
+        assert any("has no usable key" in n.message for n in app.said)
 
 
 async def test_an_open_request_says_where_it_was_read_and_greys_after_a_switch(sandbox: Sandbox) -> None:

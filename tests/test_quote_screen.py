@@ -227,13 +227,33 @@ async def test_not_open_quote_explains_and_keeps_last_good_quote(  # type: ignor
         assert ONRAMP_COMPLETED_ID not in Prefs("embedded").recent("recent_onramps")
 
 
+async def test_r_after_a_refusal_posts_to_the_onramp_refused_never_the_one_greyed(  # type: ignore[no-untyped-def]
+    make_app, sandbox: Sandbox
+) -> None:
+    """a001 refreshed, c001 refused, then r: the message names c001 and the POST goes to c001, not a001."""
+    app = make_app(opens_on="quote")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_quote(pilot)
+        await refresh(pilot, ONRAMP_OPEN_ID)
+        screen = await refresh(pilot, ONRAMP_COMPLETED_ID)
+        message = text_of(screen, "#quote-message")
+        assert f"r tries onramp {ONRAMP_COMPLETED_ID} again." in message
+        assert f"r tries onramp {ONRAMP_OPEN_ID}" not in message
+        screen.query_one("#quote-table").focus()  # the keys on the screen, the field still showing c001
+        await pilot.press("r")
+        await wait_for_workers(pilot)
+        assert posts(sandbox) == [refresh_post(ONRAMP_OPEN_ID), refresh_post(ONRAMP_COMPLETED_ID),
+                                  refresh_post(ONRAMP_COMPLETED_ID)]
+        assert f"r tries onramp {ONRAMP_COMPLETED_ID} again." in text_of(screen, "#quote-message")
+
+
 async def test_not_found_shows_server_message_without_the_status_hint(make_app) -> None:  # type: ignore[no-untyped-def]
     app = make_app(opens_on="quote")
     async with app.run_test(size=SIZE) as pilot:
         await open_quote(pilot)
         screen = await refresh(pilot, MISSING_ID)
         message = text_of(screen, "#quote-message")
-        assert message == f"Refused: HTTP 404: No onramp with ID {MISSING_ID}"
+        assert message == f"Refused: HTTP 404: No onramp with ID {MISSING_ID}\nr tries onramp {MISSING_ID} again."
         assert not screen.query_one("#quote-result").display
 
 

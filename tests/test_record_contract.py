@@ -65,6 +65,14 @@ def test_what_was_seen_of_a_request_is_its_history(store: Store) -> None:
     assert not store.me.history("p", "never-seen").seen
 
 
+def test_a_request_seen_is_found_by_the_start_of_its_id(store: Store) -> None:
+    page = SeenPage("p", "sandbox", FIXED_NOW, (RfiSighting(RFI, "issued", "f1", '{"id": "x"}', ROUND),))
+    store.watcher.observe([page])
+    assert store.me.ids_starting("p", RFI[:8]) == [RFI]
+    assert store.me.ids_starting("p", "00000000") == []
+    assert store.me.ids_starting("p", "%") == [] and store.me.ids_starting("p", "_16499c9") == [], "no wildcard"
+
+
 def test_notes_are_kept_in_order_by_their_author(store: Store) -> None:
     store.me.add_note("p", RFI, "alice", "first", FIXED_NOW)
     store.other.add_note("p", RFI, "bob", "second", FIXED_NOW + timedelta(minutes=1))

@@ -142,6 +142,50 @@ async def test_opening_and_copying_the_hosted_link_are_audited(  # type: ignore[
         await wait_for_workers(pilot)
     assert [(e.action, e.target) for e in audit(app) if e.action.startswith("link")] == [
         ("link.open", rfi.id), ("link.copy", rfi.id)]
+    assert audit(app, "link.open")[0].outcome == "opened in a browser"
+
+
+def notices(app: Any) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+async def test_o_on_a_machine_with_no_browser_is_logged_as_not_opened(  # type: ignore[no-untyped-def]
+    make_app, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """No browser on PATH, no display, no BROWSER: Python's webbrowser finds none and says False. The console
+    says no browser could open it, and so does the log (under the pilot's headless driver nothing takes a copy
+    either)."""
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    for name in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(webbrowser, "_tryorder", None)  # look the browsers up again, in this environment
+    _, rfi = issued(sandbox)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_detail(pilot, rfi)
+        await pilot.press("o")
+        await wait_for_workers(pilot)
+        assert "Link not opened: No browser could be opened here, and no terminal is attached to copy the link to." \
+            in notices(app)
+    (opened,) = audit(app, "link.open")
+    assert (opened.target, opened.outcome) == (rfi.id, "failed: no browser could be opened; not copied either "
+                                                       "(no terminal)")
+
+
+async def test_a_copy_no_terminal_received_is_logged_as_not_copied(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
+    """Textual's headless driver writes nothing anywhere: the OSC 52 of a copy reaches no terminal, and the
+    console and the log say so instead of "copied"."""
+    _, rfi = issued(sandbox)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_detail(pilot, rfi)
+        await pilot.press("l")
+        await wait_for_workers(pilot)
+        assert "Not copied: The hosted link was not copied: no terminal is attached to take it." in notices(app)
+        assert not any(n.startswith("Copied") for n in notices(app))
+    (copied,) = audit(app, "link.copy")
+    assert (copied.target, copied.outcome) == (rfi.id, "failed: no terminal to send it to")
 
 
 async def test_the_audit_view_lists_newest_first_filters_and_checks_the_chain(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
@@ -214,7 +258,7 @@ async def test_a_damaged_record_is_set_aside_and_the_console_says_so(make_app) -
         await wait_for_workers(pilot)
         app.services.record.flush()
         await wait_for_workers(pilot)
-        said = [n.message for n in app._notifications if n.title == "Local record"]
+        said = [n.message for n in app.said if n.title == "Local record"]
         assert len(said) == 1 and "could not be read" in said[0] and "new record was started" in said[0]
     kept = [p.name for p in path.parent.iterdir() if ".unreadable-" in p.name]
     assert len(kept) == 1 and kept[0] in said[0]
@@ -236,7 +280,7 @@ async def test_a_record_from_a_newer_console_is_left_alone_and_the_console_says_
         await wait_for_workers(pilot)
         app.services.record.flush()
         await wait_for_workers(pilot)
-        said = [n for n in app._notifications if n.title == "Local record"]
+        said = [n for n in app.said if n.title == "Local record"]
         assert len(said) == 1 and said[0].severity == "error" and "newer stablepay-console" in said[0].message
         assert app.screen.query_one("InboxTable").row_count == 20, "the console works on"
     assert path.read_bytes() == before
@@ -252,7 +296,7 @@ async def test_a_rehashed_log_is_named_by_the_console_at_start(make_app) -> None
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         app.services.record.flush()
-        await until(pilot, lambda: any(n.title == "Local record" for n in app._notifications), "nothing was said")
-        (said,) = [n for n in app._notifications if n.title == "Local record"]
+        await until(pilot, lambda: any(n.title == "Local record" for n in app.said), "nothing was said")
+        (said,) = [n for n in app.said if n.title == "Local record"]
         assert said.severity == "warning" and "Entry 6 of the audit log no longer has the hash" in said.message
         assert "audit verify" in said.message

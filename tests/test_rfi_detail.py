@@ -153,7 +153,7 @@ async def test_onboarding_request_holds_no_transfer(make_app) -> None:  # type: 
         await pilot.press("t")
         await pilot.pause()
         assert app.clipboard == ""
-        assert any("holds no transfer" in str(n.message) for n in app._notifications)
+        assert any("holds no transfer" in str(n.message) for n in app.said)
 
 
 async def test_resolved_transaction_no_longer_held(make_app) -> None:  # type: ignore[no-untyped-def]
@@ -190,7 +190,7 @@ async def test_null_link_says_why(make_app, kwargs: dict[str, Any], reason: str)
         await pilot.press("o", "l")
         await pilot.pause()
         assert opened == [] and app.clipboard == ""
-        assert sum(reason in str(n.message) for n in app._notifications) == 2
+        assert sum(reason in str(n.message) for n in app.said) == 2
 
 
 async def test_no_round_shows_no_items_and_no_deadline(make_app) -> None:  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ from stablepay_console.profiles.age import add_months, key_age, months_between
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.keys import ENV_KEY, ENV_PROFILE, KeyStoreError, entry_name
 from stablepay_console.profiles.model import Profile
-from stablepay_console.profiles.rotation import RotationError, Step, progress_path
+from stablepay_console.profiles.rotation import RotationError, Step, StepEvent, progress_path
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.wiring import Services
 from tests.conftest import CANARY_KEY, FIXED_NOW
@@ -431,7 +431,7 @@ async def test_refusals_are_said_in_full_and_kept_for_a_resume(world: World) -> 
 async def test_each_saved_step_is_told_with_why_the_last_attempt_failed(world: World) -> None:
     told: list[tuple[Step, str]] = []
     rotation = world.rotation()
-    rotation.on_step = lambda step, error: told.append((step, error))
+    rotation.on_step = lambda event: told.append((event.reached, "abandoned" if event.abandoned else event.problem))
     rotation.start()
     rotation.confirm_generated()
     rotation.paste(ApiKey("sk_sandbox_this_key_was_mistyped_0000"))
@@ -460,8 +460,8 @@ async def test_an_abandoned_rotation_starts_again_from_the_first_step(world: Wor
 async def test_abandoning_after_the_switch_is_refused_in_words(world: World) -> None:
     _, new, rotation = await verified(world)
     rotation.switch()
-    told: list[tuple[Step, str]] = []
-    rotation.on_step = lambda step, error: told.append((step, error))
+    told: list[StepEvent] = []
+    rotation.on_step = told.append
     with pytest.raises(RotationError) as refused:
         rotation.abandon()
     assert str(refused.value) == (

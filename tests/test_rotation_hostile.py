@@ -63,7 +63,7 @@ def terminal_output(app: ConsoleApp) -> str:
 
 
 def notifications(app: ConsoleApp) -> str:
-    return "\n".join(f"{n.title} {n.message}" for n in app._notifications)
+    return "\n".join(f"{n.title} {n.message}" for n in app.said)
 
 
 def services() -> Services:

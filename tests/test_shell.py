@@ -83,7 +83,7 @@ def banner_text(app) -> str:  # type: ignore[no-untyped-def]
 
 
 def notices(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
-    return [(n.title, n.message) for n in app._notifications]
+    return [(n.title, n.message) for n in app.said]
 
 
 async def test_radar_counts_due_and_overdue_in_the_banner(sandbox) -> None:  # type: ignore[no-untyped-def]
@@ -140,7 +140,7 @@ async def test_radar_notifies_new_rounds_and_deadlines_crossing_24h_and_1h(sandb
         now[0] = FIXED_NOW + timedelta(hours=24, minutes=30)
         app.radar.poll()
         await wait_for_workers(pilot)
-        about = [n for n in app._notifications if raised.id[:8] in n.message]
+        about = [n for n in app.said if raised.id[:8] in n.message]
         assert [(n.title, n.severity) for n in about] == [("Deadline in under 1 hour", "warning")]
 
 

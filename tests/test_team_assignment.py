@@ -174,7 +174,7 @@ async def test_the_analysts_console_says_a_request_was_assigned_to_them(  # type
         finally:
             carol.close()
         await until(pilot, lambda: any("carol assigned" in n.message and rfi.id in n.message
-                                       for n in app._notifications), 5)
+                                       for n in app.said), 5)
         assert inbox.claims.marks.mine(rfi.id)
         await pilot.press("m")  # the claimed-by-me filter
         table = inbox.table

@@ -61,6 +61,7 @@ def test_use_saves_the_url_and_status_says_who_you_are(team_db: TeamDb, capsys: 
         "store": f"PostgreSQL {status['store'].split()[1]} at 127.0.0.1:{team_db.server.port}/{team_db.name}, "
                  f"schema {LATEST}",
         "stampedByNobody": {},
+        "roundRepairs": {},
     }
     assert status["store"].split()[1].startswith("15")
     assert cli("record", "status") == 0

@@ -202,3 +202,29 @@ def test_snapshot_team(snap_compare, sandbox: Sandbox, monkeypatch: pytest.Monke
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+# --- before the watcher's first sweep -------------------------------------------------------------------------------
+
+
+async def test_before_the_first_sweep_it_says_what_it_waits_for_and_lists_every_analyst(  # type: ignore[no-untyped-def]
+    make_app, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(URL, team_db.url("carol"))
+    app = make_app(opens_on="team", clock=lambda: datetime.now(timezone.utc))
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await report_shown(pilot)
+        text = " ".join(" ".join(screen_lines(app)).split())
+        assert "No sweep yet: run `rfis watch` as the watcher" in text, text
+        analysts = screen.query_one("#team-analysts", FittedTable)
+        names = [str(analysts.get_row_at(i)[0]) for i in range(analysts.row_count)]
+        assert names == ["alice", "bob", "carol"], "every analyst of the team, none of them active yet"
+    monkeypatch.setenv(URL, team_db.url("walt"))
+    assert await asyncio.to_thread(main, ["rfis", "watch", "--once"]) == 0
+    monkeypatch.setenv(URL, team_db.url("carol"))
+    app = make_app(opens_on="team", clock=lambda: datetime.now(timezone.utc))
+    async with app.run_test(size=SMALL) as pilot:
+        await report_shown(pilot)
+        text = " ".join(" ".join(screen_lines(app)).split())
+        assert "No sweep yet" not in text, text
+        assert "issued" in text

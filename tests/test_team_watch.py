@@ -30,7 +30,7 @@ def sweep_row(db: TeamDb) -> tuple[str, int, str, str] | None:
 
 def said(app: Any) -> list[str]:
     """The messages of the Team record notices the console has shown so far."""
-    return [n.message for n in app._notifications if n.title == "Team record"]
+    return [n.message for n in app.said if n.title == "Team record"]
 
 
 def test_the_watch_marks_each_sweep_in_the_team_record(
@@ -98,3 +98,37 @@ def test_a_stale_or_missing_sweep_is_not_used() -> None:
     assert counted([FIXED_NOW - timedelta(hours=1), FIXED_NOW + timedelta(hours=2), FIXED_NOW + timedelta(days=2)],
                    FIXED_NOW).label == "1 due < 24h · 1 overdue"
     assert deadlines("not json") == []
+
+
+def test_a_sweep_whose_requests_were_not_recorded_is_not_marked_and_says_so(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A watcher that could not keep what it received must not vouch for it: the team's consoles would read a
+    fresh sweep from a record that misses those requests (at 100,000 requests the writes outlasted the command
+    and the sweep was never marked, without a word)."""
+    with team_db.connect() as conn:  # the database refuses the watcher's rows of new requests
+        conn.execute("REVOKE INSERT ON stablepay.rfis FROM stablepay_watcher")
+    monkeypatch.setenv(URL, team_db.url("walt"))
+    assert main(["rfis", "watch", "--once"]) == 1
+    err = capsys.readouterr().err
+    assert "not all recorded" in err and "the sweep is not marked" in err
+    assert sweep_row(team_db) is None
+
+
+
+def test_rfis_due_says_it_read_the_api_and_why_not_the_team_watcher(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(URL, team_db.url("bob"))
+    main(["rfis", "due", "--within", "24h"])
+    assert re.search(r"from the API, \d+ issued requests checked: the team watcher has not swept yet",
+                     capsys.readouterr().err)
+
+    monkeypatch.setenv(URL, team_db.url("walt"))
+    assert main(["rfis", "watch", "--once"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv(URL, team_db.url("bob"))
+    main(["rfis", "due", "--within", "24h"])
+    assert re.search(r"\(from the team watcher \(walt\), swept \d+ s ago;", capsys.readouterr().err)
+    main(["rfis", "due", "--within", "24h", "--live"])
+    assert re.search(r"from the API, \d+ issued requests checked: asked live", capsys.readouterr().err)

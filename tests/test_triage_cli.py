@@ -69,10 +69,9 @@ def test_a_step_and_its_audit_entry_are_kept_together_or_not_at_all(monkeypatch:
     def broken(self: SqliteRecord, draft: object) -> object:
         raise OSError("the audit log could not be written")
 
-    monkeypatch.setattr(SqliteRecord, "append_audit", broken)
-    with pytest.raises(OSError):
+    with monkeypatch.context() as patched, pytest.raises(OSError):  # undoes only this (not the test's own folder)
+        patched.setattr(SqliteRecord, "append_audit", broken)
         cli("rfis", "ready", RFI)
-    monkeypatch.undo()
     record = open_record()
     try:
         assert record.triage_case("embedded", RFI).steps == ()

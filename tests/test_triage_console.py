@@ -183,3 +183,47 @@ async def test_an_empty_review_queue_says_nothing_awaits_you() -> None:
         assert await until(pilot, lambda: "Nothing awaits your review" in text_of(app), rounds=300)
         await pilot.press("v")
         assert await until(pilot, lambda: "View: all requests" in text_of(app))
+
+
+async def test_a_step_is_kept_in_the_round_on_screen_and_refused_when_the_record_knows_a_newer_one() -> None:
+    """The console sends the round it shows (number and ID): compliance asked again since the detail was drawn,
+    so the record has round 2, and the step meant for round 1 is refused in words instead of landing in round 2."""
+    from datetime import datetime, timezone
+
+    from stablepay_console.services.history import sighting
+    from stablepay_console.storage.record_types import SeenPage
+
+    app = build_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot)
+        rfi, later = issued(app)[0], issued(app)[1]
+        await recorded(app)
+        screen = await open_detail(pilot, later)
+        assert await until(pilot, lambda: "Triage: unclaimed" in text_of(app))
+        await pilot.press("m")
+        assert await until(pilot, lambda: "Triage: claimed" in text_of(app) and "R Mark ready" in footer(app))
+        await pilot.press("R")
+        assert await until(pilot, lambda: isinstance(app.screen, StepNoteDialog))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: "Triage: ready" in text_of(app))
+        kept = app.services.record.call(lambda record: record.request_steps("embedded", later.id))
+        assert [s.round_no for s in kept] == [later.round.round]
+        app.pop_screen()
+        await pilot.pause()
+
+        screen = await open_detail(pilot, rfi)
+        assert await until(pilot, lambda: "Triage: unclaimed" in text_of(app))
+        await pilot.press("m")
+        assert await until(pilot, lambda: "Triage: claimed" in text_of(app) and "R Mark ready" in footer(app))
+        asked_again = rfi.model_copy(update={"current_round": rfi.round.round + 1, "round": rfi.round.model_copy(
+            update={"round": rfi.round.round + 1, "id": "99999999-9999-4999-8999-999999999999"})})
+        page = SeenPage("embedded", EMBEDDED_PROFILE.environment, datetime.now(timezone.utc), (sighting(asked_again),))
+        app.services.record.call(lambda record: record.observe([page]))
+        await pilot.press("R")
+        assert await until(pilot, lambda: isinstance(app.screen, StepNoteDialog))
+        await pilot.press("enter")
+        said = f"is in round {rfi.round.round + 1} now; the console showed round {rfi.round.round}: read it again"
+        assert await until(pilot, lambda: any(said in n.message for n in app._notifications)), \
+            [n.message for n in app._notifications]
+        assert app.services.record.call(lambda record: record.request_steps("embedded", rfi.id)) == []
+        assert screen.rfi is rfi

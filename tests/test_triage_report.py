@@ -133,7 +133,7 @@ def test_per_analyst_under_the_role_name() -> None:
 def test_json_keys_a_script_can_rely_on() -> None:
     made = report(month(), SINCE, NOW).to_json()
     assert set(made) == {"since", "until", "policy", "weeks", "totals", "durations", "breaches", "analysts",
-                         "assignments"}
+                         "assignments", "lastSweep", "waitsFor"}
     assert made["weeks"][0] == {"weekStart": "2026-11-02", "issued": 2, "claimed": 2, "approved": 2,
                                 "submittedInTime": 1, "expired": 0}
     assert made["durations"]["issueToClaim"] == {"count": 5, "medianSeconds": pytest.approx(3600.0),

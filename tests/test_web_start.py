@@ -34,7 +34,8 @@ def run(config: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedPr
     (["web"], ["rfis", "list"], {"STABLEPAY_PROFILE": "prod"}, "'prod', which is not a profile here"),
     (["web", "--profile", "prod"], ["rfis", "list"], {}, "'prod', which is not a profile here"),
     (["web"], [], {"STABLEPAY_PROFILE": "live"}, "Profile 'live' has no usable key"),
-    (["web"], ["record", "status"], {"STABLEPAY_RECORD_URL": "postgresql://stablepay_web@127.0.0.1:1/compliance"},
+    (["web", "--trusted-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1"], ["record", "status"],
+     {"STABLEPAY_RECORD_URL": "postgresql://stablepay_web@127.0.0.1:1/compliance"},
      "The team record at 127.0.0.1:1/compliance cannot be reached"),
 ], ids=["no-such-profile", "no-such-profile-flag", "no-key", "record-unreachable"])
 def test_a_server_that_cannot_start_a_console_refuses_to_start(
@@ -86,3 +87,40 @@ def test_a_tab_over_the_per_user_limit_says_why_in_the_page(isolated_config: Pat
         assert len(server.consoles()) == 1
         first.context.close()
         assert wait_until(lambda: not server.consoles(), 15)
+
+
+# --- configurations in which no sign-in could get a console --------------------------------------------------------
+
+
+def test_token_sign_in_with_a_team_record_is_refused_naming_the_trusted_header() -> None:
+    from stablepay_console.web.settings import WebSettings
+    from stablepay_console.web.signin import startup_refusal
+
+    why = startup_refusal(WebSettings(), team=True, server_user="svc-console")
+    assert why is not None
+    assert "--trusted-header" in why and "svc-console" in why and "not a person of the team" in why
+    # A trusted header names each person: that can work with a team record; a token without a team record too.
+    assert startup_refusal(WebSettings(trusted_header="X-Forwarded-User"), team=True, server_user="svc-console") is None
+    assert startup_refusal(WebSettings(), team=False, server_user="alice") is None
+
+
+@pytest.mark.parametrize(("settings", "user", "said"), [
+    ({}, "bad name!", "cannot name a console user"),
+    ({"max_sessions": 0}, "alice", "at least one console"),
+    ({"max_sessions_per_user": 0}, "alice", "at least one console"),
+], ids=["account-name", "no-console-at-all", "none-per-user"])
+def test_every_other_configuration_no_sign_in_could_use_is_refused(settings: dict[str, int], user: str,
+                                                                   said: str) -> None:
+    from stablepay_console.web.settings import WebSettings
+    from stablepay_console.web.signin import startup_refusal
+
+    why = startup_refusal(WebSettings(**settings), team=False, server_user=user)  # type: ignore[arg-type]
+    assert why is not None and said in why
+
+
+def test_web_with_a_team_record_and_token_sign_in_exits_2_before_serving(isolated_config: Path) -> None:
+    """Nothing listens and no database is asked: the port's address is never printed, the record's is unreachable."""
+    served = run(isolated_config, "web", env={"STABLEPAY_RECORD_URL": "postgresql://stablepay_web@127.0.0.1:1/c"})
+    assert served.returncode == 2 and served.stdout == "", served
+    assert "--trusted-header" in served.stderr and "token sign-in" in served.stderr
+    assert "cannot be reached" not in served.stderr, "refused on its flags, before any connection"

@@ -143,3 +143,20 @@ def test_a_database_without_a_team_record_is_refused_before_the_address(isolated
                                                         "STABLEPAY_RECORD_URL": bare_db.url("mallory")})
     assert done.returncode == 2 and done.stdout == "", done
     assert f"The database 127.0.0.1:{bare_db.server.port}/{bare_db.name} holds no team record yet" in done.stderr
+
+
+def test_a_server_whose_login_may_act_as_no_person_is_refused_before_the_address(  # type: ignore[no-untyped-def]
+    isolated_config: Path, team_db: TeamDb
+) -> None:
+    """The authenticator is granted only roles no console may act as (a name outside the team, a group role):
+    every sign-in would be refused, so the server does not start."""
+    import os
+    import subprocess
+    import sys
+
+    auth = authenticator(team_db, "mallory", "stablepay_analyst")
+    done = subprocess.run([sys.executable, "-m", "stablepay_console", "web", *PROXY], capture_output=True, text=True,
+                          timeout=60, check=False, env={**os.environ, "STABLEPAY_CONFIG_DIR": str(isolated_config),
+                                                        "STABLEPAY_RECORD_URL": team_db.url(auth)})
+    assert done.returncode == 2 and done.stdout == "", done
+    assert "is granted no person of the team" in done.stderr and f"GRANT alice TO {auth}" in done.stderr

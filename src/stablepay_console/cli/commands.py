@@ -1,5 +1,6 @@
 """Every shell command in one table: its words, the function that builds its arguments, and its runner.
 
+    Command("rfis show", parsers.add_show, lambda: cli("rfis").run_show),
     Command("rfis due", parsers.add_due, lambda: cli("due").run_due)
 
 A new command is one more line here: its parser builder (import-light: argparse and the small argument checks),
@@ -62,7 +63,7 @@ class Command:
 GROUPS: dict[str, dict[str, str]] = {
     "sandbox": {"help": "the local API simulator"},
     "profile": {"help": profile_commands.PROFILE},
-    "rfis": {"help": "requests for information: list, due, watch; history, note, claim, evidence"},
+    "rfis": {"help": "requests for information: list, show, due, watch; history, note, claim, evidence"},
     "batch": {"help": "batch crypto transfers"},
     "quote": {"help": "onramp quotes"},
     "metrics": {"help": "saved reporting metrics"},
@@ -82,6 +83,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("profile use", profile_commands.add_use, lambda: module("profiles.commands").run),
     Command("profile status", profile_commands.add_status, lambda: cli("profile_status").run_status),
     Command("rfis list", parsers.add_list, lambda: cli("rfis").run_list),
+    Command("rfis show", parsers.add_show, lambda: cli("rfis").run_show),
     Command("rfis due", parsers.add_due, lambda: cli("due").run_due),
     Command("rfis watch", parsers.add_watch, lambda: cli("watch").run_watch),
     Command("rfis history", record_commands.add_history, lambda: cli("record_runs").run),

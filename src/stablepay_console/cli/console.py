@@ -29,8 +29,9 @@ def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:
     try:
         profile = pick_profile(services, getattr(args, "profile", None))
         status = book.key_status(profile)
-        if not status.usable:
-            raise KeyStoreError(f"Profile {profile.name!r} has no usable key. {status.note}")
+        if not status.usable:  # never a dead end: the built-in sandbox always starts
+            raise KeyStoreError(f"Profile {profile.name!r} has no usable key. {status.note} To start on the built-in "
+                                "sandbox instead: `stablepay-console profile use embedded`.")
     except (ProfileStoreError, KeyStoreError) as exc:
         print(f"stablepay-console: {say(str(exc))}", file=sys.stderr)
         return None

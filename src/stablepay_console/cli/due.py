@@ -103,16 +103,20 @@ def source_for(session: Session, live: bool, breaches: bool) -> Api | Watcher:
     from stablepay_console.services.team.due import fresh_sweep
 
     sweep = None if live else fresh_sweep(session.services, session.profile)
-    return Watcher(session, sweep) if sweep is not None else Api(session, breaches)
+    if sweep is None or isinstance(sweep, str):
+        return Api(session, breaches, "asked live" if live and session.services.team is not None else sweep)
+    return Watcher(session, sweep)
 
 
 class Api:
     """Every issued request, page by page; the record's triage is read on its thread while the pages come."""
 
-    def __init__(self, session: Session, breaches: bool) -> None:
+    def __init__(self, session: Session, breaches: bool, why: str | None = None) -> None:
         from stablepay_console.services.triage.due import held_triage
 
         self.session = session
+        self.why = why
+        """Why the API and not the team watcher (None: no team record)."""
         name = session.profile.name
         self._held = session.services.record.submit(lambda record: held_triage(record, name)) if breaches else None
         self.held_ready = self._held.done if self._held is not None else None
@@ -124,7 +128,10 @@ class Api:
         from stablepay_console.services.watch.radar import walk_issued
 
         walked = self.session.ask(lambda client: walk_issued(client, rows, breaches.add_page if breaches else None))
-        return walked if isinstance(walked, int) else f"{rows.checked} issued requests checked"
+        if isinstance(walked, int):
+            return walked
+        said = f"from the API, {rows.checked} issued requests checked"
+        return f"{said}: {self.why}" if self.why else said
 
 
 class Watcher:

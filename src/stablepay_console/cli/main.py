@@ -59,9 +59,16 @@ def finished(code: int) -> int:
     from stablepay_console.storage.writing import NOT_WRITTEN
 
     worker = sys.modules.get("stablepay_console.storage.record_worker")
-    if worker is not None:
-        worker.flush_all(30.0)
-    return 1 if code == 0 and NOT_WRITTEN.lines else code
+    left = worker.flush_all(FLUSH_SECONDS) if worker is not None else 0
+    if left:
+        print(f"stablepay-console: the record was still busy after {FLUSH_SECONDS:.0f} s; {left} queued "
+              f"write{'s' if left != 1 else ''} (the requests received, notes or audit entries) may not be saved.",
+              file=sys.stderr, flush=True)
+    return 1 if code == 0 and (NOT_WRITTEN.lines or left) else code
+
+
+FLUSH_SECONDS = 30.0
+"""How long a command waits at its end for the record's queued writes."""
 
 
 READER_GONE = 141

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 from datetime import timedelta
+from pathlib import Path
 
 from stablepay_console.api.vocabulary import RFI_KINDS, RFI_STATUSES
 from stablepay_console.cli import arguments as a
@@ -29,6 +30,11 @@ how late each event can be, and what it costs the server:
     request (one request per 100), and for each request that left the issued
     list the pages of its user's requests down to it
 With --once (cron), the first run at least --sweep after the last sweep sweeps.
+With --webhooks, a new request, a new round or a close of a transaction request
+  is reported as its delivery arrives (seconds): each delivery reads its
+  transfer's user's transaction requests (usually one API request), one delivery
+  at a time, through the same limit as the polls; onboarding requests have no
+  event and stay with the polls.
 """
 DUE_EXIT_CODES = "exit codes: 0 nothing due; 3 something due within the window; 4 something overdue; 1 and 2 as usual."
 
@@ -65,6 +71,13 @@ def add_sandbox_serve(sub: a.Commands, common: a.Parser) -> a.Parser:
     serve.add_argument("--malformed-rate", type=a.rate, default=0.0, help="share of requests given a broken body")
     serve.add_argument("--ping-path", choices=("/ping", "/v2/ping"), default="/ping",
                        help="where the key check answers (default /ping; the other one is a 404)")
+    serve.add_argument("--webhook-url", type=webhook_url, metavar="URL",
+                       help="deliver the provider's RFI events here (POST) for every transaction request raised, "
+                       "asked again, answered or closed through /_sandbox; a failed delivery (no answer or a "
+                       "5xx) is tried 5 times in all, after 1, 2, 4 and 8 s; a 4xx is not retried")
+    serve.add_argument("--webhook-signing-key", type=Path, metavar="FILE",
+                       help="the PEM RSA private key the deliveries are signed with (RS256; claims iat, exp 5 "
+                       "minutes later, bodySha256); without both flags nothing is sent")
     return serve
 
 
@@ -85,6 +98,18 @@ def add_list(sub: a.Commands, common: a.Parser) -> a.Parser:
     return listing
 
 
+def add_show(sub: a.Commands, common: a.Parser) -> a.Parser:
+    show = sub.add_parser(
+        "show", parents=[common], epilog=EXIT_CODES, help="one request by its full ID, as the server has it now",
+        description="One request by its full ID, as the server has it now. The API has no read of one request: "
+        "what the record last saw of it narrows the list (its user and kind); otherwise the account's pages are "
+        "read, newest first, until it is found. A request in none of them: exit 1.",
+    )
+    show.add_argument("rfi_id", type=a.uuid_of("request ID"), metavar="RFI_ID", help="the whole ID (36 characters)")
+    add_format(show)
+    return show
+
+
 def add_due(sub: a.Commands, common: a.Parser) -> a.Parser:
     due = sub.add_parser(
         "due", parents=[common], epilog=DUE_EXIT_CODES,
@@ -100,6 +125,18 @@ def add_due(sub: a.Commands, common: a.Parser) -> a.Parser:
     return due
 
 
+def webhook_url(text: str) -> str:
+    if not text.startswith(("http://", "https://")) or len(text) > 2000:
+        raise argparse.ArgumentTypeError(f"{a.quoted(text)} is not an http:// or https:// URL")
+    return text
+
+
+def webhook_address(text: str) -> object:
+    from stablepay_console.cli.webhooks import listen_address
+
+    return listen_address(text)
+
+
 def add_watch(sub: a.Commands, common: a.Parser) -> a.Parser:
     watch = sub.add_parser(
         "watch", parents=[common], epilog=WATCH_COSTS + "\n" + textwrap.fill(EXIT_CODES, 79),
@@ -111,12 +148,18 @@ def add_watch(sub: a.Commands, common: a.Parser) -> a.Parser:
             "sweep was, is remembered in the data folder, so a restart (or the next --once) does not repeat "
             "old events or sweep early.", 79),
     )
-    watch.add_argument("--interval", type=a.interval, default=timedelta(minutes=5), metavar="DURATION",
-                       help="time between polls, at least 30s (default 5m)")
+    watch.add_argument("--interval", type=a.interval, default=None, metavar="DURATION",
+                       help="time between polls, at least 30s (default 5m; 10m with --webhooks)")
     watch.add_argument("--sweep", type=a.interval, default=timedelta(minutes=15), metavar="DURATION",
                        help="how often every issued request is read, at least 30s and never more often than "
                        "--interval (default 15m)")
     watch.add_argument("--once", action="store_true", help="poll once and exit (for cron)")
+    watch.add_argument("--webhooks", type=webhook_address, metavar="HOST:PORT",
+                       help="also receive the provider's deliveries on POST /webhooks here (team record only; "
+                       "plain HTTP behind your TLS proxy, loopback by default: PORT alone is 127.0.0.1:PORT)")
+    watch.add_argument("--webhook-key", type=Path, metavar="FILE",
+                       help="the webhook public key (PEM) the dashboard shows: each delivery's RS256 signature "
+                       "is checked with it before the body is read")
     add_format(watch)
     return watch
 

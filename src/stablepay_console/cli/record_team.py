@@ -168,8 +168,13 @@ def run_status(args: argparse.Namespace) -> int:
         path = record_file()
         who = services.audit.actor_for("")
         try:
-            open_record(path).close()
-            fields: dict[str, Any] = {"record": "local", "path": str(path), "you": who, "reachable": True}
+            local = open_record(path)
+            try:
+                repairs = local.round_repairs()
+            finally:
+                local.close()
+            fields: dict[str, Any] = {"record": "local", "path": str(path), "you": who, "reachable": True,
+                                      "roundRepairs": repairs}
         except (RecordError, OSError) as exc:
             fields = {"record": "local", "path": str(path), "you": who, "reachable": False, "problem": str(exc)}
     else:
@@ -190,7 +195,20 @@ def _field_text(name: str, value: Any) -> Any:
             return "none (every row names a login)"
         counts = ", ".join(f"{kind} {count}" for kind, count in value.items())
         return f"{counts}: written before schema 4 under a role that cannot log in (kept as they were)"
+    if name == "roundRepairs":
+        return repairs_text(value)
     return ("yes" if value else "no") if isinstance(value, bool) else value  # words: "lead: no", "reachable: yes"
+
+
+def repairs_text(repairs: dict[str, int]) -> str:
+    """`record status`'s words for the steps an update found kept with no round."""
+    if not repairs:
+        return "none (every step kept its round)"
+    given, unknown = repairs.get("given", 0), repairs.get("unknown", 0)
+    said = f"{given} step{'' if given == 1 else 's'} kept with no round given the round of their audit entry's time"
+    if unknown:
+        said += f"; {unknown} left without one (no round seen issued before them)"
+    return said + " (audit entries unchanged)"
 
 
 def _team_status(services: Services, team: Team) -> dict[str, Any]:
@@ -213,6 +231,7 @@ def _team_status(services: Services, team: Team) -> dict[str, Any]:
         fields.update(you=role, lead=lead, watcher=record.watcher, schemaVersion=record.version, reachable=True,
                       store=f"PostgreSQL {record.server_version} at {team.url.where}, schema {record.version}")
         fields["stampedByNobody"] = record.run("count the rows stamped with a group role", stamped_by_nobody)
+        fields["roundRepairs"] = record.round_repairs()
     except RecordError as exc:
         fields.update(reachable=False, problem=str(exc))
     finally:

@@ -1,4 +1,5 @@
-"""`rfis list`: the inbox from the shell; and the rows a list of requests prints (`rfis due` prints them too)."""
+"""`rfis list`: the inbox from the shell; `rfis show ID`: one request by its ID; and the rows a list of requests
+prints (`rfis due` prints them too)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from stablepay_console.cli.output import Output, note
-from stablepay_console.cli.session import OK, USAGE, Session, open_session
+from stablepay_console.cli.output import Output, fail, note
+from stablepay_console.cli.session import FAILED, OK, USAGE, Session, open_session
 
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
@@ -136,6 +137,35 @@ def run_list(args: argparse.Namespace) -> int:
         print_rfis(out, list(page.data), session.services.clock())
     first = p.offset + 1 if page.data else p.offset
     note(f"Requests {first}-{p.offset + len(page.data)} of {p.total} ({filters.describe()}); {session.where}.")
+    return OK
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """The record's last sight of the request narrows the list; else the account's pages, to the first match."""
+    from stablepay_console.services.rfi_lookup import find_one, wanted_from
+    from stablepay_console.storage.record import RecordError
+
+    session = open_session(args)
+    if session is None:
+        return USAGE
+    rfi_id, profile = args.rfi_id, session.profile.name
+    try:
+        seen = wanted_from(session.services.record.call(lambda record: record.history(profile, rfi_id)))
+    except RecordError:
+        seen = None  # the record being unusable never stops the API work
+    found = session.ask(lambda client: find_one(client, rfi_id, seen))
+    if isinstance(found, int):
+        return found
+    pages = f"{found.pages} page{'s' if found.pages != 1 else ''} read"
+    if found.rfi is None:
+        fail(f"No request {rfi_id} in the account ({pages}); {session.where}.")
+        return FAILED
+    out = Output(args.format)
+    if out.fmt == "json":
+        out.json(found.rfi)  # the request as the API sent it
+    else:
+        print_rfis(out, [found.rfi], session.services.clock())
+    note(f"Request {rfi_id} ({pages}); {session.where}.")
     return OK
 
 

@@ -88,7 +88,7 @@ def run_assign(args: argparse.Namespace) -> int:
     else:
         taken = f", taken from {before.claimant}" if before and before.claimant != claim.claimant else ""
         note(f"{args.rfi_id}: assigned to {claim.claimant} by {claim.assigned_by} at {claim.at:%Y-%m-%d %H:%M} UTC"
-             f"{taken}; it is in their claimed-by-me list now.")
+             f"{taken}; it is in their My requests now.")
     return OK
 
 
@@ -163,6 +163,8 @@ def run_report(args: argparse.Namespace) -> int:
         out.table(("lead", "assigned"), [(lead, str(n)) for lead, n in sorted(made.assignments.items())],
                   title="Assignments per lead", right=("assigned",))
     note(f"Rounds issued since {since:%Y-%m-%d %H:%M} UTC, profile {profile.name}.")
+    if made.waits_for:
+        note(made.waits_for[0].upper() + made.waits_for[1:] + ".")
     return OK
 
 

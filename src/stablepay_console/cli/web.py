@@ -59,10 +59,11 @@ def console_refusal(settings: WebSettings, team: TeamUrl | None) -> bool:
     if start_profile(argparse.Namespace()) is None:  # it says why, as the console would
         return True
     if team is not None:
-        from stablepay_console.storage.team.signin_roles import check_record
+        from stablepay_console.storage.team.signin_roles import check_record, check_someone_granted
 
         try:
             check_record(team)
+            check_someone_granted(team)  # else every signed-in person would be refused
         except RecordError as exc:
             print(f"stablepay-console: {say(str(exc))}", file=sys.stderr)
             return True
@@ -80,7 +81,7 @@ def run_web(args: argparse.Namespace) -> int:
     from stablepay_console.storage.team import url as record_url
     from stablepay_console.storage.team.connection import ROLE_VARIABLE
     from stablepay_console.web.proxy import unix_socket
-    from stablepay_console.web.signin import SignIns, valid_user
+    from stablepay_console.web.signin import SignIns, startup_refusal
 
     try:
         settings = settings_from(args)
@@ -95,8 +96,9 @@ def run_web(args: argparse.Namespace) -> int:
             return fail(f"the team record URL ({chosen[1]}) cannot be used: {exc}")
     os.environ.pop(ROLE_VARIABLE, None)  # the server itself logs in as the authenticator; only consoles SET ROLE
     user = getpass.getuser()
-    if not settings.by_header and not valid_user(user):
-        return fail(f"this account's name ({user!r}) cannot name a console user")
+    why = startup_refusal(settings, team=team is not None, server_user=user)
+    if why is not None:  # no sign-in could get a console: never a server whose every tab is refused
+        return fail(why)
     if console_refusal(settings, team):
         return 2
     from stablepay_console.web.server import ConsoleServer

@@ -95,7 +95,9 @@ class ProfileBook:
                     "Add it with `stablepay-console profile add` (the file keeps no key)."
                 )
             return found
-        return self.store.default() or (self.embedded[0] if self.embedded else EMBEDDED_PROFILE)
+        default = self.default_name()
+        found = self.find(default) if default else None
+        return found or (self.embedded[0] if self.embedded else EMBEDDED_PROFILE)
 
     def add(
         self, profile: Profile, key: ApiKey | None, *, make_default: bool = False, key_since: datetime | None = None

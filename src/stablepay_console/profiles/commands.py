@@ -19,8 +19,8 @@ from stablepay_console.api import ApiKey, StablePayClient
 from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.key_date import key_created, parse_key_created
-from stablepay_console.profiles.keys import ENV_KEY, ENV_PROFILE, KeyStoreError
-from stablepay_console.profiles.model import Profile
+from stablepay_console.profiles.keys import ENV_KEY, ENV_PROFILE, ENV_ROUTE, KeyStoreError
+from stablepay_console.profiles.model import EMBEDDED_PROFILES, Profile
 from stablepay_console.profiles.rotation import STEP_TITLES
 from stablepay_console.profiles.store import ProfilesNotSaved, ProfileStoreError, make_profile
 from stablepay_console.profiles.verify import check_key
@@ -43,14 +43,18 @@ def read_key(stdin: TextIO, prompt: str = "API key (hidden): ") -> ApiKey:
 
 
 def list_profiles(book: ProfileBook, out: TextIO) -> int:
-    default = book.default_name()
+    """Every profile the console can start on, the built-in ones first (marked built-in), the start one starred."""
+    start = book.default_name() or (book.embedded[0].name if book.embedded else "")
     rows = [("", "PROFILE", "ENVIRONMENT", "BASE URL", "KEY", "KEY AGE")]
+    for profile in book.embedded:
+        rows.append(("*" if profile.name == start else "", profile.name, profile.environment,
+                     clean(profile.where, 80), "built-in", "-"))
     due = []
     for profile in book.configured():
         status = book.key_status(profile)
         age = book.age(profile)
         rows.append((
-            "*" if profile.name == default else "",
+            "*" if profile.name == start else "",
             profile.name,
             profile.environment,
             clean(profile.base_url, 80),
@@ -59,13 +63,14 @@ def list_profiles(book: ProfileBook, out: TextIO) -> int:
         ))
         if age.level in ("due", "overdue"):
             due.append(f"{profile.name}: {age.sentence}")
-    if len(rows) == 1:
-        print("No profiles yet: the console opens on the built-in sandbox. Add one with "
-              "`stablepay-console profile add NAME --environment … --base-url …`.", file=out)
-        return 0
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip(), file=out)
+    print(f"\n* the console starts on {start} (`stablepay-console profile use NAME` changes it; {ENV_PROFILE} "
+          "overrides it).", file=out)
+    if not book.configured():
+        print("Built-in profiles are in-process simulations, always there. Add your own with "
+              "`stablepay-console profile add NAME --environment … --base-url …`.", file=out)
     if due:
         print("\nRotation due (rotate at least every 12 months; `r` on Profiles & keys in the console):", file=out)
         for line in due:
@@ -75,7 +80,7 @@ def list_profiles(book: ProfileBook, out: TextIO) -> int:
         print(f"\nA key rotation of {profile.name} is pending: it stopped at step {step.value} of 6 "
               f"({STEP_TITLES[step]}). Resume it with `r` on Profiles & keys.", file=out)
     problem = book.keys.problem
-    if problem:
+    if problem and book.configured():
         print(f"\nNote: {problem}", file=out)
     return 0
 
@@ -119,17 +124,24 @@ def add_profile(book: ProfileBook, args: argparse.Namespace, stdin: TextIO, out:
     problem = book.keys.problem
     if not args.no_key:
         if problem:
-            print(f"stablepay-console: the key cannot be kept on this machine. {problem}", file=sys.stderr)
+            # Said once: the keyring's reason, then the one way round (its own advice says the same at more length).
+            reason = problem.removesuffix(ENV_ROUTE).strip()
+            print(f"stablepay-console: the key cannot be kept on this machine. {reason}", file=sys.stderr)
             print(f"Add the profile without a key with --no-key, then run with {ENV_PROFILE}={profile.name} "
-                  f"and {ENV_KEY} set.", file=sys.stderr)
+                  f"and {ENV_KEY} set (the console does not write the key to a file).", file=sys.stderr)
             return 2
         key = read_key(stdin)
         if not verified(profile, key, args, client_for, out):
             return REFUSED
     book.add(profile, key, make_default=args.default, key_since=given)
-    where = f"its key {key.masked} is in the OS keyring" if key else f"no key kept: set {ENV_PROFILE} and {ENV_KEY}"
+    where = (f"its key {key.masked} is in the OS keyring" if key
+             else f"no key kept: run with {ENV_PROFILE}={profile.name} and {ENV_KEY} set")
     print(f"Added profile {profile.name} ({profile.environment}, {profile.base_url}); {where}."
           f"{dated(key, given, book)}", file=out)
+    if not args.default:
+        start = book.default_name() or (book.embedded[0].name if book.embedded else "embedded")
+        print(f"The console still starts on {start}; `stablepay-console profile use {profile.name}` (or --default "
+              "when adding) makes it start on this one.", file=out)
     return 0
 
 
@@ -162,15 +174,18 @@ def run(
 ) -> int:
     stdin = stdin or sys.stdin
     out = out or sys.stdout
-    book = book or ProfileBook()
+    book = book or ProfileBook(embedded=EMBEDDED_PROFILES)
     try:
         if args.profile_command == "list":
             return list_profiles(book, out)
         if args.profile_command == "add":
             return add_profile(book, args, stdin, out, client_for)
-        profile = next((p for p in book.configured() if p.name == args.name), None)
+        profile = book.find(args.name)
         if profile is None:
-            raise ProfileStoreError(f"There is no profile named {clean(args.name, 60)!r}.")
+            names = ", ".join(p.name for p in book.profiles())
+            raise ProfileStoreError(f"There is no profile named {clean(args.name, 60)!r} (there are: {names}).")
+        if profile.embedded and args.profile_command != "use":
+            raise ProfileStoreError(f"{profile.name!r} is a built-in profile: it cannot be edited or removed.")
         if args.profile_command == "edit":
             return edit_profile(book, profile, args, stdin, out, client_for)
         if args.profile_command == "remove":

@@ -25,6 +25,7 @@ from stablepay_console.profiles.rotation_state import (
     RotationError,
     RotationState,
     Step,
+    StepEvent,
     progress_path,
 )
 from stablepay_console.storage.writing import NotWritten
@@ -42,6 +43,7 @@ __all__ = [
     "RotationError",
     "RotationState",
     "Step",
+    "StepEvent",
     "progress_path",
 ]
 
@@ -71,7 +73,7 @@ class Rotation:
         self.on_switched = on_switched
         self.shared_with = tuple(shared_with)
         """Other profiles that use the same (old) key: deleting it stops them too."""
-        self.on_step: Callable[[Step, str], None] | None = None
+        self.on_step: Callable[[StepEvent], None] | None = None
         self.not_saved: str | None = None
         """Why the progress could not be kept on disk, when it could not (the screen says it once)."""
         """Told after each step is saved: the step reached, and why the last attempt failed (or "")."""
@@ -134,7 +136,7 @@ class Rotation:
             started_at=self.clock().isoformat(),
             old_key=current.masked,
         )
-        self._save()
+        self._save(None)
         return self.step
 
     def confirm_generated(self) -> None:
@@ -232,7 +234,7 @@ class Rotation:
             raise RotationError("The profile already uses the new key: finish by deleting and checking the old one.")
         self.vault.delete(entry_name(self.profile.name, PENDING))
         if self.on_step is not None:
-            self.on_step(self.step, "abandoned")
+            self.on_step(StepEvent(self.step, self.step, abandoned=True))
         self.progress.clear()
         self.state = RotationState()
         self.resumed = False
@@ -269,7 +271,7 @@ class Rotation:
 
     def _fail(self, message: str) -> None:
         self.state.error = clean(message, 600)
-        self._save()
+        self._save(self.step)
         raise RotationError(message)
 
     def _expect(self, step: Step) -> None:
@@ -280,14 +282,16 @@ class Rotation:
             )
 
     def _go(self, step: Step, error: str = "") -> None:
+        taken = self.step
         self.state.step = step
         self.state.error = clean(error, 600)
-        self._save()
+        self._save(taken)
 
-    def _save(self) -> None:
+    def _save(self, taken: Step | None) -> None:
+        """Keep the progress, and tell `on_step` how the step `taken` came out (None: the rotation began)."""
         try:
             self.progress.save(self.state.to_dict())
         except NotWritten as exc:  # the rotation goes on in memory; only resuming it later is lost
             self.not_saved = f"{exc} Closed now, the wizard could not resume at this step."
         if self.on_step is not None:
-            self.on_step(self.step, self.state.error)
+            self.on_step(StepEvent(taken, self.step, self.state.error))

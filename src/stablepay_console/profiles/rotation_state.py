@@ -39,6 +39,42 @@ STEP_TITLES = {
     Step.DONE: "Done",
 }
 
+
+
+def step_name(step: Step) -> str:
+    """`step 3 (Verify the new key with /ping)`."""
+    return f"step {int(step)} ({STEP_TITLES[step]})"
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    """One step of a rotation as it came out: the step taken, the one the wizard is at now, and why not further.
+
+    `taken` is None when a rotation began; `problem` is empty when the step went through."""
+
+    taken: Step | None
+    reached: Step
+    problem: str = ""
+    abandoned: bool = False
+
+    def outcome(self) -> str:
+        """In words, its step first: `done: step 1 (Generate …); next step 2 (Paste the new key)`."""
+        reached = step_name(self.reached)
+        if self.abandoned:
+            return f"abandoned at {reached}; the profile keeps its key"
+        if self.taken is None:
+            return f"started at {reached}"
+        taken = step_name(self.taken)
+        if self.problem:
+            back = "" if self.reached == self.taken else f"; back to {reached}"
+            return f"failed: {taken}{back}"
+        if self.reached == Step.DONE:
+            return f"done: {taken}; the rotation is finished"
+        if self.reached == self.taken:
+            return f"resumed at {reached}"
+        return f"done: {taken}; next {reached}"
+
+
 MAX_ERROR = 600
 """Longer texts are cut: an error is a sentence or two, and a file can hold anything."""
 

@@ -1,5 +1,9 @@
 """The profiles file: names, environments, base URLs, the default and key dates. Never a key.
 
+The default (the profile the console starts on) is only ever what was asked for (`--default`, `profile use`):
+adding a profile never makes it the default, removing the default leaves none (the built-in sandbox), and a
+built-in profile's name (`embedded`) may be the default too.
+
 Written as TOML with tomli_w, atomically (temporary file, fsync, rename), readable by the user only.
 Only the fields below are ever written, so nothing else (least of all a key) can end up in the file.
 """
@@ -15,7 +19,7 @@ from typing import Any
 import tomli_w
 
 from stablepay_console.api.urls import check_base_url
-from stablepay_console.profiles.model import Profile, check_environment, check_name
+from stablepay_console.profiles.model import EMBEDDED_NAMES, Profile, check_environment, check_name
 from stablepay_console.storage import locations
 from stablepay_console.storage.writing import NotWritten, write_atomically
 
@@ -84,7 +88,8 @@ class ProfileStore:
             rotations = tuple(d for d in (_utc(v) for v in table.get("rotations", [])) if d is not None)
             result.entries[name] = StoredProfile(profile, _utc(table.get("key_since")), rotations)
         default = raw.get("default")
-        result.default = default if isinstance(default, str) and default in result.entries else None
+        known = isinstance(default, str) and (default in result.entries or default in EMBEDDED_NAMES)
+        result.default = default if known else None
         return result
 
     def profiles(self) -> list[Profile]:
@@ -94,8 +99,10 @@ class ProfileStore:
         return self.load().entries.get(name)
 
     def default(self) -> Profile | None:
+        """The configured default profile; None when there is none or it is a built-in one (see `load().default`)."""
         data = self.load()
-        return data.entries[data.default].profile if data.default else None
+        entry = data.entries.get(data.default) if data.default else None
+        return entry.profile if entry is not None else None
 
     # --- changing --------------------------------------------------------------
 
@@ -104,7 +111,7 @@ class ProfileStore:
         if profile.name in data.entries:
             raise ProfileStoreError(f"A profile named {profile.name!r} already exists.")
         data.entries[profile.name] = StoredProfile(profile, key_since)
-        if make_default or data.default is None:
+        if make_default:  # only when asked: a new profile without a key must not become the one the console starts on
             data.default = profile.name
         self.save(data)
 
@@ -120,12 +127,14 @@ class ProfileStore:
         self._entry(data, name)
         del data.entries[name]
         if data.default == name:
-            data.default = next(iter(data.entries), None)
+            data.default = None  # back to the built-in sandbox, never another profile nobody chose
         self.save(data)
 
     def set_default(self, name: str) -> None:
+        """A configured profile or a built-in one (`embedded`) becomes the one the console starts on."""
         data = self.load()
-        self._entry(data, name)
+        if name not in EMBEDDED_NAMES:
+            self._entry(data, name)
         data.default = name
         self.save(data)
 

@@ -9,15 +9,20 @@ address, and are never part of the API the console talks to.
   the status back to `issued` and the earlier link gone (spec 3.1, rules 3 and 4).
 - `POST /_sandbox/rfis/{rfi_id}/answer` answers the open round as the hosted page would: status
   `submitted`, `submittedAt` now, the link gone (rule 3).
+- `POST /_sandbox/rfis/{rfi_id}/close` closes the request as compliance decides it: status `resolved`,
+  the link gone (rule 3).
 
-The first two take an optional JSON body `{"expiresInMinutes": N}` (default 72 hours); each answers 201
-with the request as the list would send it.
+The first two take an optional JSON body `{"expiresInMinutes": N}` (default 72 hours; raising also takes
+`"kind": "transaction"` or `"onboarding"`, default either); each answers 201 with the request as the list
+would send it. Each change of a transaction request is told to the sandbox's webhook sender, when there is
+one (`sandbox serve --webhook-url`).
 """
 
 from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -82,10 +87,24 @@ def answer(data: SandboxData, rfi_id: str) -> Rfi:
     return updated
 
 
-def add_request(data: SandboxData, rng: random.Random, expires_in: timedelta = DEFAULT_EXPIRY) -> Rfi:
-    """A new issued request, newest of all, with round 1 open."""
+def close(data: SandboxData, rfi_id: str) -> Rfi:
+    """Compliance decides the request: status resolved. KeyError when there is no such request."""
+    index = _index_of(data, rfi_id)
+    if index is None:
+        raise KeyError(rfi_id)
+    rfi = data.rfis[index]
+    round_ = rfi.round.model_copy(update={"link": None}) if rfi.round is not None else None
+    updated = rfi.model_copy(update={"status": "resolved", "round": round_})
+    data.rfis[index] = updated
+    return updated
+
+
+def add_request(data: SandboxData, rng: random.Random, expires_in: timedelta = DEFAULT_EXPIRY,
+                kind: str | None = None) -> Rfi:
+    """A new issued request, newest of all, with round 1 open (`kind`: either, by chance, when not given)."""
     now = data.now_moving()
-    kind = rng.choice(["transaction", "onboarding"])
+    drawn = rng.choice(["transaction", "onboarding"])
+    kind = kind or drawn
     round_ = RfiRound(
         id=_uuid(rng),
         round=1,
@@ -114,13 +133,20 @@ def _refused(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"status": "error", "error": {"code": code, "message": message}}, status_code=status)
 
 
-async def _expiry(request: Request) -> timedelta | JSONResponse:
+async def _body(request: Request) -> dict[str, Any] | JSONResponse:
     try:
         body: Any = await request.json() if await request.body() else {}
     except ValueError:
         body = None
     if not isinstance(body, dict):
         return _refused(400, "INVALID_BODY", "The body must be a JSON object.")
+    return body
+
+
+async def _expiry(request: Request) -> timedelta | JSONResponse:
+    body = await _body(request)
+    if isinstance(body, JSONResponse):
+        return body
     minutes = body.get("expiresInMinutes", None)
     if minutes is None:
         return DEFAULT_EXPIRY
@@ -144,7 +170,13 @@ def control_routes(state: SandboxState) -> list[BaseRoute]:
         expiry = await _expiry(request)
         if isinstance(expiry, JSONResponse):
             return expiry
-        return JSONResponse(add_request(state.data, state.rng, expiry).to_wire(), status_code=201)
+        body = await _body(request)
+        kind = body.get("kind") if isinstance(body, dict) else None
+        if kind not in (None, "transaction", "onboarding"):
+            return _refused(400, "INVALID_BODY", "kind must be transaction or onboarding.")
+        rfi = add_request(state.data, state.rng, expiry, kind)
+        state.rfi_changed(rfi, "raised")
+        return JSONResponse(rfi.to_wire(), status_code=201)
 
     async def ask_again(request: Request) -> Response:
         if (refused := local_only(request)) is not None:
@@ -157,20 +189,26 @@ def control_routes(state: SandboxState) -> list[BaseRoute]:
             rfi = open_round(state.data, state.rng, rfi_id, expiry)
         except KeyError:
             return _refused(404, "NOT_FOUND", f"No request with ID {rfi_id[:40]}")
+        state.rfi_changed(rfi, "asked again")
         return JSONResponse(rfi.to_wire(), status_code=201)
 
-    async def answered(request: Request) -> Response:
-        if (refused := local_only(request)) is not None:
-            return refused
-        rfi_id = str(request.path_params["rfi_id"]).lower()
-        try:
-            rfi = answer(state.data, rfi_id)
-        except KeyError:
-            return _refused(404, "NOT_FOUND", f"No request with ID {rfi_id[:40]}")
-        return JSONResponse(rfi.to_wire(), status_code=201)
+    def decided(change: Callable[[SandboxData, str], Rfi], action: str) -> Callable[[Request], Awaitable[Response]]:
+        async def route(request: Request) -> Response:
+            if (refused := local_only(request)) is not None:
+                return refused
+            rfi_id = str(request.path_params["rfi_id"]).lower()
+            try:
+                rfi = change(state.data, rfi_id)
+            except KeyError:
+                return _refused(404, "NOT_FOUND", f"No request with ID {rfi_id[:40]}")
+            state.rfi_changed(rfi, action)
+            return JSONResponse(rfi.to_wire(), status_code=201)
+
+        return route
 
     return [
         Route("/_sandbox/rfis", raise_request, methods=["POST"]),
         Route("/_sandbox/rfis/{rfi_id}/rounds", ask_again, methods=["POST"]),
-        Route("/_sandbox/rfis/{rfi_id}/answer", answered, methods=["POST"]),
+        Route("/_sandbox/rfis/{rfi_id}/answer", decided(answer, "answered"), methods=["POST"]),
+        Route("/_sandbox/rfis/{rfi_id}/close", decided(close, "closed"), methods=["POST"]),
     ]

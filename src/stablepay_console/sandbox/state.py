@@ -5,9 +5,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from stablepay_console.sandbox.data import SandboxData
 from stablepay_console.sandbox.faults import Faults
+
+if TYPE_CHECKING:
+    from stablepay_console.api.models import Rfi
 
 
 @dataclass
@@ -28,8 +32,14 @@ class SandboxState:
     on_keys_changed: Callable[[dict[str, str]], None] | None = None
     """Told the accepted keys after its dashboard made or deleted one (the console keeps them for its
     simulated production)."""
+    on_rfi_changed: Callable[[Rfi, str], None] | None = None
+    """Told each request the control routes raised, asked again, answered or closed (`sandbox.webhooks`)."""
     _index: dict[tuple[str | None, str | None, str | None], list[bytes]] = field(default_factory=dict)
     _index_version: int = -1
+
+    def rfi_changed(self, rfi: Rfi, action: str) -> None:
+        if self.on_rfi_changed is not None:
+            self.on_rfi_changed(rfi, action)
 
     def keys_changed(self) -> None:
         if self.on_keys_changed is not None:

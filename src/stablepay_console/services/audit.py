@@ -19,7 +19,7 @@ from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import OnrampTransfer, QuoteInformation
 from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.model import Profile
-from stablepay_console.profiles.rotation import STEP_TITLES, Step
+from stablepay_console.profiles.rotation import STEP_TITLES, StepEvent
 from stablepay_console.services.switching import SwitchOutcome
 from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
@@ -30,10 +30,10 @@ ACTIONS = {
     "profile.switch": "switched profile",
     "ping": "pinged the API",
     "quote.refresh": "refreshed a quote",
-    "key.rotation": "key rotation step",
+    "key.rotation": "key rotation",
     "export": "exported requests",
-    "link.open": "opened a hosted link",
-    "link.copy": "copied a hosted link",
+    "link.open": "open a link",
+    "link.copy": "copy a link",
     "note.add": "added a note",
     "claim": "claimed a request",
     "claim.release": "released a claim",
@@ -45,7 +45,7 @@ ACTIONS = {
     "triage.resume": "resumed after the user",
     "triage.policy": "changed the service levels",
 }
-"""The actions the console appends, with how a person reads them."""
+"""The actions the console appends, with how a person reads them (what was asked: the outcome says how it went)."""
 
 MAX_DETAIL = 300
 
@@ -119,13 +119,14 @@ class AuditLog:
         return self.append("export", profile, target=target, outcome=problem or "written", filters=what,
                            file=str(path), count=count)
 
-    def rotation_hook(self, profile: Profile) -> Callable[[Step, str], None]:
-        """For `Rotation.on_step`: one entry per step of a key rotation (never a key: steps and outcomes)."""
+    def rotation_hook(self, profile: Profile) -> Callable[[StepEvent], None]:
+        """For `Rotation.on_step`: one entry per step of a key rotation, its outcome naming the step taken and how
+        it came out (`done: step 1 (…); next step 2 (…)`, `failed: step 3 (…); back to step 2 (…)`). Never a key,
+        not even masked: the wizard's own words for a failure can name one, so they stay on its screen."""
 
-        def step(reached: Step, problem: str) -> None:
-            title = STEP_TITLES.get(reached, str(reached))
-            self.append("key.rotation", profile, target=profile.name, outcome=problem or "ok", step=int(reached),
-                        title=title)
+        def step(event: StepEvent) -> None:
+            self.append("key.rotation", profile, target=profile.name, outcome=event.outcome(),
+                        step=int(event.reached), title=STEP_TITLES[event.reached])
 
         return step
 

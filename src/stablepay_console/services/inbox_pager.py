@@ -21,14 +21,19 @@ from stablepay_console.api.models import Rfi, RfiPage
 from stablepay_console.services.needs_action import Partial, needs_action_order, read_needs_action
 from stablepay_console.services.provenance import Loaded, Provenance, ResultState
 from stablepay_console.services.team.needs_action import TeamRead
+from stablepay_console.services.triage.queues import MINE, QUEUES, REVIEW, QueueAsk, queue_rows
 from stablepay_console.services.triage.review import ReviewItem
 
-__all__ = ["INBOX", "ISSUED_VIEWS", "NEEDS_ACTION", "REVIEW", "InboxPager", "InboxQuery", "needs_action_order"]
+__all__ = ["BY_CREATED", "BY_DEADLINE", "INBOX", "MINE", "NEEDS_ACTION", "QUEUES", "REVIEW", "WHOLE_VIEWS",
+           "InboxPager", "InboxQuery", "needs_action_order"]
 
-INBOX, NEEDS_ACTION, REVIEW = "inbox", "needs action", "awaiting my review"
-ISSUED_VIEWS = (NEEDS_ACTION, REVIEW)
-"""Views of every issued request, read whole and paged here: needs action, and those awaiting my review (the
-answers someone else made ready, oldest first; ready requests are issued on the provider's side)."""
+INBOX, NEEDS_ACTION = "inbox", "needs action"
+WHOLE_VIEWS = (NEEDS_ACTION, MINE, REVIEW)
+"""Views read whole and paged here: needs action (every issued request matching the kind and user filters), and the
+queues over the whole account (`services.triage.queues`: my requests, those awaiting my review), deadline first."""
+BY_CREATED, BY_DEADLINE = "created", "deadline"
+"""The inbox's orders: the server's own (newest created first), or the nearest deadline first (those with none
+last). The API sorts by neither: the deadline order is of the page in view."""
 CACHED_PAGES = 12
 """Pages kept per filter (LRU): the shown one, its neighbours, and a few visited ones."""
 AHEAD = 2
@@ -64,7 +69,12 @@ class InboxPager:
         self.action: ResultState[Sequence[Rfi]] = ResultState()
         self.action_offset = 0
         self.review: list[ReviewItem] = []
-        """The review queue as last read from the record (the review view's rows, in its order)."""
+        """The review queue as last read from the record (who made each answer ready; the banner's count)."""
+        self.queues: dict[str, ResultState[Sequence[Rfi]]] = {queue: ResultState() for queue in QUEUES}
+        """Each queue's rows as last read again from the API, deadline first."""
+        self.queue_overdue: dict[str, set[str]] = {queue: set() for queue in QUEUES}
+        self.queue_missing: dict[str, list[str]] = {queue: [] for queue in QUEUES}
+        """Requests of a queue in no list of the account (gone from the API)."""
         self.overdue: set[str] = set()
         self.cursor_to_first = True
         """True after a filter, view or order change: the table puts its cursor on the first row."""
@@ -75,14 +85,18 @@ class InboxPager:
         """+1 after paging forward, -1 after paging back: where the prefetch looks first."""
         self.from_record: tuple[list[Rfi], datetime] | None = None
         """A repeat start's first page as last shown, and when: greyed until the server's page replaces it."""
+        self.order = BY_CREATED
+        """How the inbox's rows are sorted (the issued views keep their own order)."""
 
     # --- what is asked -----------------------------------------------------------
 
     @property
     def filters(self) -> RfiFilters:
-        """The filters in force; needs action and the review queue always mean issued."""
-        if self.view in ISSUED_VIEWS:
+        """The filters in force; needs action always means issued; a queue is the whole account's, unfiltered."""
+        if self.view == NEEDS_ACTION:
             return replace(self.query.filters, status="issued")
+        if self.view in QUEUES:
+            return RfiFilters()
         return self.query.filters
 
     def set_profile(self, profile: str, environment: str) -> None:
@@ -91,13 +105,17 @@ class InboxPager:
         self.from_record = None
         self.page.profile_changed(profile)
         self.action.profile_changed(profile)
+        for state in self.queues.values():
+            state.profile_changed(profile)
         self._cache.clear()
         self.query = replace(self.query, offset=0)
         self.action_offset = 0
         self.cursor_to_first = True
 
     def apply(self, filters: RfiFilters, limit: int) -> None:
-        if self.view in ISSUED_VIEWS:
+        if self.view in QUEUES:
+            self.view = INBOX  # a filter is the inbox's: a queue is every request of the account that is mine
+        if self.view == NEEDS_ACTION:
             if filters.status == "issued":  # the selector shows the view's own status: keep the inbox's
                 filters = replace(filters, status=self.query.filters.status)
             else:
@@ -125,19 +143,36 @@ class InboxPager:
         self.action_offset = 0
         self.cursor_to_first = True
 
-    def issued_rows(self) -> Sequence[Rfi]:
-        """Every issued request read (needs action's order), or in the review view those awaiting review, oldest
-        made ready first."""
-        found = self.action.current
-        rows = found.value if found is not None else []
-        if self.view != REVIEW:
-            return rows
-        order = {item.rfi_id: n for n, item in enumerate(self.review)}
-        return sorted((r for r in rows if r.id in order), key=lambda r: order[r.id])
+    def whole_rows(self) -> Sequence[Rfi]:
+        """Every row of a whole view as read: every issued request (needs action), or a queue's, deadline first."""
+        found = self.state.current
+        return found.value if found is not None and self.view in WHOLE_VIEWS else []  # type: ignore[return-value]
+
+    def shown_overdue(self) -> set[str]:
+        """The rows of the view marked overdue (the whole views: deadline passed, a reply would be rejected)."""
+        if self.view == NEEDS_ACTION:
+            return self.overdue
+        return self.queue_overdue.get(self.view, set())
 
     def reviewed_by(self, rfi_id: str) -> str:
         """Who made the answer under review ready ("" when it is not in the review queue)."""
         return next((item.made_ready_by for item in self.review if item.rfi_id == rfi_id), "")
+
+    def cycle_order(self) -> str:
+        """Created (the server's order) and deadline in turn; the order now."""
+        self.order = BY_DEADLINE if self.order == BY_CREATED else BY_CREATED
+        self.cursor_to_first = True
+        return self.order
+
+    def loaded(self) -> list[tuple[Sequence[Rfi], Provenance]]:
+        """Every list of this profile's requests read (the cache, the page shown, the whole views), with where."""
+        loaded: list[tuple[Sequence[Rfi], Provenance]] = [(hit.value.data, hit.provenance)
+                                                          for hit in self._cache.values()]
+        for state in (self.page.current, self.action.current, *(q.current for q in self.queues.values())):
+            if state is not None and state.provenance.profile == self.profile:
+                loaded.append((state.value.data if isinstance(state.value, RfiPage) else state.value,
+                               state.provenance))
+        return loaded
 
     def drop_cache(self) -> None:
         """Refresh asks the server again for everything."""
@@ -146,13 +181,16 @@ class InboxPager:
     # --- what is shown -----------------------------------------------------------
 
     def rows(self) -> list[Rfi]:
-        if self.view in ISSUED_VIEWS:
-            rows = self.issued_rows()
+        if self.view in WHOLE_VIEWS:
+            rows = self.whole_rows()
             return list(rows[self.action_offset : self.action_offset + self.query.limit])
         shown = self.page.current
         if shown is None and self.from_record is not None:
             return self.from_record[0][: self.query.limit]
-        return list(shown.value.data) if shown is not None else []
+        rows = list(shown.value.data) if shown is not None else []
+        if self.order == BY_DEADLINE:
+            rows.sort(key=lambda rfi: (rfi.deadline is None, rfi.deadline or rfi.created_at))
+        return rows
 
     def show_from_record(self, rows: list[Rfi], at: datetime) -> bool:
         """Paint a repeat start's first page (as of `at`) until the server's comes: only on the first page of the
@@ -164,14 +202,16 @@ class InboxPager:
 
     @property
     def state(self) -> ResultState[RfiPage] | ResultState[Sequence[Rfi]]:
-        return self.action if self.view in ISSUED_VIEWS else self.page
+        if self.view in QUEUES:
+            return self.queues[self.view]
+        return self.action if self.view == NEEDS_ACTION else self.page
 
     def window(self) -> tuple[int, int, int] | None:
         """(offset, limit, total) of what the table shows, or None before anything loaded."""
         limit = self.query.limit
-        if self.view in ISSUED_VIEWS:
-            found = self.action.current
-            return None if found is None else (self.action_offset, limit, len(self.issued_rows()))
+        if self.view in WHOLE_VIEWS:
+            found = self.state.current
+            return None if found is None else (self.action_offset, limit, len(self.whole_rows()))
         shown = self.page.current
         if shown is None:
             return None
@@ -194,7 +234,7 @@ class InboxPager:
 
     def go(self, offset: int) -> None:
         self.cursor_to_first = True
-        if self.view in ISSUED_VIEWS:
+        if self.view in WHOLE_VIEWS:
             self.action_offset = offset
         else:
             self.direction = -1 if offset < self.query.offset else 1
@@ -237,8 +277,10 @@ class InboxPager:
 
     def begin(self) -> None:
         """Say what is being loaded for the current view (before `load` or `load_needs_action` awaits)."""
-        if self.view in ISSUED_VIEWS:
+        if self.view == NEEDS_ACTION:
             self.action.begin("Loading every issued request…")
+        elif self.view in QUEUES:
+            self.queues[self.view].begin("Reading the queue from the record, each request again from the server…")
         else:
             self.page.begin(self.loading_words(self.query))
 
@@ -330,3 +372,21 @@ class InboxPager:
             return
         self.action.succeed(Loaded(ordered, self._provenance(self.query, asked, swept.said if swept else "")))
         self.action_offset = min(self.action_offset, last_offset(len(ordered), self.query.limit))
+
+    async def load_queue(self, client: StablePayClient, ask: QueueAsk) -> None:
+        """A queue's rows (which requests: `ask`, from the record), each read again from the API, deadline first."""
+        state = self.queues[ask.queue]
+        state.begin("Reading each request of the queue again from the server…")
+        try:
+            got = await queue_rows(client, ask, self.clock())
+        except APIError as exc:
+            state.fail(error_lines(exc))
+            return
+        self.queue_overdue[ask.queue], self.queue_missing[ask.queue] = got.overdue, got.missing
+        if ask.queue == REVIEW:
+            self.review = list(ask.review)
+        origin = f"{len(got.missing)} of the record's in no list of the account" if got.missing else ""
+        asked = f"{ask.queue} · every request of the account"
+        state.succeed(Loaded(got.rows, self._provenance(self.query, asked, origin)))
+        if self.view == ask.queue:
+            self.action_offset = min(self.action_offset, last_offset(len(got.rows), self.query.limit))

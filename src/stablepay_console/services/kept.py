@@ -37,6 +37,14 @@ class Kept(Sequence["Rfi"]):
             return [Rfi.model_validate_json(text) for text in self._texts[index]]
         return Rfi.model_validate_json(self._texts[index])
 
+    def ids(self) -> list[str]:
+        """Each request's ID, read from its text without a model where the text starts with it (as `keep` writes)."""
+        from stablepay_console.api.models import Rfi
+
+        head = len('{"id":"')
+        return [text[head:text.index('"', head)] if text.startswith('{"id":"')
+                else Rfi.model_validate_json(text).id for text in self._texts]
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Kept) and self._texts == other._texts
 

@@ -16,7 +16,13 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Protocol, cast
 
-from stablepay_console.storage.record_triage_types import TriageCase, TriageFacts, TriagePolicy, TriageStep
+from stablepay_console.storage.record_triage_types import (
+    RoundShown,
+    TriageCase,
+    TriageFacts,
+    TriagePolicy,
+    TriageStep,
+)
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
@@ -79,6 +85,8 @@ class Offer(StrEnum):
     ACT_ENTRIES = "act entries"
     """The store writes the audit entry of a claim, a release, a step and a policy change itself, with the act;
     the services append them only where it does not."""
+    DELIVERIES = "deliveries"
+    """The provider's webhook deliveries the team watcher took, deduplicated by the store (`DeliveryLedger`)."""
 
 
 class HistoryRecord(Protocol):
@@ -89,6 +97,10 @@ class HistoryRecord(Protocol):
         ...
 
     def history(self, profile: str, rfi_id: str) -> RfiHistory: ...
+
+    def ids_starting(self, profile: str, prefix: str, limit: int = 10) -> list[str]:
+        """The IDs of requests seen whose ID starts with `prefix` (lower-case hexadecimal), at most `limit`."""
+        ...
 
 
 class NotesAndClaims(Protocol):
@@ -142,9 +154,11 @@ class TriageRecord(Protocol):
 
     def triage_case(self, profile: str, rfi_id: str) -> TriageCase: ...
 
-    def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime) -> TriageStep:
-        """Keep a step (where the store offers FOUR_EYES it checks the order and the four eyes itself, and sets
-        who and when)."""
+    def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime,
+                        shown: RoundShown | None = None) -> TriageStep:
+        """Keep a step in the round it was taken in: `shown`, the round the console showed, checked against the
+        record's sighting (RecordRefused where it is another), else the round the record knows. Where the store
+        offers FOUR_EYES it checks the order and the four eyes itself, and sets who and when."""
         ...
 
     def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
@@ -162,6 +176,11 @@ class TriageRecord(Protocol):
 
     def triage_policy(self) -> TriagePolicy: ...
 
+    def round_repairs(self) -> dict[str, int]:
+        """What the update that gave steps their round did to the steps kept with none: {"given": n, "unknown": m},
+        empty when there were none (`record status`)."""
+        ...
+
     def set_triage_policy(self, policy: TriagePolicy, actor: str, at: datetime) -> TriagePolicy: ...
 
     def triage_facts(self, profile: str, now: datetime) -> TriageFacts: ...
@@ -174,8 +193,9 @@ class TeamFeed(Protocol):
         """The team watcher swept the profile's server; False where nothing was kept (this role is not the watcher)."""
         ...
 
-    def last_sweep(self, profile: str) -> Sweep | None:
-        """The team watcher's last sweep of the profile's server (None: never swept)."""
+    def last_sweep(self, profile: str, radar: bool = True) -> Sweep | None:
+        """The team watcher's last sweep of the profile's server (None: never swept); without `radar`, its radar
+        is an empty text."""
         ...
 
     def issued_first(self, profile: str, after: datetime, limit: int) -> tuple[list[Issued], int]:
@@ -194,6 +214,21 @@ class TeamFeed(Protocol):
 
     def open_rounds(self, profile: str) -> list[OpenRound]:
         """The current round of each request the team watcher last saw as issued."""
+        ...
+
+
+class DeliveryLedger(Protocol):
+    """The webhook deliveries the team watcher took (a store that offers DELIVERIES), one per (server, eventId)."""
+
+    def delivery_known(self, profile: str, event_id: str) -> bool:
+        """Whether the delivery was taken before (by this watcher or another on the same record)."""
+        ...
+
+    def take_delivery(self, profile: str, event_id: str, event_type: str, led_to: str,
+                      pages: Sequence[SeenPage], radar: str | None = None) -> bool:
+        """Keep the delivery and record `pages` (what the API said) and the watcher's `radar` (the banner's count,
+        its sweep's time unchanged), in one transaction; False when it was taken before, and then nothing is
+        written. Every console of the team hears of it (LISTEN)."""
         ...
 
 
@@ -232,6 +267,14 @@ def assignments(record: Record) -> Assignments:
         raise RecordError("Assignment needs the team record: in a record of your own, a request is yours to claim "
                           "(`rfis claim ID`).")
     return cast(Assignments, record)
+
+
+def delivery_ledger(record: Record) -> DeliveryLedger:
+    """The record as the ledger of webhook deliveries; ask `Offer.DELIVERIES in record.offers` first."""
+    if Offer.DELIVERIES not in record.offers:
+        raise RecordError("Webhook deliveries are deduplicated in the team record (STABLEPAY_RECORD_URL): a "
+                          "record of your own keeps none.")
+    return cast(DeliveryLedger, record)
 
 
 def team_feed(record: Record) -> TeamFeed:

@@ -22,7 +22,16 @@ class TriageStep:
     at: datetime
     note: str = ""
     round_no: int | None = None
-    """The request's round when the step was taken (the record's last sighting); None if never seen."""
+    """The round the step was taken in: the one the console showed, checked against the record's sighting; a step
+    kept with none belongs to the round the record saw issued at or before it. None when nothing says which."""
+
+
+@dataclass(frozen=True)
+class RoundShown:
+    """The round a console showed when a person took a step: its number and ID, from the API's page."""
+
+    round_no: int
+    round_id: str = ""
 
 
 def by_request(steps: Iterable[TriageStep]) -> dict[str, list[TriageStep]]:
@@ -107,3 +116,9 @@ class TriageFacts:
     policy: TriagePolicy = field(default_factory=TriagePolicy)
     now: datetime | None = None
     """The store's clock when the facts were read (the database's, in the team record)."""
+    analysts: tuple[str, ...] = ()
+    """Every analyst of the team, whether or not they did anything yet (team record); empty in the local one."""
+    watched: bool = False
+    """The rounds come from a team watcher's sweeps (team record): none is counted before its first."""
+    swept_at: datetime | None = None
+    """When the team watcher last swept the server; None when it never did."""

@@ -68,6 +68,9 @@ class RecordWorker:
         """Told (on the record's thread, once) what opening the record came to: a bad file set aside
         (False), or the record refused, every call failing from then on (True); the message says why."""
         self._feeders: list[Callable[[], None]] = []
+        self.unsaved = 0
+        """How many `fire` calls failed: what they were for is `last_unsaved` (and the log)."""
+        self.last_unsaved = ""
         _LIVE.add(self)
 
     def add_feeder(self, push: Callable[[], None]) -> None:
@@ -114,6 +117,7 @@ class RecordWorker:
             exc = f.exception() if not f.cancelled() else None
             if exc is not None:
                 log.warning("Not recorded: %s. %s", what, exc)
+                self.unsaved, self.last_unsaved = self.unsaved + 1, f"{what}: {exc}"
             if isinstance(exc, RecordNotWritten):  # a full or read-only disk: said once, not once per batch
                 NOT_WRITTEN.post(f"{exc} Not recorded: {what}.")
 

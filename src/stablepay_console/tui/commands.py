@@ -1,4 +1,4 @@
-"""Command palette: every top-level screen and every profile by name."""
+"""Command palette: every top-level screen, "Go to request", and every profile by name."""
 
 from __future__ import annotations
 
@@ -32,13 +32,27 @@ class EntriesProvider(Provider):
 
 
 class ScreensProvider(EntriesProvider):
-    """Open a screen by typing its name."""
+    """Open a screen by typing its name, or a request by its ID."""
 
     def _entries(self) -> list[Entry]:
         return [
-            (f"Open {entry.title}", partial(self.app.switch_mode, entry.mode), f"{entry.description} (key {entry.key})")
-            for entry in TOP_LEVEL
+            *((f"Open {entry.title}", partial(self.app.switch_mode, entry.mode),
+               f"{entry.description} (key {entry.key})") for entry in TOP_LEVEL),
+            ("Go to request", self._go_to, "a request by its whole ID, or the 8 characters the inbox shows "
+                                           "(key i in the inbox)"),
         ]
+
+    async def _go_to(self) -> None:
+        """From any screen: the inbox, its "Go to request" dialog."""
+        from stablepay_console.tui.screens.inbox import InboxScreen
+
+        app = self.app
+        if getattr(app, "current_mode", None) != "inbox":
+            await app.switch_mode("inbox")
+        while not isinstance(app.screen, InboxScreen) and len(app.screen_stack) > 1:
+            await app.pop_screen()
+        if isinstance(app.screen, InboxScreen):
+            app.screen.go_to.ask()
 
 
 class ProfilesProvider(EntriesProvider):

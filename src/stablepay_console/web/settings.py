@@ -85,3 +85,4 @@ def proxy_network(text: str) -> Network:
         return ipaddress.ip_network(text.strip(), strict=False)
     except ValueError:
         raise ValueError(f"--trusted-proxy {text!r} is not an IP address or network") from None
+

@@ -103,3 +103,28 @@ class SignIns:
         log.info("sign-in user=%s via=header from=%s session=%s", name, remote, signin.short)
         return signin
 
+
+def startup_refusal(settings: WebSettings, *, team: bool, server_user: str) -> str | None:
+    """Why no sign-in to this server could ever get a console, or None: checked before the server starts, so that
+    it never serves pages that can only say "No console for you here".
+
+    - Token sign-in makes every browser the server's own account (`server_user`). With a team record a console
+      acts as the signed-in person's own login role, and the server's account is not a person of the team: every
+      tab would be refused. Only a trusted header (a sign-in proxy naming each person) can work there.
+    - Token sign-in names the console user after the server's account, which must then be a name a console user
+      can have.
+    - Caps of no console at all.
+    The profile and key every console starts on, and the team record as the server's login reaches it, are checked
+    next (`cli.web.console_refusal`)."""
+    if team and not settings.by_header:
+        return (
+            f"with a team record, token sign-in cannot give anyone a console: every token sign-in is this "
+            f"server's own account ({server_user}), not a person of the team, so each tab would be refused. "
+            "Sign people in through your sign-in proxy instead: --trusted-header NAME (with --trusted-proxy "
+            "ADDRESS or --socket PATH), and each console acts as the signed-in person's own role"
+        )
+    if not settings.by_header and not valid_user(server_user):
+        return f"this account's name ({server_user!r}) cannot name a console user"
+    if settings.max_sessions < 1 or settings.max_sessions_per_user < 1:
+        return "--max-sessions and --max-sessions-per-user must allow at least one console"
+    return None

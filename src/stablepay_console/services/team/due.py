@@ -24,15 +24,20 @@ if TYPE_CHECKING:
     from stablepay_console.wiring import Services
 
 
-def fresh_sweep(services: Services, profile: Profile) -> Sweep | None:
-    """The team watcher's last sweep of `profile`'s server while it is fresh; None: ask the API."""
+def fresh_sweep(services: Services, profile: Profile) -> Sweep | str | None:
+    """The team watcher's last sweep of `profile`'s server while it is fresh; else why the API is asked
+    instead (a team record in use: `the team watcher has not swept yet`), or None without a team record."""
     if services.team is None:  # no team record chosen: no watcher to ask (and no local file opened to learn it)
         return None
     try:
         sweep = services.record.call(lambda record: team_feed(record).last_sweep(profile.name))
     except (RecordError, TimeoutError):
-        return None
-    return sweep if sweep is not None and sweep.fresh else None
+        return "the team record could not be read"
+    if sweep is None:
+        return "the team watcher has not swept yet"
+    if not sweep.fresh:
+        return f"the team watcher's last sweep is stale ({ago(sweep)})"
+    return sweep
 
 
 def said(sweep: Sweep) -> str:

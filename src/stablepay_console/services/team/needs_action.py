@@ -18,11 +18,12 @@ from pydantic import ValidationError
 from stablepay_console.api.models import Rfi, RfiRound
 from stablepay_console.services.kept import Kept
 from stablepay_console.services.needs_action import PAGE, NeedsActionRows, Partial, Shown
-from stablepay_console.services.team.radar import ago, from_team
+from stablepay_console.services.team.radar import ago
 
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.profiles.model import Profile
+    from stablepay_console.storage.record import Record
     from stablepay_console.storage.record_types import Issued, Sweep
     from stablepay_console.wiring import Services
 
@@ -91,13 +92,27 @@ async def needs_action_from_team(
     no more than them; then every issued request is read for the whole view."""
     from stablepay_console.storage.record import RecordError, team_feed
 
-    fresh = await from_team(services, profile, now)
+    if services.team is None:
+        return None
+
+    def first(record: Record) -> tuple[Sweep, tuple[list[Issued], int] | None] | None:
+        """The sweep while it is fresh, with the first rows: one call on the record's thread, no radar read."""
+        feed = team_feed(record)
+        sweep = feed.last_sweep(profile.name, radar=False)
+        if sweep is None or not sweep.fresh:
+            return None
+        return sweep, feed.issued_first(profile.name, now, FIRST_ROWS) if shown is not None else None
+
+    try:
+        fresh = await services.record.run(first)
+    except RecordError:
+        return None
     if fresh is None:
         return None
+    sweep, nearest_total = fresh
     try:
-        if shown is not None:
-            nearest, total = await services.record.run(
-                lambda record: team_feed(record).issued_first(profile.name, now, FIRST_ROWS))
+        if shown is not None and nearest_total is not None:
+            nearest, total = nearest_total
             ahead = NeedsActionRows()
             for rfi in wanted(nearest, filters):
                 ahead.add(rfi)
@@ -107,7 +122,7 @@ async def needs_action_from_team(
     except RecordError:
         return None
     rows, overdue = team_rows(found, filters, now)
-    return TeamRows(rows, overdue, fresh.sweep)
+    return TeamRows(rows, overdue, sweep)
 
 
 def team_reader(services: Services, profile: Profile | None) -> TeamRead | None:

@@ -61,6 +61,10 @@ class Report:
     """How many requests each lead assigned to an analyst in the period (team record)."""
     in_force: TriagePolicy = field(default_factory=TriagePolicy)
     """The policy the breaches were counted against, read with the facts: its levels, who changed it and when."""
+    waits_for: str = ""
+    """What the figures wait for, in words ("" when nothing): the team watcher's first sweep."""
+    swept_at: datetime | None = None
+    """When the team watcher last swept (team record); None when it never did, or without a team."""
 
     @property
     def totals(self) -> dict[str, int]:
@@ -77,6 +81,8 @@ class Report:
             "breaches": self.breaches,
             "analysts": [{"analyst": who, **counts} for who, counts in sorted(self.analysts.items())],
             "assignments": [{"lead": lead, "assigned": n} for lead, n in sorted(self.assignments.items())],
+            "lastSweep": self.swept_at.isoformat() if self.swept_at else None,
+            "waitsFor": self.waits_for or None,
         }
 
     def csv_rows(self) -> list[tuple[str, str, str, str]]:
@@ -128,7 +134,18 @@ def report(facts: TriageFacts, since: datetime, now: datetime) -> Report:
          "approveBeforeSeconds": int(facts.policy.approve_before.total_seconds())},
         dict(Counter(c.assigned_by for c in facts.claims_taken if c.assigned_by and since <= c.at <= now)),
         facts.policy,
+        waits_for(facts),
+        facts.swept_at,
     )
+
+
+NO_SWEEP = "no sweep yet: run `rfis watch` as the watcher"
+
+
+def waits_for(facts: TriageFacts) -> str:
+    """Why the figures are all zeros: on the team record nothing is counted before the watcher has recorded what
+    the API holds, and it never swept nor saw a round."""
+    return NO_SWEEP if facts.watched and facts.swept_at is None and not facts.rounds else ""
 
 
 def _spreads(found: list[Case], now: datetime) -> dict[str, Spread]:
@@ -149,7 +166,8 @@ def _spreads(found: list[Case], now: datetime) -> dict[str, Spread]:
 
 
 def _analysts(found: list[Case], facts: TriageFacts) -> dict[str, dict[str, int]]:
-    counts: dict[str, Counter[str]] = {}
+    """Every analyst of the team (zeros for one who did nothing yet), and anyone else the facts name."""
+    counts: dict[str, Counter[str]] = {who: Counter() for who in facts.analysts}
 
     def add(who: str, name: str) -> None:
         counts.setdefault(who, Counter())[name] += 1

@@ -17,12 +17,13 @@ from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.model import Profile
 from stablepay_console.services.audit import AuditLog
 from stablepay_console.services.notes import author_for, check_note
+from stablepay_console.services.triage.queues import QueueAsk, queue_ask
 from stablepay_console.services.triage.report import Report, report
 from stablepay_console.services.triage.review import ReviewItem, review_queue
 from stablepay_console.services.triage.state import ACTION_OF, step_of
 from stablepay_console.services.triage.state import refusal as refusal_of
 from stablepay_console.storage.record import Offer, Record, RecordRefused, assignments
-from stablepay_console.storage.record_triage_types import TriageCase, TriagePolicy, TriageStep
+from stablepay_console.storage.record_triage_types import RoundShown, TriageCase, TriagePolicy, TriageStep
 from stablepay_console.storage.record_types import ClaimOutcome, TeamMember
 from stablepay_console.storage.record_worker import RecordWorker
 
@@ -47,8 +48,9 @@ class Triage:
         self.author_of = author_of
 
     def step(self, profile: Profile, rfi_id: str, action: str, note: str = "",
-             author: str | None = None) -> Future[StepOutcome]:
-        """Take `action` (ready, approve, reject, wait, resume) on the request; ValueError at once for a bad note."""
+             author: str | None = None, shown: RoundShown | None = None) -> Future[StepOutcome]:
+        """Take `action` (ready, approve, reject, wait, resume) on the request, in `shown`, the round the console
+        showed (the record refuses the step where it knows another); ValueError at once for a bad note."""
         text = check_note(note) if note.strip() else ""
         at = self.clock()
 
@@ -62,7 +64,7 @@ class Triage:
                 refused = None if Offer.FOUR_EYES in record.offers else refusal_of(action, case, actor, text)
                 if refused is None:
                     try:
-                        kept = record.add_triage_step(profile.name, rfi_id, action, actor, text, at)
+                        kept = record.add_triage_step(profile.name, rfi_id, action, actor, text, at, shown)
                     except RecordRefused as exc:
                         record.append_audit(self.audit.draft(ACTION_OF[action], profile, target=rfi_id,
                                                              outcome=f"refused: {exc.why}", actor=actor, was=before))
@@ -129,6 +131,15 @@ class Triage:
 
         def read(record: Record) -> list[ReviewItem]:
             return review_queue(record, profile, me or self.author_of(profile))
+
+        return self.worker.submit(read)
+
+    def queue(self, profile: str, queue: str, me: str | None = None) -> Future[QueueAsk]:
+        """Which requests are in `queue` (my requests, awaiting my review) for `me` (by default, who this console
+        acts as), from the claims and steps of the whole account."""
+
+        def read(record: Record) -> QueueAsk:
+            return queue_ask(record, profile, me or self.author_of(profile), queue)
 
         return self.worker.submit(read)
 

@@ -3,14 +3,15 @@
 A migration is only ever added at the end; one that shipped is never edited. Version 1 was the
 first schema (round history, statuses, notes, audit log); version 2 added claims, the audit head
 (so a cut-off tail shows) and the append-only guards on the audit log; version 3 the triage steps
-and the service-level policy (`local/triage.py`).
+and the service-level policy (`local/triage.py`); version 4 the round each step was taken in, given to the
+steps kept with none before from their own audit entries (`round_repairs` says which).
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-from stablepay_console.storage.local.triage import V3
+from stablepay_console.storage.local.triage import V3, V4, repair_rounds
 from stablepay_console.storage.record_chain import GENESIS
 
 V1 = """
@@ -108,6 +109,7 @@ MIGRATIONS: list[tuple[str, object]] = [
     (V1, None),
     (V2, _head_from_log),
     (V3, None),
+    (V4, repair_rounds),
 ]
 """(SQL script, then an optional step in Python) for versions 1, 2, …"""
 

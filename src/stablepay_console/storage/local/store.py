@@ -189,6 +189,13 @@ class SqliteRecord(SqliteTriage):
                 changed += observe_page(conn, page.profile, page.environment, page.sightings, seen)
         return changed
 
+    def ids_starting(self, profile: str, prefix: str, limit: int = 10) -> list[str]:
+        if not prefix or any(ch not in "0123456789abcdef-" for ch in prefix):
+            return []  # nothing a LIKE pattern could read as a wildcard
+        rows = self._read("SELECT rfi_id FROM rfis WHERE profile = ? AND rfi_id LIKE ? ORDER BY rfi_id LIMIT ?",
+                          (profile, prefix + "%", limit))
+        return [row[0] for row in rows]
+
     def history(self, profile: str, rfi_id: str) -> RfiHistory:
         key = (profile, rfi_id)
         found = self._read(

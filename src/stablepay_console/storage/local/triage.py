@@ -10,12 +10,13 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from stablepay_console.storage.record_triage_types import (
     NO_POLICY,
     ClaimFact,
     RoundFact,
+    RoundShown,
     StatusFact,
     TriageCase,
     TriageFacts,
@@ -53,38 +54,126 @@ BEGIN SELECT RAISE(ABORT, 'triage steps are append-only'); END;
 """Schema version 3: triage steps (append-only) and the service-level policy."""
 
 
-def _round_now(conn: sqlite3.Connection, profile: str, rfi_id: str) -> tuple[str | None, int | None]:
+V4 = """
+ALTER TABLE triage ADD COLUMN round_id TEXT;
+CREATE TABLE round_repairs (
+    step_id     INTEGER PRIMARY KEY,
+    profile     TEXT NOT NULL,
+    rfi_id      TEXT NOT NULL,
+    round_no    INTEGER,
+    audit_seq   INTEGER,
+    repaired_at TEXT NOT NULL
+);
+"""
+"""Schema version 4: a step keeps the round it was taken in (its number and ID), and the repairs of the steps kept
+with none before (`repair_rounds`)."""
+
+UNSEEN = (None, None, None, False)
+
+
+def _round_now(conn: sqlite3.Connection, profile: str, rfi_id: str) -> tuple[str | None, int | None, str | None, bool]:
+    """(status, round number, round ID, seen at all) of the request as the record last saw it."""
     row = conn.execute(
-        "SELECT r.status, ro.round_no FROM rfis r LEFT JOIN rounds ro ON ro.id = r.round_row "
+        "SELECT r.status, ro.round_no, ro.round_id FROM rfis r LEFT JOIN rounds ro ON ro.id = r.round_row "
         "WHERE r.profile = ? AND r.rfi_id = ?",
         (profile, rfi_id),
     ).fetchone()
-    return (str(row[0]), None if row[1] is None else int(row[1])) if row else (None, None)
+    if not row:
+        return UNSEEN
+    return str(row[0]), None if row[1] is None else int(row[1]), None if row[2] is None else str(row[2]), True
 
 
-def _steps(rows: Sequence[tuple]) -> list[TriageStep]:  # type: ignore[type-arg]
-    return [TriageStep(str(r), str(s), str(a), parse_stamp(t), str(n), rn) for r, s, a, t, n, rn in rows]
+def _issued(conn: sqlite3.Connection, profile: str, rfi_id: str) -> list[tuple[datetime, int]]:
+    """The rounds the record saw of the request: (issued at, number), oldest issued first."""
+    found = []
+    for issued, round_no in conn.execute("SELECT issued_at, round_no FROM rounds WHERE profile = ? AND rfi_id = ? "
+                                         "ORDER BY id", (profile, rfi_id)):
+        try:
+            found.append((parse_stamp(issued), int(round_no)))
+        except (ValueError, TypeError):
+            continue  # a round the record cannot date says nothing about when a step was taken
+    return sorted(found, key=lambda r: r[0])
+
+
+def round_at(issued: Sequence[tuple[datetime, int]], at: datetime) -> int | None:
+    """The round current at `at`: the latest the record saw issued at or before it; None before any."""
+    found = None
+    for when, round_no in issued:
+        if when <= at:
+            found = round_no
+    return found
+
+
+def _owned(rows: Sequence[tuple], issued: Sequence[tuple[datetime, int]]) -> list[TriageStep]:  # type: ignore[type-arg]
+    """Steps with their round: as kept, or for one kept with none, the round the record saw current when taken."""
+    steps = []
+    for r, s, a, t, n, rn in rows:
+        at = parse_stamp(t)
+        kept = int(rn) if rn is not None else round_at(issued, at)
+        steps.append(TriageStep(str(r), str(s), str(a), at, str(n), kept))
+    return steps
+
+
+STEP_ROWS = "SELECT rfi_id, step, actor, at, note, round_no FROM triage WHERE profile = ? AND rfi_id = ? ORDER BY id"
+
+
+def _request_steps(conn: sqlite3.Connection, profile: str, rfi_id: str) -> list[TriageStep]:
+    return _owned(conn.execute(STEP_ROWS, (profile, rfi_id)).fetchall(), _issued(conn, profile, rfi_id))
 
 
 def case(conn: sqlite3.Connection, profile: str, rfi_id: str) -> TriageCase:
-    status, round_no = _round_now(conn, profile, rfi_id)
+    """Where the request stands: every step until the record has seen it, then the steps of its round as seen."""
+    status, round_no, _round_id, seen = _round_now(conn, profile, rfi_id)
     claim = conn.execute("SELECT claimant, at FROM claims WHERE profile = ? AND rfi_id = ?",
                          (profile, rfi_id)).fetchone()
-    rows = conn.execute(
-        "SELECT rfi_id, step, actor, at, note, round_no FROM triage WHERE profile = ? AND rfi_id = ? "
-        "AND round_no IS ? ORDER BY id",
-        (profile, rfi_id, round_no),
-    ).fetchall()
+    steps = _request_steps(conn, profile, rfi_id)
+    counted = [s for s in steps if s.round_no == round_no] if seen else steps
     held = Claim(profile, rfi_id, str(claim[0]), parse_stamp(claim[1])) if claim else None
-    return TriageCase(rfi_id, status, round_no, held, tuple(_steps(rows)))
+    return TriageCase(rfi_id, status, round_no, held, tuple(counted))
+
+
+def step_round(conn: sqlite3.Connection, profile: str, rfi_id: str,
+               shown: RoundShown | None) -> tuple[int | None, str | None]:
+    """The round a step is kept in: the one the record saw, or (never seen) the one the request's earlier steps
+    named, or the one the console showed. RecordRefused where the console showed another: the same rule as the
+    team record's database (migration 6), in the same words."""
+    _status, round_no, round_id, seen = _round_now(conn, profile, rfi_id)
+    said_no, said_id = (shown.round_no, shown.round_id or None) if shown else (None, None)
+    if round_no is not None:
+        if said_no is not None and said_no < round_no:
+            raise _refused(f"{rfi_id} is in round {round_no} now; the console showed round {said_no}: read it again")
+        if said_no is not None and said_no > round_no:
+            raise _refused(f"the record has seen round {round_no} of {rfi_id}, not round {said_no} yet: read the "
+                           "request again, then take the step")
+        if said_id is not None and said_id != round_id:
+            raise _refused(f"round {round_no} of {rfi_id} is not the round the record saw (another round ID): read "
+                           "it again")
+        return round_no, round_id
+    if seen:
+        return None, None
+    named = conn.execute("SELECT round_no, round_id FROM triage WHERE profile = ? AND rfi_id = ? AND round_no IS NOT "
+                         "NULL ORDER BY id LIMIT 1", (profile, rfi_id)).fetchone()
+    if named is None:
+        return (said_no, said_id) if said_no is not None else (None, None)
+    if (said_no is not None and said_no != named[0]) or (said_id is not None and said_id != named[1]):
+        raise _refused(f"{rfi_id} is in round {named[0]} by the steps taken on it; the console showed round "
+                       f"{said_no}: read it again")
+    return int(named[0]), None if named[1] is None else str(named[1])
+
+
+def _refused(why: str) -> Exception:
+    from stablepay_console.storage.record import RecordRefused
+
+    return RecordRefused(f"The step was not kept: {why}.", why)
 
 
 def add_step(conn: sqlite3.Connection, profile: str, rfi_id: str, step: str, actor: str, note: str,
-             at: datetime) -> TriageStep:
-    _status, round_no = _round_now(conn, profile, rfi_id)
+             at: datetime, shown: RoundShown | None = None) -> TriageStep:
+    round_no, round_id = step_round(conn, profile, rfi_id, shown)
     conn.execute(
-        "INSERT INTO triage (profile, rfi_id, step, actor, at, note, round_no) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (profile, rfi_id, step, actor, stamp(at), note, round_no),
+        "INSERT INTO triage (profile, rfi_id, step, actor, at, note, round_no, round_id) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (profile, rfi_id, step, actor, stamp(at), note, round_no, round_id),
     )
     return TriageStep(rfi_id, step, actor, parse_stamp(stamp(at)), note, round_no)
 
@@ -101,20 +190,62 @@ def steps_of(conn: sqlite3.Connection, profile: str, rfi_ids: Sequence[str]) -> 
 
 def all_steps(conn: sqlite3.Connection, profile: str) -> list[TriageStep]:
     """Every step taken on the profile's requests, each with its round, oldest first."""
-    return _steps(conn.execute(
-        "SELECT rfi_id, step, actor, at, note, round_no FROM triage WHERE profile = ? ORDER BY id", (profile,)
-    ).fetchall())
+    rows = conn.execute("SELECT rfi_id, step, actor, at, note, round_no FROM triage WHERE profile = ? ORDER BY id",
+                        (profile,)).fetchall()
+    issued: dict[str, list[tuple[datetime, int]]] = {}
+    steps = []
+    for row in rows:
+        rfi_id = str(row[0])
+        if row[5] is None and rfi_id not in issued:
+            issued[rfi_id] = _issued(conn, profile, rfi_id)
+        steps += _owned([row], issued.get(rfi_id, []))
+    return steps
 
 
 def request_steps(conn: sqlite3.Connection, profile: str, rfi_id: str) -> list[TriageStep]:
-    return _steps(conn.execute(
-        "SELECT rfi_id, step, actor, at, note, round_no FROM triage WHERE profile = ? AND rfi_id = ? ORDER BY id",
-        (profile, rfi_id),
-    ).fetchall())
+    return _request_steps(conn, profile, rfi_id)
 
 
 def every_step(conn: sqlite3.Connection, profile: str) -> dict[str, list[TriageStep]]:
     return by_request(all_steps(conn, profile))
+
+
+def repair_rounds(conn: sqlite3.Connection) -> None:
+    """Version 4: give each step kept with no round the round the record saw current at its own audit entry's time
+    (the entry of its step, request, person and profile, written with it), and keep what was done in
+    `round_repairs`. The audit log is not touched; the steps' append-only guard is lifted for this alone."""
+    rows = conn.execute("SELECT id, profile, rfi_id, step, actor, at FROM triage WHERE round_no IS NULL ORDER BY id"
+                        ).fetchall()
+    if not rows:
+        return
+    conn.execute("DROP TRIGGER triage_no_update")
+    for step_id, profile, rfi_id, step, actor, at in rows:
+        entry = conn.execute(
+            "SELECT seq, at FROM audit WHERE profile = ? AND action = ? AND target = ? AND actor = ? AND at >= ? "
+            "AND outcome NOT LIKE 'refused%' ORDER BY seq LIMIT 1",
+            (profile, f"triage.{step}", rfi_id, actor, at)).fetchone()
+        try:
+            when = parse_stamp(entry[1] if entry else at)
+        except (ValueError, TypeError):
+            when = None
+        round_no = round_at(_issued(conn, profile, rfi_id), when) if when else None
+        round_id = None
+        if round_no is not None:
+            found = conn.execute("SELECT round_id FROM rounds WHERE profile = ? AND rfi_id = ? AND round_no = ? "
+                                 "ORDER BY id LIMIT 1", (profile, rfi_id, round_no)).fetchone()
+            round_id = str(found[0]) if found else None
+            conn.execute("UPDATE triage SET round_no = ?, round_id = ? WHERE id = ?", (round_no, round_id, step_id))
+        conn.execute("INSERT INTO round_repairs (step_id, profile, rfi_id, round_no, audit_seq, repaired_at) "
+                     "VALUES (?, ?, ?, ?, ?, ?)", (step_id, profile, rfi_id, round_no, entry[0] if entry else None,
+                                                   stamp(datetime.now(timezone.utc))))
+    conn.execute("CREATE TRIGGER triage_no_update BEFORE UPDATE ON triage "
+                 "BEGIN SELECT RAISE(ABORT, 'triage steps are append-only'); END")
+
+
+def round_repairs(conn: sqlite3.Connection) -> dict[str, int]:
+    """What version 4 did to steps kept with no round: how many it gave a round, how many it could not."""
+    row = conn.execute("SELECT count(round_no), count(*) - count(round_no) FROM round_repairs").fetchone()
+    return {"given": int(row[0]), "unknown": int(row[1])} if row and (row[0] or row[1]) else {}
 
 
 def policy(conn: sqlite3.Connection) -> TriagePolicy:
@@ -173,9 +304,14 @@ class SqliteTriage:
         with self._lock:
             return case(self._conn, profile, rfi_id)
 
-    def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime) -> TriageStep:
+    def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime,
+                        shown: RoundShown | None = None) -> TriageStep:
         with self._write() as conn:
-            return add_step(conn, profile, rfi_id, step, actor, note, at)
+            return add_step(conn, profile, rfi_id, step, actor, note, at, shown)
+
+    def round_repairs(self) -> dict[str, int]:
+        with self._lock:
+            return round_repairs(self._conn)
 
     def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
         with self._lock:

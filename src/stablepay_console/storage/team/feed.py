@@ -41,9 +41,9 @@ class PgFeed:
             sweeps.mark(conn, self.scope_of(profile), interval_seconds, radar)
         return True
 
-    def last_sweep(self, profile: str) -> Sweep | None:
+    def last_sweep(self, profile: str, radar: bool = True) -> Sweep | None:
         with self._tx("read the team watcher's sweep") as conn:
-            return sweeps.last(conn, self.scope_of(profile))
+            return sweeps.last(conn, self.scope_of(profile), radar)
 
     def issued_first(self, profile: str, after: datetime, limit: int) -> tuple[list[Issued], int]:
         """The first `limit` requests of the needs-action view (the watcher's issued ones due after `after`, nearest

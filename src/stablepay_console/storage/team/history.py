@@ -8,7 +8,7 @@ Entries are read in the order they were first seen, so rounds imported from a la
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.storage.record_types import (
@@ -72,16 +72,8 @@ def _round_row(
 
 
 def _changed(conn: psycopg.Connection, server: str, environment: str, s: RfiSighting, seen: str,
-             found: tuple[Any, ...] | None) -> None:
-    if found is None:
-        status_row = _new_status(conn, server, s.rfi_id, s.status, seen)
-        round_row = _round_row(conn, server, s.rfi_id, s.round, seen, (None, None))
-        conn.execute(
-            "INSERT INTO stablepay.rfis (server, rfi_id, environment, status, fingerprint, wire, status_row, "
-            "round_row, first_seen, last_seen) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (server, s.rfi_id, environment, s.status, s.fingerprint, s.wire_json, status_row, round_row, seen, seen),
-        )
-        return
+             found: tuple[Any, ...]) -> None:
+    """A request the record knows, seen changed (or seen again after an import)."""
     _fingerprint, status, status_row, round_row, round_fingerprint, imported = found
     if imported is not None:  # an import's rows stay the import's: the watcher's sighting is its own
         status, round_row, round_fingerprint = None, None, None
@@ -100,8 +92,6 @@ def _changed(conn: psycopg.Connection, server: str, environment: str, s: RfiSigh
 
 def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Sequence[SeenPage]) -> int:
     """Record what fetches saw (inside the caller's transaction); how many requests were new or changed."""
-    from psycopg import sql
-
     from stablepay_console.storage.record_types import stamp
 
     changed = 0
@@ -120,26 +110,95 @@ def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Seq
         known = {row[0]: tuple(row[1:]) for row in rows}
         same = [s for s in latest.values()
                 if s.rfi_id in known and known[s.rfi_id][0] == s.fingerprint and known[s.rfi_id][5] is None]
-        with conn.cursor() as cur:
-            if same:
-                cur.executemany(
-                    "UPDATE stablepay.rfis SET last_seen = GREATEST(last_seen, %s) WHERE server = %s AND rfi_id = %s",
-                    [(seen, server, s.rfi_id) for s in same],
-                )
-                for table, column in (("statuses", 2), ("rounds", 3)):
-                    ids = [known[s.rfi_id][column] for s in same if known[s.rfi_id][column] is not None]
-                    if ids:
-                        cur.execute(
-                            sql.SQL("UPDATE {} SET last_seen = GREATEST(last_seen, %s) WHERE id = ANY(%s)").format(
-                                sql.Identifier("stablepay", table)),
-                            (seen, ids),
-                        )
+        if same:
+            _seen_again(conn, server, [(s.rfi_id, known[s.rfi_id]) for s in same], seen)
+        new = [s for s in latest.values() if s.rfi_id not in known]
+        if new:
+            _first_seen(conn, server, page.environment, new, seen)
+            changed += len(new)
         for s in latest.values():
             found = known.get(s.rfi_id)
-            if found is None or found[0] != s.fingerprint or found[5] is not None:
+            if found is not None and (found[0] != s.fingerprint or found[5] is not None):
                 _changed(conn, server, page.environment, s, seen, found)
                 changed += 1
     return changed
+
+
+def _seen_again(conn: psycopg.Connection, server: str, same: list[tuple[str, tuple[Any, ...]]], seen: str) -> None:
+    """Requests seen unchanged: only "last seen" moves, one batched statement per table."""
+    from psycopg import sql
+
+    with conn.cursor() as cur:
+        cur.executemany(
+            "UPDATE stablepay.rfis SET last_seen = GREATEST(last_seen, %s) WHERE server = %s AND rfi_id = %s",
+            [(seen, server, rfi_id) for rfi_id, _ in same],
+        )
+        for table, column in (("statuses", 2), ("rounds", 3)):
+            ids = [found[column] for _, found in same if found[column] is not None]
+            if ids:
+                cur.execute(
+                    sql.SQL("UPDATE {} SET last_seen = GREATEST(last_seen, %s) WHERE id = ANY(%s)").format(
+                        sql.Identifier("stablepay", table)),
+                    (seen, ids),
+                )
+
+
+def _first_seen(conn: psycopg.Connection, server: str, environment: str, new: list[RfiSighting], seen: str) -> None:
+    """Requests the record has never seen, a page at a time: a batched statement per table (a watcher's first
+    sweep of a large account meets tens of thousands; one at a time it took longer than the sweep itself)."""
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO stablepay.statuses (server, rfi_id, status, first_seen, last_seen) "
+            "VALUES (%s, %s, %s, %s, %s) RETURNING id",
+            [(server, s.rfi_id, s.status, seen, seen) for s in new], returning=True,
+        )
+        status_rows = [int(_one(cur)) for _ in _results(cur)]
+        with_round = [s for s in new if s.round is not None]
+        round_rows: dict[str, int] = {}
+        if with_round:  # a round kept earlier with no request row (none is expected): the same entry if unchanged
+            for rfi_id, row_id, fingerprint in conn.execute(
+                "SELECT DISTINCT ON (rfi_id) rfi_id, id, fingerprint FROM stablepay.rounds WHERE server = %s "
+                "AND rfi_id = ANY(%s) AND imported_by IS NULL ORDER BY rfi_id, last_seen DESC, id DESC",
+                (server, [s.rfi_id for s in with_round]),
+            ).fetchall():
+                kept = next(s for s in with_round if s.rfi_id == rfi_id)
+                if kept.round is not None and fingerprint == kept.round.fingerprint:
+                    conn.execute("UPDATE stablepay.rounds SET last_seen = GREATEST(last_seen, %s) WHERE id = %s",
+                                 (seen, row_id))
+                    round_rows[str(rfi_id)] = int(row_id)
+            fresh = [s for s in with_round if s.rfi_id not in round_rows]
+            if fresh:
+                cur.executemany(
+                    "INSERT INTO stablepay.rounds (server, rfi_id, round_no, round_id, fingerprint, issued_at, "
+                    "expires_at, submitted_at, link, wire, first_seen, last_seen) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                    [(server, s.rfi_id, r.round_no, r.round_id, r.fingerprint, r.issued_at, r.expires_at,
+                      r.submitted_at, r.link, r.wire_json, seen, seen) for s in fresh if (r := s.round) is not None],
+                    returning=True,
+                )
+                for s, _ in zip(fresh, _results(cur), strict=True):
+                    round_rows[s.rfi_id] = int(_one(cur))
+        cur.executemany(
+            "INSERT INTO stablepay.rfis (server, rfi_id, environment, status, fingerprint, wire, status_row, "
+            "round_row, first_seen, last_seen) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [(server, s.rfi_id, environment, s.status, s.fingerprint, s.wire_json, status_row,
+              round_rows.get(s.rfi_id), seen, seen) for s, status_row in zip(new, status_rows, strict=True)],
+        )
+
+
+def _results(cur: psycopg.Cursor[Any]) -> Iterator[None]:
+    """Each result set of an `executemany(..., returning=True)`, the cursor on it."""
+    while True:
+        yield None
+        if not cur.nextset():
+            return
+
+
+def _one(cur: psycopg.Cursor[Any]) -> Any:
+    row = cur.fetchone()
+    if row is None:
+        raise RuntimeError("an INSERT ... RETURNING returned no row")
+    return row[0]
 
 
 def history(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) -> RfiHistory:

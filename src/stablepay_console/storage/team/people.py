@@ -21,6 +21,12 @@ STAMPS = (
 """(what it is called, table, the column the database stamps with who did it)."""
 
 
+def every_analyst(conn: psycopg.Connection) -> tuple[str, ...]:
+    """Every person of the team (`stablepay.team_analysts()`: a login, member of stablepay_analyst, leads included),
+    by name: the Team screen lists each, with zeros where they did nothing yet."""
+    return tuple(str(name) for (name,) in conn.execute("SELECT analyst FROM stablepay.team_analysts()").fetchall())
+
+
 def stamped_by_nobody(conn: psycopg.Connection) -> dict[str, int]:
     """How many rows of each kind name a role that cannot log in (a group role, say): acts nobody answers for."""
     from psycopg import sql

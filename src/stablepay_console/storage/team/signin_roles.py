@@ -118,3 +118,37 @@ def check_record(url: TeamUrl) -> None:
         raise RecordError(
             f"The database {url.where} holds no team record yet: its owner runs `stablepay-console record init` once."
         )
+
+
+PEOPLE_GRANTED = """
+WITH me AS (SELECT oid FROM pg_roles WHERE rolname = session_user)
+SELECT r.rolname
+  FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid
+ WHERE m.member = (SELECT oid FROM me)
+   AND r.rolcanlogin AND NOT r.rolsuper AND r.oid <> (SELECT oid FROM me)
+   AND r.rolname <> ALL(%(groups)s)
+   AND r.oid IS DISTINCT FROM (SELECT nspowner FROM pg_namespace WHERE nspname = %(schema)s)
+   AND EXISTS (SELECT 1 FROM pg_roles g WHERE g.rolname = ANY(%(groups)s) AND pg_has_role(r.oid, g.oid, 'MEMBER'))
+ ORDER BY r.rolname
+"""
+
+
+def check_someone_granted(url: TeamUrl) -> None:
+    """Before a web server starts: at least one person passes every rule above, or no sign-in could ever get a
+    console. Raises RecordError saying what the DBA runs."""
+    from stablepay_console.storage.team.connection import connect, reason
+
+    conn = connect(url, autocommit=True)
+    try:
+        found = conn.execute(PEOPLE_GRANTED, {"groups": list(GROUP_ROLES), "schema": SCHEMA}).fetchall()
+        login = conn.execute("SELECT session_user").fetchone()
+    except Exception as exc:
+        raise RecordError(f"The team record at {url.where} could not be asked who may sign in: {reason(exc)}") from None
+    finally:
+        conn.close()
+    if not found:
+        me = clean(str(login[0]) if login else "the web server's login", 63)
+        raise RecordError(
+            f"No one could get a console here: the web server's login ({me}) is granted no person of the team "
+            f"({', '.join(GROUP_ROLES)}). The DBA runs GRANT alice TO {me} for each analyst who may use the browser."
+        )

@@ -49,6 +49,7 @@ from stablepay_console.storage.team.connection import (
     need_psycopg,
     problem,
 )
+from stablepay_console.storage.team.deliveries import PgDeliveries
 from stablepay_console.storage.team.feed import PgFeed
 from stablepay_console.storage.team.schema import LEAD, WATCHER, check_version
 from stablepay_console.storage.team.triage import PgTriage
@@ -72,7 +73,7 @@ def _note(profile: str, rfi_id: str, row: tuple[Any, ...]) -> Note:
     return Note(int(note_id), profile, rfi_id, str(author), at, str(text), imported)
 
 
-class PgRecord(PgClaims, PgAssignment, PgTriage, PgFeed):
+class PgRecord(PgClaims, PgAssignment, PgTriage, PgFeed, PgDeliveries):
     """The team record. Not shared between threads: each thread (the record's worker) has its own."""
 
     offers = frozenset(Offer)
@@ -207,6 +208,14 @@ class PgRecord(PgClaims, PgAssignment, PgTriage, PgFeed):
             return 0
         with self._tx("record the requests received", OBSERVE_SECONDS) as conn:
             return seen.observe(conn, self.scope_of, pages)
+
+    def ids_starting(self, profile: str, prefix: str, limit: int = 10) -> list[str]:
+        if not prefix or any(ch not in "0123456789abcdef-" for ch in prefix):
+            return []  # nothing a LIKE pattern could read as a wildcard
+        with self._tx("look up the request's ID") as conn:
+            rows = conn.execute("SELECT rfi_id FROM stablepay.rfis WHERE server = %s AND rfi_id LIKE %s "
+                                "ORDER BY rfi_id LIMIT %s", (self.scope_of(profile), prefix + "%", limit)).fetchall()
+        return [str(row[0]) for row in rows]
 
     def history(self, profile: str, rfi_id: str) -> RfiHistory:
         with self._tx("read the request's history") as conn:

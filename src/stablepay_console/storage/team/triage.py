@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from stablepay_console.storage.record_triage_types import (
     ClaimFact,
     RoundFact,
+    RoundShown,
     StatusFact,
     TriageCase,
     TriageFacts,
@@ -24,16 +25,22 @@ from stablepay_console.storage.record_triage_types import (
     by_request,
 )
 from stablepay_console.storage.record_types import Claim, parse_stamp
+from stablepay_console.storage.team.people import every_analyst
+from stablepay_console.storage.team.sweeps import last as last_sweep
 
 if TYPE_CHECKING:
     import psycopg
 
-STEP_COLUMNS = "t.rfi_id, t.step, t.actor, t.at, t.note, t.round_no"
-CURRENT_ROUND = (
-    "FROM stablepay.triage t LEFT JOIN stablepay.rfis r ON r.server = t.server AND r.rfi_id = t.rfi_id "
-    "LEFT JOIN stablepay.rounds ro ON ro.id = r.round_row "
-    "WHERE t.server = %s AND t.rfi_id = ANY(%s) AND t.round_no IS NOT DISTINCT FROM ro.round_no ORDER BY t.id"
+STEP_COLUMNS = (
+    "t.rfi_id, t.step, t.actor, t.at, t.note, coalesce(t.round_no, stablepay.round_at(t.server, t.rfi_id, t.at))"
 )
+"""A step's round: as kept, or (kept with none, before the watcher saw the request) the round the watcher saw
+issued at or before it (`stablepay.round_at`, migration 6)."""
+CURRENT_ROUND = (
+    "FROM stablepay.triage t WHERE t.server = %s AND t.rfi_id = ANY(%s) "
+    "AND stablepay.counts_now(t.server, t.rfi_id, t.round_no, t.at) ORDER BY t.id"
+)
+"""The steps that count now: all of them until the watcher has seen the request, then those of its round."""
 
 
 def _steps(rows: Sequence[Sequence[Any]]) -> list[TriageStep]:
@@ -48,14 +55,14 @@ def steps_of(conn: psycopg.Connection, server: str, rfi_ids: Sequence[str]) -> d
 def all_steps(conn: psycopg.Connection, server: str) -> list[TriageStep]:
     """Every step taken on the server's requests, each with its round, oldest first."""
     return _steps(conn.execute(
-        "SELECT rfi_id, step, actor, at, note, round_no FROM stablepay.triage WHERE server = %s ORDER BY id", (server,)
+        f"SELECT {STEP_COLUMNS} FROM stablepay.triage t WHERE t.server = %s ORDER BY t.id", (server,)
     ).fetchall())
 
 
 def request_steps(conn: psycopg.Connection, server: str, rfi_id: str) -> list[TriageStep]:
     return _steps(conn.execute(
-        "SELECT rfi_id, step, actor, at, note, round_no FROM stablepay.triage WHERE server = %s AND rfi_id = %s "
-        "ORDER BY id", (server, rfi_id)
+        f"SELECT {STEP_COLUMNS} FROM stablepay.triage t WHERE t.server = %s AND t.rfi_id = %s ORDER BY t.id",
+        (server, rfi_id),
     ).fetchall())
 
 
@@ -79,15 +86,24 @@ def case(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) -> Tr
     return TriageCase(rfi_id, status, round_no, claim, tuple(steps_of(conn, server, [rfi_id]).get(rfi_id, [])))
 
 
-def add_step(conn: psycopg.Connection, server: str, profile: str, rfi_id: str, step: str, note: str) -> TriageStep:
-    """Only the content: the database sets actor, time and round, and refuses a step out of order."""
+def add_step(conn: psycopg.Connection, server: str, profile: str, rfi_id: str, step: str, note: str,
+             shown: RoundShown | None = None) -> TriageStep:
+    """The content, and the round the console showed: the database sets actor and time, checks the round against
+    the watcher's sighting (migration 6) and refuses a step out of order."""
     row = conn.execute(
-        "INSERT INTO stablepay.triage (server, rfi_id, profile, step, note) VALUES (%s, %s, %s, %s, %s) "
-        "RETURNING rfi_id, step, actor, at, note, round_no",
-        (server, rfi_id, profile, step, note),
+        "INSERT INTO stablepay.triage (server, rfi_id, profile, step, note, round_no, round_id) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING rfi_id, step, actor, at, note, round_no",
+        (server, rfi_id, profile, step, note, *((shown.round_no, shown.round_id or None) if shown else (None, None))),
     ).fetchone()
     assert row is not None
     return _steps([row])[0]
+
+
+def round_repairs(conn: psycopg.Connection) -> dict[str, int]:
+    """What schema 6 did to the steps kept with no round: how many it gave a round (from the time of each one's
+    audit entry), how many it could not (no round the watcher saw was issued before them)."""
+    row = conn.execute("SELECT count(round_no), count(*) - count(round_no) FROM stablepay.round_repairs").fetchone()
+    return {"given": int(row[0]), "unknown": int(row[1])} if row and (row[0] or row[1]) else {}
 
 
 def policy(conn: psycopg.Connection) -> TriagePolicy:
@@ -134,7 +150,9 @@ def facts(conn: psycopg.Connection, server: str, profile: str) -> TriageFacts:
         "WHERE server = %s AND (until IS NULL OR until > now())",
         (server,)).fetchall()}
     row = conn.execute("SELECT clock_timestamp()").fetchone()
-    return TriageFacts(list(rounds.values()), statuses, taken, steps, held, policy(conn), row[0] if row else None)
+    swept = last_sweep(conn, server)
+    return TriageFacts(list(rounds.values()), statuses, taken, steps, held, policy(conn), row[0] if row else None,
+                       every_analyst(conn), True, swept.swept_at if swept else None)
 
 
 class PgTriage:
@@ -149,10 +167,11 @@ class PgTriage:
         with self._tx("read the request's triage") as conn:
             return case(conn, self.scope_of(profile), profile, rfi_id)
 
-    def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime) -> TriageStep:
+    def add_triage_step(self, profile: str, rfi_id: str, step: str, actor: str, note: str, at: datetime,
+                        shown: RoundShown | None = None) -> TriageStep:
         """`actor` and `at` are not used: the database sets them."""
         with self._tx(f"keep the step '{step}'") as conn:
-            return add_step(conn, self.scope_of(profile), profile, rfi_id, step, note)
+            return add_step(conn, self.scope_of(profile), profile, rfi_id, step, note, shown)
 
     def triage_steps(self, profile: str, rfi_ids: Sequence[str]) -> dict[str, list[TriageStep]]:
         with self._tx("read the triage steps") as conn:
@@ -169,6 +188,10 @@ class PgTriage:
     def triage_policy(self) -> TriagePolicy:
         with self._tx("read the service levels") as conn:
             return policy(conn)
+
+    def round_repairs(self) -> dict[str, int]:
+        with self._tx("read the steps given their round") as conn:
+            return round_repairs(conn)
 
     def set_triage_policy(self, policy: TriagePolicy, actor: str, at: datetime) -> TriagePolicy:
         with self._tx("change the service levels") as conn:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from rich.text import Text
 
 from stablepay_console.api.sanitize import clean
-from stablepay_console.services.inbox_pager import INBOX, NEEDS_ACTION, REVIEW, InboxPager
+from stablepay_console.services.inbox_pager import BY_DEADLINE, INBOX, MINE, NEEDS_ACTION, QUEUES, REVIEW, InboxPager
 from stablepay_console.services.provenance import clock_text
+from stablepay_console.services.triage.queues import title
 from stablepay_console.tui.formatters.record_rows import record_line
 
 GROUP_SEPARATOR = " │ "
@@ -17,10 +18,17 @@ GROUP_SEPARATOR = " │ "
 def active_line(pager: InboxPager, claim_note: Text, auto_secs: int) -> Text:
     """`Filters: status issued · kind any · user any │ View: all requests`."""
     view = {NEEDS_ACTION: "needs action (issued: deadline ahead, then overdue)",
-            REVIEW: "awaiting my review (made ready by someone else, oldest first)"}.get(pager.view, "all requests")
+            MINE: "claimed by me or assigned to me, every request of the account, deadline first",
+            REVIEW: "made ready by someone else, every request of the account, deadline first",
+            }.get(pager.view, "all requests")
+    if pager.view in QUEUES:
+        read = pager.queues[pager.view].current
+        view = f"{title(pager.view, None if read is None else len(read.value))}: {view}"
     active = Text.assemble(
         ("Filters: ", "bold"), clean(pager.filters.describe()), GROUP_SEPARATOR, ("View: ", "bold"), view
     )
+    if pager.view == INBOX and pager.order == BY_DEADLINE:
+        active.append_text(Text.assemble(GROUP_SEPARATOR, ("Sorted: ", "bold"), "deadline first (this page)"))
     if claim_note.plain:
         active.append_text(Text.assemble(GROUP_SEPARATOR, claim_note))
     if auto_secs:
@@ -40,6 +48,8 @@ def status_line(pager: InboxPager) -> Text:
         status.append(f" · {limit} per page")
         if total == 0 and pager.view == REVIEW:
             status.append(" · Nothing awaits your review: no answer made ready by someone else.")
+        elif total == 0 and pager.view == MINE:
+            status.append(" · Nothing is yours: no request claimed by you or assigned to you.")
         elif total == 0:
             status.append(" · No requests match these filters.")
         if pager.revalidated and pager.view == INBOX:

@@ -2,6 +2,10 @@
 
 A new key is checked with `/ping` against the base URL before anything is saved: a refused key is
 not saved; when the server cannot be reached, "Save without checking" is offered, said plainly.
+
+On a machine with no keyring the form has no key field: the profile is saved without a key, which the
+console then reads from STABLEPAY_API_KEY (as `profile add --no-key`), and the form says so once. A new
+profile becomes the one the console starts on only when its box is ticked (unticked at first).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from stablepay_console.api import ApiKey
 from stablepay_console.profiles.key_date import key_created, parse_key_created
-from stablepay_console.profiles.keys import KeyStoreError
+from stablepay_console.profiles.keys import ENV_KEY, ENV_PROFILE, KeyStoreError
 from stablepay_console.profiles.model import ENVIRONMENTS, Profile
 from stablepay_console.profiles.store import ProfileStoreError, make_profile
 from stablepay_console.profiles.verify import KeyCheck
@@ -29,11 +33,18 @@ SaveProfile = Callable[[Profile, ApiKey | None, bool, datetime | None], None]
 """Keep (profile, new key or None, make it the default, the key's creation date or None)."""
 CheckKey = Callable[[Profile, ApiKey], Awaitable[KeyCheck]]
 
+NO_KEYRING = (
+    f"No keyring on this machine, so no key is kept: the profile is saved without one, and the console reads "
+    f"its key from {ENV_KEY} when started with {ENV_PROFILE} set to its name (as `profile add --no-key`)."
+)
+
 
 class ProfileForm(ConsoleModal[Profile | None]):
     """Add a profile, or edit one (its name stays; an empty key field keeps the stored key)."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="form.cancel", tooltip="Close without saving")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+    """Short (80x24): the fields go borderless (styles/modals.tcss), so Save is on screen without scrolling."""
 
     HELP = (
         "## Profile\n\nA profile is a name, an environment and a base URL. The key is typed or pasted into a "
@@ -76,16 +87,17 @@ class ProfileForm(ConsoleModal[Profile | None]):
                              allow_blank=False, id="form-environment")
                 yield Label("Base URL")
                 yield Input(p.base_url if p else "", placeholder="https://…", id="form-base-url")
-                yield Label("API key")
-                yield Input(password=True, id="form-key",
-                            placeholder="paste it (hidden)" + ("; empty keeps the stored key" if p else ""))
+                if not self.keyring_problem:  # nowhere to keep a key: none is asked for
+                    yield Label("API key")
+                    yield Input(password=True, id="form-key", placeholder="paste it (hidden)" + (
+                        "; empty keeps the stored key" if p else "; empty: no key kept"))
                 yield Label("Key created")
                 yield Input(self.stored_date, id="form-key-created",
                             placeholder=f"YYYY-MM-DD (empty: {self.now():%Y-%m-%d})")
             yield Static("", id="form-date-hint")
             yield Checkbox("Make this the default profile", value=self.is_default, id="form-default")
             if self.keyring_problem:
-                yield Static(Text(clean(self.keyring_problem, 400)), id="form-keyring")
+                yield Static(Text(NO_KEYRING), id="form-keyring")
             yield Static("", id="form-error", classes="modal-error")
             with Horizontal(id="form-buttons", classes="modal-buttons"):
                 yield Button("Save", id="form-save", variant="primary")
@@ -101,7 +113,7 @@ class ProfileForm(ConsoleModal[Profile | None]):
 
     def key_and_date(self) -> tuple[ApiKey | None, datetime | None]:
         """The typed key (None: keep the stored one) and the given creation date (None: default). ValueError."""
-        raw_key = self.query_one("#form-key", Input).value
+        raw_key = "" if self.keyring_problem else self.query_one("#form-key", Input).value
         key = ApiKey(raw_key) if raw_key.strip() else None
         typed = self.query_one("#form-key-created", Input).value.strip()
         if not typed or (key is not None and typed == self.stored_date):
@@ -177,5 +189,6 @@ class ProfileForm(ConsoleModal[Profile | None]):
         except (KeyStoreError, ProfileStoreError) as exc:
             self.fail(str(exc))
             return
-        self.query_one("#form-key", Input).value = ""
+        for field in self.query("#form-key").results(Input):
+            field.value = ""
         self.dismiss(profile)

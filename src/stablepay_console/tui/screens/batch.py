@@ -35,7 +35,8 @@ the receipt's hashes, and every recipient with the count and the exact total.
   so the digits switch screens again. It is checked first:
   a malformed ID is explained under the input and nothing is sent.
 - **Recent lookups** (per profile) are in the list beside the input.
-- **/** goes back to the ID input; **r** looks the shown transfer up again.
+- **/** goes back to the ID input; **r** looks up again the transfer the line under the input names
+  (after a failure, the one that failed, not the one still greyed on screen).
 - **c** copies the selected row (any hash, address or ID; in the recipients
   table, that recipient's user ID). **t** copies the transaction hash.
 - **o** opens the transaction in the chain's block explorer, where one is known.
@@ -83,7 +84,7 @@ the receipt's hashes, and every recipient with the count and the exact total.
         try:
             batch = await self.console.client.get_batch_transfer(transfer_id)
         except APIError as exc:
-            self.failed(exc)
+            self.failed(exc, transfer_id, f"transfer {transfer_id}")
             return
         self.succeeded(batch, transfer_id, f"transfer {transfer_id}")
         self.show(batch)
@@ -99,13 +100,16 @@ the receipt's hashes, and every recipient with the count and the exact total.
         recipients.focus()  # the row that matters: the first recipient
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("reload", "copy", "copy_hash", "open_explorer") and self.transfer is None:
+        if action == "reload":
+            return True if self.retry_id is not None else None
+        if action in ("copy", "copy_hash", "open_explorer") and self.transfer is None:
             return None
         return True
 
     def action_reload(self) -> None:
-        if self.shown_id is not None:
-            self.lookup(self.shown_id)
+        # The transfer the status line names: after a failure the one that failed, not the one greyed.
+        if self.retry_id is not None:
+            self.lookup(self.retry_id)
 
     def action_copy_hash(self) -> None:
         if self.transfer is None:
@@ -129,5 +133,6 @@ the receipt's hashes, and every recipient with the count and the exact total.
             )
             self.notify(reason, title="No explorer", severity="warning", timeout=5, markup=False)
             return
-        self.console.open_link(url, f"{details.chain.title()} explorer link")
-        self.console.services.audit.append("link.open", self.console.profile, target=details.id, what="explorer link")
+        outcome = self.console.open_link(url, f"{details.chain.title()} explorer link")
+        self.console.services.audit.append("link.open", self.console.profile, target=details.id, outcome=outcome,
+                                           what="explorer link")

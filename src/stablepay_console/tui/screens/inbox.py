@@ -9,15 +9,17 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Select, Static
 
 from stablepay_console.api.validation import MAX_LIMIT
-from stablepay_console.services.inbox_pager import INBOX, ISSUED_VIEWS, NEEDS_ACTION, REVIEW, InboxPager
+from stablepay_console.services.inbox_pager import INBOX, MINE, NEEDS_ACTION, QUEUES, REVIEW, WHOLE_VIEWS, InboxPager
 from stablepay_console.tui.formatters.inbox_lines import active_line, status_line
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.runtime.first_rows import keep_first_page, paint_from_record, showing_record
 from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.screens.inbox_go_to import GO_TO_HELP, InboxGoTo
 from stablepay_console.tui.screens.inbox_help import HELP
 from stablepay_console.tui.team.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
 from stablepay_console.tui.team.inbox_triage import TRIAGE_HELP, InboxTriage
 from stablepay_console.tui.team.messages import TeamChanged
+from stablepay_console.tui.team.queues import QUEUES_HELP, InboxQueues
 from stablepay_console.tui.team.radar import needs_action_team
 from stablepay_console.tui.team.review import REVIEW_HELP, ReviewQueue
 from stablepay_console.tui.team.row_actions import RowActions
@@ -31,8 +33,9 @@ from stablepay_console.tui.widgets.result_status import ResultStatus
 
 class InboxScreen(ConsoleScreen):
     CSS_PATH = "../styles/inbox.tcss"
-    HELP = (HELP + CLAIMS_HELP + TRIAGE_HELP + "\nOn the highlighted row (only the steps allowed you now show):\n\n"
-            + STEPS_HELP + REVIEW_HELP)
+    HELP = (HELP + GO_TO_HELP + CLAIMS_HELP + TRIAGE_HELP
+            + "\nOn the highlighted row (only the steps allowed you now show):\n\n" + STEPS_HELP + QUEUES_HELP
+            + REVIEW_HELP)
     AUTO_FOCUS = "#inbox-table"
     """The rows have the keys when the inbox opens: focused as the screen is built, not the filter bar first
     (Textual focuses only while the app has the focus; `on_mount` gives it otherwise, as in a browser tab
@@ -51,8 +54,14 @@ class InboxScreen(ConsoleScreen):
         Binding("r", "refresh", "Refresh", id="inbox.refresh", tooltip="Load the page again"),
         Binding("t", "cycle_auto", "Auto", show=False, id="inbox.auto", tooltip="Cycle auto-refresh interval"),
         Binding("a", "toggle_needs_action", "Needs action", id="inbox.action", tooltip="Issued, nearest deadline"),
+        Binding("M", "toggle_mine", "Mine", show=False, id="inbox.mine",
+                tooltip="My requests: every request of the account claimed by or assigned to me, deadline first"),
         Binding("v", "toggle_review", "Review", show=False, id="inbox.review",
-                tooltip="Awaiting my review: answers someone else made ready, oldest first"),
+                tooltip="Awaiting my review: every answer of the account someone else made ready, deadline first"),
+        Binding("i", "go_to", "Go to", show=False, id="inbox.goto",
+                tooltip="Go to request: a whole ID or the 8 characters shown"),
+        Binding("o", "cycle_order", "Order", show=False, id="inbox.order",
+                tooltip="Sort the page by deadline (nearest first) or by created (newest first)"),
         Binding("e", "export", "Export", id="inbox.export", tooltip="Export the current filter, all pages"),
         Binding("c", "copy_field('id')", "Copy ID", show=False, id="inbox.copy", tooltip="Copy the request ID"),
         Binding("y", "copy_field('user')", "Copy user", show=False, id="inbox.copy_user", tooltip="Copy the user ID"),
@@ -72,6 +81,8 @@ class InboxScreen(ConsoleScreen):
         self.row_actions = RowActions(self, lambda: self.claims.marks.claims, lambda: self.triage.marks.steps,
                                       lambda: self.claims.marks.me)
         self.review = ReviewQueue(self)
+        self.go_to = InboxGoTo(self)
+        self.queues = InboxQueues(self)
 
     # --- layout -----------------------------------------------------------------
 
@@ -108,12 +119,14 @@ class InboxScreen(ConsoleScreen):
         if self.query_one(InboxFilterBar).limit is not None or (not first and pager.query.limit == rows):
             return
         pager.set_limit(rows)
-        if pager.view not in ISSUED_VIEWS:
+        if pager.view == INBOX:
             self.load()
-        elif pager.action.current is None:
+        elif pager.state.current is not None:
+            self.render_state()
+        elif pager.view == NEEDS_ACTION:
             self.load_needs_action()
         else:
-            self.render_state()
+            self.queues.load(pager.view)
 
     def on_screen_suspend(self, _: events.ScreenSuspend) -> None:
         # Hidden (another mode, or the detail on top): no ticking and no auto-refresh requests.
@@ -124,6 +137,7 @@ class InboxScreen(ConsoleScreen):
     def on_screen_resume(self, _: events.ScreenResume) -> None:
         self.claims.read()  # a claim may have changed in the detail
         self.review.read()
+        self.queues.read_again()
         self.triage.want(self.table.order, again=True)
         if self._tick_timer is not None:
             self.tick()
@@ -187,7 +201,7 @@ class InboxScreen(ConsoleScreen):
             return
         pager = self.pager
         if not busy_only:
-            overdue = pager.overdue if pager.view in ISSUED_VIEWS else set()
+            overdue = pager.shown_overdue()
             rows = self.claims.rows(self.table, pager.rows())
             self.table.show(rows, self.console.now(), overdue=overdue, first=pager.cursor_to_first)
             pager.cursor_to_first = False
@@ -218,17 +232,21 @@ class InboxScreen(ConsoleScreen):
 
     @on(TeamChanged)
     def read_team_again(self, message: TeamChanged) -> None:
+        if message.change.kind == "deliveries" and self.paging.view == NEEDS_ACTION:
+            self._auto()  # the team watcher's facts changed: the view reads them again (from the record)
         if message.touches("claims"):
             self.claims.read()
         if message.touches("claims", "triage"):
             self.triage.reread()  # a step, or a claim that changes one
             self.review.read()
+            self.queues.read_again()
 
     @on(StepTaken)
     def read_step_again(self, _: StepTaken) -> None:
         self.claims.read()
         self.triage.reread()
         self.review.read()
+        self.queues.read_again()
 
     # --- the team's process on the highlighted row ---------------------------------
 
@@ -244,15 +262,16 @@ class InboxScreen(ConsoleScreen):
         self.row_actions.take(self.table.highlighted, name)
 
     def triage_entries(self) -> list[Entry]:
-        said = "Back to all requests" if self.paging.view == REVIEW else "Awaiting my review"
-        return [*self.row_actions.entries(self.table.highlighted),
-                (said, self.action_toggle_review, "answers someone else made ready, oldest first (key v)")]
+        return [*self.row_actions.entries(self.table.highlighted), *self.queues.entries()]
 
     def action_cycle_claims(self) -> None:
         self.claims.cycle()
 
     def action_toggle_review(self) -> None:
         self.review.toggle()
+
+    def action_toggle_mine(self) -> None:
+        self.show_view(MINE)
 
     @on(InboxFilterBar.Applied)
     def apply_filters(self, event: InboxFilterBar.Applied) -> None:
@@ -288,7 +307,7 @@ class InboxScreen(ConsoleScreen):
                 self.notify(message, severity="warning" if "Nothing" in message else "information", timeout=2)
             return
         self.paging.go(goal)
-        if self.paging.view in ISSUED_VIEWS:
+        if self.paging.view in WHOLE_VIEWS:
             self.render_state()
         else:
             self.load()
@@ -296,10 +315,13 @@ class InboxScreen(ConsoleScreen):
     # --- views and refresh -------------------------------------------------------
 
     def action_refresh(self) -> None:
-        if self.paging.view == REVIEW:
+        view = self.paging.view
+        if view == REVIEW:
             self.review.read()
-        if self.paging.view in ISSUED_VIEWS:
+        if view == NEEDS_ACTION:
             self.load_needs_action()
+        elif view in QUEUES:
+            self.queues.load(view)
         else:
             self.paging.drop_cache()
             self.load()
@@ -308,16 +330,24 @@ class InboxScreen(ConsoleScreen):
         self.show_view(NEEDS_ACTION)
 
     def show_view(self, view: str) -> None:
-        """Into `view` (needs action, the review queue) or back to all requests; the issued requests are read
-        again only when none were read yet."""
+        """Into `view` (needs action, a queue) or back to all requests; needs action reads every issued request
+        again, a queue its record and its rows again, all requests only when it shows none of this profile."""
         pager = self.paging
         pager.toggle_view(view)
         self.render_state()
-        if pager.view in ISSUED_VIEWS and (pager.action.current is None or view == NEEDS_ACTION):
+        if pager.view == NEEDS_ACTION:
             self.load_needs_action()
+        elif pager.view in QUEUES:
+            self.queues.load(pager.view)
         elif pager.view == INBOX and (pager.page.current is None
                                       or pager.page.current.provenance.profile != pager.profile):
             self.load()
+
+    def action_go_to(self) -> None:
+        self.go_to.ask()
+
+    def action_cycle_order(self) -> None:
+        self.go_to.cycle_order()
 
     def action_cycle_auto(self) -> None:
         self.notify(self.auto.cycle(), timeout=2)

@@ -2,7 +2,9 @@
 
 A result carries its provenance (profile, environment, the ID asked, when). A profile switch drops
 a result of the old profile; after an error the last result stays greyed and labelled with its own
-ID and time, and `r`, copy and open act on that shown ID, never on what is typed in the field.
+ID and time; copy and open act on that shown ID, never on what is typed in the field. `r` repeats the
+last ask on the ID it named: after a failure, the one that failed (the status line names it), never
+the other ID still greyed on screen.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from textual.widget import Widget
 
 from stablepay_console.api import APIError
 from stablepay_console.api.error_text import error_text
-from stablepay_console.services.provenance import Loaded, Provenance, ResultState
+from stablepay_console.services.provenance import Attempt, Loaded, Provenance, ResultState
 from stablepay_console.tui.screens.base import ConsoleScreen
 from stablepay_console.tui.widgets.id_entry import IdEntry
 from stablepay_console.tui.widgets.result_status import ResultStatus
@@ -49,8 +51,13 @@ class LookupScreen(ConsoleScreen, Generic[T]):
 
     @property
     def shown_id(self) -> str | None:
-        """The ID of what is on screen: what `r`, copy and open act on."""
+        """The ID of what is on screen: what copy and open act on."""
         return self.result.current.target if self.result.current is not None else None
+
+    @property
+    def retry_id(self) -> str | None:
+        """The ID `r` acts on: the one that just failed (named in the status line), else the one shown."""
+        return self.result.retry_target
 
     def provenance(self, asked: str) -> Provenance:
         profile = self.console.profile
@@ -68,8 +75,9 @@ class LookupScreen(ConsoleScreen, Generic[T]):
         self.result.begin(what)
         self.render_status()
 
-    def failed(self, exc: APIError, extra: Any = None) -> None:
-        self.result.fail(error_text(exc, 300, status=True))
+    def failed(self, exc: APIError, target: str, asked: str, extra: Any = None) -> None:
+        """`target` and `asked` name the ID that failed, so that `r` tries that one again and says so."""
+        self.result.fail(error_text(exc, 300, status=True), Attempt(target, asked))
         self.render_status(extra)
 
     def succeeded(self, value: T, target: str, asked: str) -> Loaded[T]:

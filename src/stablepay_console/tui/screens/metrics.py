@@ -37,7 +37,8 @@ Run a saved reporting metric and read it as a chart or a table.
 
 - Type a **metric ID** (a UUID) and press **Enter**, or pick a **bookmark** (**m** jumps to the list)
   and press Enter.
-- **r** runs the shown metric again. **t** switches between chart and table; **l** between lines and bars.
+- **r** runs again the metric the status line names (after a failure, the one that failed).
+  **t** switches between chart and table; **l** between lines and bars.
 - **e** exports the dataset to CSV (exact values, one line per row the server sent), named after the
   metric, in the same folder and by the same rules as the inbox export.
 - **b** bookmarks the typed ID; in the bookmark list **n** renames and **Delete** removes one.
@@ -102,8 +103,8 @@ class MetricsScreen(LookupScreen[MetricResult]):
         self.run_metric(event.value)
 
     def action_run(self) -> None:
-        if self.shown_id is not None:
-            self.run_metric(self.shown_id)  # the metric on screen, not what is typed
+        if self.retry_id is not None:
+            self.run_metric(self.retry_id)  # the metric the status line names, not what is typed since
         else:
             self.entry.submit()
 
@@ -113,7 +114,7 @@ class MetricsScreen(LookupScreen[MetricResult]):
         try:
             result = await self.console.client.run_metric(metric_id)
         except APIError as exc:
-            self.failed(exc)
+            self.failed(exc, metric_id, f"metric {metric_id}")
             return
         loaded = self.succeeded(result, metric_id, f"metric {metric_id}")
         self.state.show(loaded)

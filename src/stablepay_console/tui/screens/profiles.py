@@ -136,8 +136,9 @@ The built-in profiles are in-process simulations (no network, no real money).
         self.show_detail()
 
     def _default(self, book: ProfileBook) -> str | None:
+        """The profile the console starts on: the default, else the built-in sandbox (★ in the table)."""
         try:
-            return book.default_name()
+            return book.default_name() or (book.embedded[0].name if book.embedded else None)
         except ProfileStoreError:
             return None
 
@@ -274,7 +275,7 @@ The built-in profiles are in-process simulations (no network, no real money).
         self.app.push_screen(ConfirmScreen(question, title="Remove profile", yes_label="Remove", danger=True), answered)
 
     def action_make_default(self) -> None:
-        profile = self._configured("the default (the console starts on it only when nothing is configured)")
+        profile = self.selected()  # a built-in one too: the way back to the sandbox
         if profile is None:
             return
         try:

@@ -44,7 +44,8 @@ sent, the rail fee, what is received, the rate and when the quote expires.
 - **/** or **Enter** to type the **onramp ID** (or paste it), then **Enter** to refresh (**Esc** leaves
   the field, so the digits switch screens again). A malformed
   ID is explained under the input and nothing is sent.
-- **r** refreshes the shown onramp again (the one on screen, not what is typed). From
+- **r** refreshes again the onramp the line under the input names: the one on screen, or, after a
+  refusal, the one refused (never the other one still greyed on screen). From
   the second refresh on, the rate and the receive amounts show how they moved (▲ up,
   ▼ down), and a table lists every refresh of this session: time, rate, receive net, expiry.
 - On a **production** profile every refresh asks for confirmation first.
@@ -109,8 +110,10 @@ sent, the rail fee, what is received, the rate and when the quote expires.
         self.request_refresh(event.value)
 
     def action_refresh_quote(self) -> None:
-        if self.shown_id is not None:
-            self.request_refresh(self.shown_id)  # the onramp on screen, not what is typed
+        # The onramp the status line names: after a refusal the one that was refused, never the other
+        # one still greyed on screen (a POST on an ID the user did not just ask for).
+        if self.retry_id is not None:
+            self.request_refresh(self.retry_id)
         else:
             self.entry.submit()
 
@@ -161,7 +164,7 @@ sent, the rail fee, what is received, the rate and when the quote expires.
             extra = None
             if isinstance(exc, StatusError) and exc.status is not None and refused_for_state(exc.status):
                 extra = Text(ONLY_OPEN, style="yellow")
-            self.failed(exc, extra)
+            self.failed(exc, onramp_id, f"onramp {onramp_id}", extra)
             self.console.services.audit.quote_refreshed(self.console.profile, onramp_id, None, None, exc.kind)
             return
         finally:

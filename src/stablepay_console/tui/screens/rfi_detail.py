@@ -253,7 +253,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         return True
 
     def action_triage_step(self, name: str) -> None:
-        self.steps.take(self.rfi.id, name)
+        self.steps.take(self.rfi, name)
 
     def action_claim(self) -> None:
         found = self.process_now(self.console.now())
@@ -268,7 +268,7 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         found = self.process_now(self.console.now())
         if found is None:
             return []
-        entries = self.steps.entries(self.rfi.id, list(found.offered))
+        entries = self.steps.entries(self.rfi, list(found.offered))
         claim = self.case.claim if self.case else None
         if self.console.services.team is not None:  # assignment is the team record's (Offer.ASSIGNMENT)
             entries.append(("Assign to…", partial(self.claims.assign, self.rfi.id, claim),
@@ -347,16 +347,18 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
         if r is None or not r.link:
             self.notify(link_absence_reason(self.rfi), title="No link", severity="warning", markup=False)
             return
-        self.console.open_link(r.link, "hosted reply page")
-        self.console.services.audit.append("link.open", self.console.profile, target=self.rfi.id, what="hosted link")
+        outcome = self.console.open_link(r.link, "hosted reply page")
+        self.console.services.audit.append("link.open", self.console.profile, target=self.rfi.id, outcome=outcome,
+                                           what="hosted link")
 
     def action_copy_link(self) -> None:
         r = self.rfi.round
         if r is None or not r.link:
             self.notify(link_absence_reason(self.rfi), title="No link", severity="warning", markup=False)
             return
-        self.console.copy_link(r.link, "hosted link")  # only an https (or loopback) link, sanitised
-        self.console.services.audit.append("link.copy", self.console.profile, target=self.rfi.id, what="hosted link")
+        outcome = self.console.copy_link(r.link, "hosted link")  # only an https (or loopback) link, sanitised
+        self.console.services.audit.append("link.copy", self.console.profile, target=self.rfi.id, outcome=outcome,
+                                           what="hosted link")
 
     def action_copy_id(self, what: str) -> None:
         rfi = self.rfi

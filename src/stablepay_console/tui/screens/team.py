@@ -51,7 +51,10 @@ long each step took, the service levels breached, and who carried the load.
 - The service levels in force (the line under the totals), read with the report: claim and make
   ready within a span of the round's issue, approve a span before its expiry; who changed them last
   and when. A lead changes them from the shell: `stablepay-console record policy --claim-within 2h`.
-- Analysts (by role name): requests claimed, answers made ready, answers approved, claims open now.
+- Analysts (by role name): every analyst of the team, with requests claimed, answers made ready,
+  answers approved and claims open now (zeros for one who did nothing yet).
+- On the team record the figures count the rounds the team watcher recorded: until its first sweep
+  the screen says "No sweep yet: run `rfis watch` as the watcher".
 
 **s** switches between the last 7, 30 and 90 days; **r** reads the record again.
 From the shell: `stablepay-console rfis report --since 30d [--json|--csv]`.
@@ -159,6 +162,9 @@ class TeamScreen(ConsoleScreen):
             (f"{totals['expired']} expired", "bold red" if totals["expired"] else ""),
             f" · {made.until:%H:%M} UTC",
         )
+        if made.waits_for:  # every figure is a zero, for a reason: say it instead of the zeros
+            said = Text.assemble((made.waits_for[0].upper() + made.waits_for[1:], "bold yellow"), " · ",
+                                 (f"last {self.days} days", "bold"), f" · {made.until:%H:%M} UTC")
         self.query_one("#team-status", Static).update(said)
         weeks = weekly_series(made)
         self.query_one(MetricChart).show(weeks, "bar", "Requests per week")

@@ -34,7 +34,8 @@ CLAIM_BINDING = Binding("m", "cycle_claims", "Claims", show=False, id="inbox.cla
 CLAIMS_HELP = """
 Claims (kept in the local record): a claimed request's status shows **◆ me** or **◆ who** (a bare **◆**,
 yours, or **◇**, someone else's, when the table has no room for who; the detail says who).
-**m** cycles the claim filter on the page shown: any, claimed by me, unclaimed.
+**m** cycles the claim filter on the page shown: any, claimed by me, unclaimed (**M**, My requests, lists every
+request of the account that is yours).
 """
 
 
@@ -106,7 +107,7 @@ class InboxClaims:
         me = console.services.audit.actor_for(profile)
         if marks.read_once:
             for rfi_id, by in newly_assigned(marks.claims, claims, me):
-                screen.notify(f"{clean(by, 40)} assigned {rfi_id} to you: it is in your claimed-by-me list (m).",
+                screen.notify(f"{clean(by, 40)} assigned {rfi_id} to you: it is in My requests (M).",
                               title="Assigned to you", timeout=15, markup=False)
         marks.read_once = True
         shown_differs = claims != marks.claims or (me != marks.me and bool(claims))  # who "me" is shows only on claims
@@ -122,4 +123,7 @@ class InboxClaims:
     def note(self) -> Text:
         """For the line of active filters: the claim filter, when one is on."""
         said = self.marks.said
-        return Text.assemble(("Claims: ", "bold"), f"{said} (this page)") if said else Text()
+        if not said:
+            return Text()
+        whole = " · M: every one of the account" if self.marks.choice == MINE else ""
+        return Text.assemble(("Claims: ", "bold"), f"{said} (this page){whole}")

@@ -61,6 +61,9 @@ def show_state(app: ConsoleApp, reachable: bool, problem: str) -> None:
 
 
 def apply_change(app: ConsoleApp, change: Change) -> None:
-    """Tell every open screen (`TeamChanged`): each that shows something of the team reads it again."""
+    """Tell every open screen (`TeamChanged`): each that shows something of the team reads it again. A webhook
+    delivery the team watcher took (`deliveries`) changed its facts: the banner's count is read again too."""
+    if change.kind == "deliveries" and app.radar is not None:
+        app.radar.poll()
     for screen in app.screen_stack:
         screen.post_message(TeamChanged(change))

@@ -1,8 +1,8 @@
-"""The review queue in the inbox: the view "Awaiting my review" (key v) and the banner's `3 to review`.
+"""The review queue in the inbox: the banner's `3 to review`, and the view "Awaiting my review" (key v).
 
-The queue is read from the record (`services.triage.review`: answers made ready by someone else, oldest first)
-when the inbox opens, on every team change heard, after a step, and on `r`; the view shows those requests as the
-API has them (the issued requests needs action reads), in the queue's order, each with who made it ready.
+The queue is read from the record (`services.triage.review`: answers made ready by someone else) when the inbox
+opens, on every team change heard, after a step, and on `r`, for the banner's count and who made each ready; the
+view (`tui.team.queues`) shows every such request of the account as the API has it now, deadline first.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
 
 REVIEW_HELP = """
-**v** shows the requests awaiting your review: answers someone else made ready, oldest first, each with who made
-it ready (Step) and the time left to its approve-by level (SLA); **v** again goes back. The banner counts them
+**v** shows the requests awaiting your review: every answer of the account someone else made ready, deadline
+first, each with who made it ready (Step) and the time left to its approve-by level (SLA), the count in the
+view's line; **v** again goes back. The banner counts them
 (`3 to review`). From the shell: `rfis approve|reject ID`.
 """
 
@@ -45,8 +46,8 @@ class ReviewQueue:
         changed = queue != pager.review
         pager.review = queue
         console.review_count = len(queue)
-        if changed and pager.view == REVIEW:
-            self.screen.render_state()
+        if changed and pager.view == REVIEW and pager.queues[REVIEW].current is not None:
+            self.screen.queues.load(REVIEW)  # the queue in view changed: its rows are read again
 
     def toggle(self) -> None:
         self.screen.show_view(REVIEW)

@@ -43,12 +43,12 @@ class RowActions:
         if rfi is None:
             self.screen.notify("No request is highlighted.", severity="warning", timeout=3)
         else:
-            self.steps.take(rfi.id, name)
+            self.steps.take(rfi, name)
 
     def entries(self, rfi: Rfi | None) -> list[Entry]:
         if rfi is None:
             return []
-        found = self.steps.entries(rfi.id, self.offered(rfi))
+        found = self.steps.entries(rfi, self.offered(rfi))
         claim = self._claims().get(rfi.id)
         if self.screen.console.services.team is not None:  # assignment is the team record's (Offer.ASSIGNMENT)
             found.append(("Assign to…", partial(self.claim_actions.assign, rfi.id, claim),

@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.message import Message
 
 from stablepay_console.storage.record import RecordError
+from stablepay_console.storage.record_triage_types import RoundShown
 from stablepay_console.storage.triage_steps import BY_NAME, STEPS, Step
 from stablepay_console.tui.formatters.record_problem import record_problem
 from stablepay_console.tui.formatters.text import clean
@@ -25,10 +26,18 @@ from stablepay_console.tui.modals.step_note import StepNoteDialog
 from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
+    from stablepay_console.api.models import Rfi
     from stablepay_console.tui.app import ConsoleApp
     from stablepay_console.tui.screens.base import ConsoleScreen
 
 Entry = tuple[str, Callable[[], object], str]
+
+
+def shown_round(rfi: Rfi) -> RoundShown | None:
+    """The round the screen shows of the request (number and ID, from the API's page); None when it shows none."""
+    if rfi.round is not None:
+        return RoundShown(rfi.round.round, rfi.round.id)
+    return RoundShown(rfi.current_round) if rfi.current_round else None
 
 
 def step_bindings(screen: str) -> list[Binding]:
@@ -61,27 +70,30 @@ class StepTaker:
     def console(self) -> ConsoleApp:
         return self.screen.console
 
-    def entries(self, rfi_id: str, offered: list[Step]) -> list[Entry]:
-        """The palette's entries for the steps offered on `rfi_id`."""
-        return [(step.label, partial(self.take, rfi_id, step.name), f"{step.help} (key {step.key})")
+    def entries(self, rfi: Rfi, offered: list[Step]) -> list[Entry]:
+        """The palette's entries for the steps offered on `rfi`."""
+        return [(step.label, partial(self.take, rfi, step.name), f"{step.help} (key {step.key})")
                 for step in offered]
 
-    def take(self, rfi_id: str, name: str) -> None:
-        step = BY_NAME[name]
+    def take(self, rfi: Rfi, name: str) -> None:
+        """Take the step on the request as shown: it is kept in the round on screen (the record refuses it if it
+        knows another)."""
+        step, rfi_id, shown = BY_NAME[name], rfi.id, shown_round(rfi)
 
         def noted(note: str | None) -> None:
             if note is not None:
-                start(self.screen, partial(self._send, rfi_id, step, note), "triage-step")
+                start(self.screen, partial(self._send, rfi_id, step, note, shown), "triage-step")
 
         self.console.push_screen(StepNoteDialog(rfi_id, step), noted)
 
-    async def _send(self, rfi_id: str, step: Step, note: str) -> None:
+    async def _send(self, rfi_id: str, step: Step, note: str, shown: RoundShown | None = None) -> None:
         console, profile = self.console, self.console.profile
         if profile is None:
             return
         title = f"{step.label}: {clean(rfi_id, 40)}"
         try:
-            outcome = await asyncio.wrap_future(console.services.triage.step(profile, rfi_id, step.name, note))
+            pending = console.services.triage.step(profile, rfi_id, step.name, note, shown=shown)
+            outcome = await asyncio.wrap_future(pending)
         except ValueError as exc:
             self.screen.notify(str(exc), title=title, severity="error", markup=False)
             return

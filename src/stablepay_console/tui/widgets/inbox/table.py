@@ -6,8 +6,9 @@ length shows at once, a window of rows at a time (see `WindowedTable`).
 
 Columns have priorities, as in k9s or gh-dash: each is as wide as its longest cell (capped), and
 when they do not all fit the least useful go first (the absolute time, then the subject, the held
-transfer…); Status and Deadline always stay. With room to spare (160 columns and more) the user
-and held-transfer IDs are shown whole. The table says how many rows fit (`Fits`), for the inbox's
+transfer…); Status and Deadline always stay. From 160 columns (the screen's `-wide` breakpoint) the request's
+whole ID is a column of its own (what "Go to request" and `rfis show` take); with room to spare beside it (about
+240 columns) the user and held-transfer IDs are shown whole. The table says how many rows fit (`Fits`), for the inbox's
 page size.
 """
 
@@ -45,9 +46,12 @@ class Column:
     """The widest this column gets; a longer cell ends in an ellipsis."""
     least: int = 0
     """The narrowest it gets: a ticking countdown keeps its place as its text changes length."""
+    wide: bool = False
+    """Shown only on a wide screen (160 columns and more, the `-wide` breakpoint), then by its drop rank."""
 
 
 COLUMNS = (
+    Column("id", "ID", drop=3, cap=36, wide=True),
     Column("created", "Created", drop=4, least=11),
     Column("at", "At (UTC)", drop=9),
     Column("status", "Status", drop=0),
@@ -64,6 +68,7 @@ KEYS = tuple(column.key for column in COLUMNS)
 SLA_TOOLTIP = ("SLA: the time left to the request's next service level (claim, make ready, approve; Step says "
                "which), -2h05m in red once breached that long ago, paused while waiting on the user. F1 has the "
                "legend; `record policy` shows the levels.")
+STATUS = KEYS.index("status")
 FULL_IDS = ("user", "held")
 """Columns that show a whole ID when there is room, a shortened one otherwise."""
 MARK_BEFORE = 5
@@ -73,19 +78,21 @@ else's), as wide as the status words already are, and the Step column says "clai
 Kind column out."""
 
 
-def fit_columns(widths: dict[str, int], room: int, full_widths: dict[str, int]) -> tuple[list[str], set[str]]:
-    """The columns to show in `room` cells (in table order), which of FULL_IDS get whole IDs, and "status" in that
-    set when the claim marks say who."""
-    drops = [c.drop for c in COLUMNS]
+def fit_columns(widths: dict[str, int], room: int, full_widths: dict[str, int],
+                wide: bool = False) -> tuple[list[str], set[str]]:
+    """The columns to show in `room` cells (in table order; the `wide` ones only on a wide screen), which of
+    FULL_IDS get whole IDs, and "status" in that set when the claim marks say who."""
+    columns = [c for c in COLUMNS if wide or not c.wide]
+    drops = [c.drop for c in columns]
     marked = dict(widths, status=full_widths["status"])
-    kept = columns_that_fit([marked[c.key] for c in COLUMNS], drops, room)
+    kept = columns_that_fit([marked[c.key] for c in columns], drops, room)
     full = set()
-    if all(i in kept for i, c in enumerate(COLUMNS) if c.drop <= MARK_BEFORE):
+    if all(i in kept for i, c in enumerate(columns) if c.drop <= MARK_BEFORE):
         widths = marked
         full.add("status")
     else:
-        kept = columns_that_fit([widths[c.key] for c in COLUMNS], drops, room)
-    keys = [COLUMNS[i].key for i in kept]
+        kept = columns_that_fit([widths[c.key] for c in columns], drops, room)
+    keys = [columns[i].key for i in kept]
     spare = room - sum(widths[k] + CELL_PADDING for k in keys)
     for key in FULL_IDS:
         grow = full_widths[key] - widths[key]
@@ -115,6 +122,7 @@ def inbox_cells(
     """The cells of one request's row, in COLUMNS order (every value cleaned; IDs shortened unless
     their column is in `full`); `triage`: its step and the time left to its next service level."""
     return (
+        plain(rfi.id),
         plain(ago(rfi.created_at, now)),
         plain(when(rfi.created_at).removesuffix(" UTC")),
         status_text(rfi.status),
@@ -219,7 +227,7 @@ class InboxTable(WindowedTable):
         widths, full_widths = self._measure(full=False), self._measure(full=True)
         if not self.service_levels:  # nobody set a policy: no level, no column (its room goes to the others)
             widths["sla"] = full_widths["sla"] = -CELL_PADDING
-        keys, full = fit_columns(widths, room, full_widths)
+        keys, full = fit_columns(widths, room, full_widths, self.is_attached and self.screen.has_class("-wide"))
         keys = [key for key in keys if key != "sla" or self.service_levels]
         sizes = [full_widths[k] if k in full else widths[k] for k in keys]
         layout = (tuple(keys), tuple(sizes), frozenset(full))
@@ -285,7 +293,7 @@ class InboxTable(WindowedTable):
             return cells
         if "status" not in shape:  # no room to say who (see MARK_BEFORE): mine or someone else's
             mark = Text(" ◆" if mark.plain == " ◆ me" else " ◇", style=mark.style)
-        return (*cells[:2], cells[2] + mark, *cells[3:])
+        return (*cells[:STATUS], cells[STATUS] + mark, *cells[STATUS + 1 :])
 
     def _say_duplicates(self, rfis: list[Rfi]) -> None:
         ids = frozenset(rfi.id for rfi in rfis) if self.duplicates_hidden else frozenset()
