@@ -263,7 +263,8 @@ def test_a_console_that_opens_a_broken_log_keeps_no_head_of_it() -> None:
     assert witnessed_counts() == [6]
 
 
-@pytest.mark.parametrize("kept", ["{not json", "[]", "[" * 100_000, "\udcff"])
+@pytest.mark.parametrize("kept", ["{not json", "[]", "[" * 100_000, "\udcff"],
+                         ids=["not json", "a list", "deep", "not utf-8"])
 def test_a_witness_file_that_cannot_be_read_is_said_with_its_path_and_left_as_it_is(
     capsys: pytest.CaptureFixture[str], kept: str,
 ) -> None:
