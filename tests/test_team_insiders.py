@@ -90,7 +90,7 @@ def holding_everything(db: TeamDb, roles: tuple[str, ...], table_locks: bool) ->
                 for how in ("FOR UPDATE", "FOR NO KEY UPDATE", "FOR SHARE", "FOR KEY SHARE"):
                     conn.execute("SAVEPOINT try")
                     try:
-                        rows = conn.execute(f"SELECT 1 FROM stablepay.{table} {how}").fetchall()  # noqa: S608
+                        rows = conn.execute(f"SELECT 1 FROM stablepay.{table} {how}").fetchall()
                     except (psycopg.errors.InsufficientPrivilege, psycopg.errors.LockNotAvailable):
                         conn.execute("ROLLBACK TO SAVEPOINT try")
                         continue
