@@ -216,7 +216,7 @@ def typed(db: TeamDb, role: str, action: str = "link.copy", detail: str = "{}", 
     ("not json", "is a JSON object; this one is not JSON"),
     ("[1, 2]", "is a JSON object, not array"),
     ("{" * 500, "nests at most 20 deep"),
-])
+], ids=["100,000 [ as found", "21 deep", "20,001 bytes", "not json", "a list", "500 {"])
 def test_the_database_refuses_a_typed_detail_too_big_too_deep_or_not_an_object(
     team_db: TeamDb, detail: str, said: str,
 ) -> None:
