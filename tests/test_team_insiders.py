@@ -335,3 +335,39 @@ def test_record_status_works_for_every_role(  # type: ignore[no-untyped-def]
     assert status["stampedByNobody"] == {}
     assert cli("record", "status") == 0
     assert re.search(r"^reachable: +yes$", capsys.readouterr().out, re.MULTILINE)
+
+
+def test_every_reader_of_json_from_a_record_is_bounded(team_db: TeamDb) -> None:
+    """A request imported with 100,000 `[` as its JSON, and an announcement of 7,999 `[` (the most NOTIFY carries):
+    the history reads "unreadable entry" for the request, the listener drops the announcement."""
+    from psycopg.types.json import Jsonb
+
+    from stablepay_console.storage.team.listen import parse_change
+
+    deep = "[" * 100_000
+    with team_db.connect("bob") as conn:
+        conn.execute("SELECT stablepay.import_local('laptop', %s)", (Jsonb({"rfis": [{
+            "server": SERVER, "rfi_id": OTHER, "environment": "production", "status": "issued", "fingerprint": "f",
+            "wire": deep, "first_seen": "2026-11-20T09:00:00+00:00", "last_seen": "2026-11-20T09:00:00+00:00"}]}),))
+    found = record(team_db, "alice").history("prod", OTHER)
+    assert found.record is not None and found.record.wire == {"unreadable": "unreadable entry"}
+    assert parse_change("[" * 7_999) is None
+    assert parse_change('{"kind": "notes", "server": "s", "rfi": "r", "who": "bob", "op": "insert"}') is not None
+
+
+READERS = ("storage/team", "storage/local", "storage/record_types.py", "storage/witness.py", "services/team",
+           "cli/wire.py", "cli/rfis.py", "cli/record_runs.py", "services/export")
+
+
+def test_json_from_a_record_has_one_parser() -> None:
+    """Every module that reads JSON back from a record goes through storage/record_json.py (its bounds, its
+    "unreadable entry"); none calls json.loads itself."""
+    import stablepay_console
+
+    root = Path(stablepay_console.__file__).parent
+    found = []
+    for reader in READERS:
+        for path in sorted((root / reader).rglob("*.py")) if (root / reader).is_dir() else [root / reader]:
+            found += [f"{path.relative_to(root)}:{n}" for n, line in enumerate(path.read_text().splitlines(), 1)
+                      if "json.loads(" in line and "record_json" not in line]
+    assert found == []
