@@ -224,6 +224,66 @@ def test_the_witness_moves_on_with_the_log_and_names_nothing_when_intact(capsys:
     assert [v["count"] for v in kept.values()] == [8]
 
 
+def witnessed_counts() -> list[int]:
+    from stablepay_console.storage.locations import witness_file
+
+    return [v["count"] for v in json.loads(witness_file().read_text()).values()]
+
+
+def test_a_failed_verify_keeps_the_witness_where_it_was_and_raises_no_false_alarm_after_the_repair(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As found: someone appends a forged entry and moves the head to it; `audit verify` fails, yet kept the forged
+    head as seen, so once the forgery was taken out the next verify cried "entries were removed"."""
+    write_log()
+    assert cli("audit", "verify") == 0 and witnessed_counts() == [6]
+    with sqlite3.connect(record_file()) as conn:
+        conn.execute("INSERT INTO audit (seq, at, actor, profile, environment, action, target, outcome, detail, "
+                     "prev_hash, hash) SELECT 7, at, 'mallory', profile, environment, 'ping', '', 'forged', '{}', "
+                     "'f' || substr(hash, 2), 'e' || substr(hash, 2) FROM audit WHERE seq = 6")
+        conn.execute("UPDATE audit_head SET count = 7, hash = (SELECT hash FROM audit WHERE seq = 7)")
+    capsys.readouterr()
+    assert cli("audit", "verify") == 1
+    assert witnessed_counts() == [6], "a broken chain's head is never kept as seen"
+    tamper("DELETE FROM audit WHERE seq = 7")  # the team takes the forgery out
+    with sqlite3.connect(record_file()) as conn:
+        conn.execute("UPDATE audit_head SET count = 6, hash = (SELECT hash FROM audit WHERE seq = 6)")
+    assert cli("audit", "verify") == 0, capsys.readouterr().err
+    write_log(2)  # and the log goes on: the witness moves with a good chain
+    assert cli("audit", "verify") == 0 and witnessed_counts() == [8]
+
+
+def test_a_console_that_opens_a_broken_log_keeps_no_head_of_it() -> None:
+    """Any command that opens the record looks; it moves the witness on only when the whole chain verifies."""
+    write_log()
+    assert cli("audit", "log", "--limit", "1") == 0 and witnessed_counts() == [6]
+    write_log(2)
+    tamper("UPDATE audit SET outcome = 'nothing happened' WHERE seq = 3")
+    assert cli("audit", "log", "--limit", "1") == 0
+    assert witnessed_counts() == [6]
+
+
+@pytest.mark.parametrize("kept", ["{not json", "[]", "[" * 100_000, "\udcff"],
+                         ids=["not json", "a list", "deep", "not utf-8"])
+def test_a_witness_file_that_cannot_be_read_is_said_with_its_path_and_left_as_it_is(
+    capsys: pytest.CaptureFixture[str], kept: str,
+) -> None:
+    from stablepay_console.storage.locations import witness_file
+
+    write_log()
+    path = witness_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\xff\xfe" if kept == "\udcff" else kept.encode())
+    before = path.read_bytes()
+    assert cli("audit", "verify") == 1
+    out, err = capsys.readouterr()
+    assert "intact: 6 entries" in out
+    assert f"{path}, cannot be read" in err and "it was left as it is" in err
+    assert "Traceback" not in err
+    assert cli("audit", "log", "--limit", "1") == 0  # other commands work on
+    assert path.read_bytes() == before, "never replaced"
+
+
 # --- what a broken log says ----------------------------------------------------------------------------------------
 
 AT = {n: (FIXED_NOW + timedelta(hours=n)).strftime("%Y-%m-%dT%H:%M:%S.000+00:00") for n in range(1, 7)}

@@ -93,7 +93,7 @@ def test_an_entry_written_from_psql_is_the_writers_own_and_follows_the_chain(tea
         row = conn.execute(
             "INSERT INTO stablepay.audit (profile, environment, action, target, outcome, detail) "
             "VALUES ('prod', 'production', 'link.copy', %s, %s, %s) RETURNING actor, seq, at",
-            (RFI, ODD, ODD)).fetchone()
+            (RFI, ODD, json.dumps({"odd": ODD}, ensure_ascii=False))).fetchone()
     assert row is not None and (row[0], row[1]) == ("bob", 2)
     assert abs(datetime.fromisoformat(row[2]) - datetime.now(timezone.utc)) < timedelta(minutes=5)
     entries = alice.audit()
@@ -582,11 +582,12 @@ def test_a_connection_names_itself_carries_its_limits_and_keeps_nothing_uncommit
                                          "keepalives_idle", "keepalives_interval", "keepalives_count",
                                          "tcp_user_timeout")} == {
             "application_name": "stablepay-console", "connect_timeout": "10",
-            "options": "-c statement_timeout=15000", "keepalives": "1", "keepalives_idle": "10",
+            "options": "-c statement_timeout=15000 -c lock_timeout=3000", "keepalives": "1", "keepalives_idle": "10",
             "keepalives_interval": "5", "keepalives_count": "3", "tcp_user_timeout": "20000"}
         assert conn.execute("SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()"
                             ).fetchone() == ("stablepay-console",)
         assert conn.execute("SHOW statement_timeout").fetchone() == ("15s",)
+        assert conn.execute("SHOW lock_timeout").fetchone() == ("3s",)
         conn.execute("INSERT INTO stablepay.notes (server, rfi_id, profile, text) VALUES (%s, %s, 'prod', 'x')",
                      (SERVER, RFI))
         conn.rollback()

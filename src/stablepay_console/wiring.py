@@ -17,6 +17,7 @@ from stablepay_console.api.secret import ApiKey
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, EMBEDDED_PROFILES, Profile
 from stablepay_console.profiles.simulated import SimulatedVault
+from stablepay_console.services.audit import verify as audit_verify
 from stablepay_console.services.history import HistoryRecorder
 from stablepay_console.services.recording import recording_rfis
 from stablepay_console.services.team.scope import chosen_team, team_worker
@@ -69,7 +70,7 @@ class Services:
         self.clock = clock
         self.team = chosen_team()
         """The team record (PostgreSQL) when one is chosen (STABLEPAY_RECORD_URL, `record use`); None: the file."""
-        witness = Witness(witness_file())
+        witness = Witness(witness_file(), holds=lambda record: audit_verify(record).ok)  # moves on a good chain
         self.record = (team_worker(self.team, lambda name: self.book.find(name), witness) if self.team
                        else RecordWorker(witness=witness))
         """The record (round history, notes, claims, audit log), used on its own thread."""

@@ -19,6 +19,7 @@ from stablepay_console.services.history_view import history_json, history_text
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
+    from stablepay_console.storage.record_types import AuditEntry
     from stablepay_console.wiring import Services
 
 AUDIT_COLUMNS = ("seq", "time", "actor", "profile", "environment", "action", "target", "outcome")
@@ -177,14 +178,21 @@ def run_log(args: argparse.Namespace) -> int:
     if out.fmt == "json":
         out.json([e.to_json() for e in entries])
         return OK
-    # An imported entry is the importer's testimony: its actor says so, as the audit screen does.
-    rows = [(str(e.seq), e.at, e.actor if e.imported is None else f"{e.actor} (imported: {e.imported.written_as})",
-             e.profile, e.environment, e.action, e.target, e.outcome) for e in entries]
+    # An imported entry is the importer's testimony: its actor says so, as the audit screen does. In the team record,
+    # an entry a member typed says so too: only an act's own entry is the database's word.
+    rows = [(str(e.seq), e.at, _actor_text(e), e.profile, e.environment, e.action, e.target, e.outcome)
+            for e in entries]
     if rows:
         out.table(AUDIT_COLUMNS, rows)
     else:
         note("No audit entries match.")
     return OK
+
+
+def _actor_text(entry: AuditEntry) -> str:
+    if entry.imported is not None:
+        return f"{entry.actor} (imported: {entry.imported.written_as})"
+    return f"{entry.actor} (typed)" if entry.typed else entry.actor
 
 
 RUNS: dict[str, Callable[[argparse.Namespace], int]] = {

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.session import FAILED, OK, USAGE, Session, open_session
+from stablepay_console.storage import record_json
 
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters
@@ -58,7 +59,6 @@ def stored_row_of(columns: tuple[str, ...], now: datetime) -> Callable[[DueIssue
     """The row `row_of` makes, from an issued request as the team record holds it (`Record.issued_due`) and its
     deadline: `rfis due` from the team watcher prints thousands, and builds no model. A request whose JSON does not
     parse keeps its ID."""
-    import json
 
     from stablepay_console.services.watch.events import deadline_words, stamp
     from stablepay_console.storage.record_types import parse_stamp
@@ -75,7 +75,7 @@ def stored_row_of(columns: tuple[str, ...], now: datetime) -> Callable[[DueIssue
         "created": lambda _, rfi, __: stamp(parse_stamp(rfi["createdAt"])) if "createdAt" in rfi else "",
     }
     picked = [ways[column] for column in columns]
-    loads = json.loads
+    loads = record_json.loads
 
     def row(issued: DueIssued, deadline: datetime) -> list[str]:
         try:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from stablepay_console.api.sanitize import json_safe
+from stablepay_console.storage import record_json
 
 STRING_DECIMALS = {("BatchRecipient", "amount"), ("Money", "amount"), ("QuoteInformation", "rate")}
 """(model, field) pairs whose decimal the spec types as a string."""
@@ -88,7 +89,11 @@ def dumps(value: Any, indent: int | None = 2) -> str:
 def dumps_text(json_text: str) -> str:
     """JSON text (a request as the record keeps it) printed as `dumps` prints its model, without building one: its
     values are JSON's own (no decimal, date or model), so `json.dumps` lays it out as `_encode` would."""
-    text = json.dumps(json.loads(json_text), indent=2, ensure_ascii=False)
+    try:
+        value = record_json.loads(json_text)
+    except record_json.UnreadableJson:
+        value = record_json.UNREADABLE
+    text = json.dumps(value, indent=2, ensure_ascii=False)
     return "\n".join(json_safe(line) for line in text.split("\n"))
 
 

@@ -7,7 +7,6 @@ cleaned by the services (JSON text through `json_safe`, single values through `c
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -15,6 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from stablepay_console.api.sanitize import clean
+from stablepay_console.storage.record_json import UNREADABLE, loads_object
 
 
 def stamp(moment: datetime) -> str:
@@ -48,8 +48,7 @@ class RoundSighting:
 
     @cached_property
     def _sent(self) -> dict[str, Any]:
-        sent = json.loads(self.wire_json)
-        return sent if isinstance(sent, dict) else {}
+        return loads_object(self.wire_json) or {}
 
     def _text(self, name: str, max_len: int) -> str | None:
         value = self._sent.get(name)
@@ -339,13 +338,19 @@ class AuditEntry:
     def time(self) -> datetime:
         return parse_stamp(self.at)
 
+    typed: bool | None = None
+    """In the team record: True when a member typed it, False when the database wrote it with the act (None: the
+    local record, where the console writes every entry; or not known)."""
+
     @property
     def details(self) -> dict[str, Any]:
-        try:
-            value = json.loads(self.detail)
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
+        """The details' fields; none when they cannot be read (see `readable`)."""
+        return loads_object(self.detail) or {}
+
+    @property
+    def readable(self) -> bool:
+        """Whether the details are a JSON object within the bounds every reader of the record keeps."""
+        return loads_object(self.detail) is not None
 
     def content(self) -> dict[str, Any]:
         """What the entry's own hash covers (with the previous hash)."""
@@ -362,7 +367,10 @@ class AuditEntry:
         }
 
     def to_json(self) -> dict[str, Any]:
-        shown = {**self.content(), "detail": self.details, "prevHash": self.prev_hash, "hash": self.hash}
+        detail: dict[str, Any] | str = self.details if self.readable else UNREADABLE
+        shown = {**self.content(), "detail": detail, "prevHash": self.prev_hash, "hash": self.hash}
+        if self.typed is not None:
+            shown["typed"] = self.typed
         if self.imported is not None:
             shown["imported"] = {**self.imported.to_json(), "description": self.imported.describe()}
         return shown

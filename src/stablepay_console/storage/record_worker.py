@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from stablepay_console.storage.local import open_record, record_file
 from stablepay_console.storage.record import Record, RecordError, RecordNotWritten
-from stablepay_console.storage.witness import Witness, WitnessCheck
+from stablepay_console.storage.witness import Witness, WitnessCheck, WitnessUnreadable
 from stablepay_console.storage.writing import NOT_WRITTEN, NotWritten
 
 log = logging.getLogger(__name__)
@@ -178,7 +178,11 @@ class RecordWorker:
         try:
             if record.notice:
                 witness.forget(record.witness_key)
-            self.witnessed = witness.look(record.witness_key, record.audit_head(), record.audit_hash)
+            holds = witness.holds
+            self.witnessed = witness.look(record.witness_key, record.audit_head(), record.audit_hash,
+                                          chain_ok=lambda: holds is not None and holds(record))
+        except WitnessUnreadable as exc:
+            self.witnessed = WitnessCheck(None, str(exc))
         except (RecordError, NotWritten) as exc:  # the record went away, or the disk is full: the call itself says
             log.warning("Could not compare the audit log with this machine's witness: %s", exc)
             return

@@ -6,8 +6,10 @@ backup that drops the last entries together with the head. Anyone who saw the or
 they saw last is no longer there with that hash, or the record holds fewer entries than they saw.
 
 Each console and command that opens a record looks once (`look`): it compares what the record holds now with
-what this machine saw, and keeps the new head when they agree. When they do not, the old witness is kept (the
-warning stays until someone deals with it: `audit verify` says how).
+what this machine saw, and keeps the new head only when they agree and the whole chain verifies up to it (a
+witness moves forward on a good chain only: a broken log's head, kept, would raise a false alarm once the log is
+repaired). When they do not, the old witness is kept (the warning stays until someone deals with it: `audit
+verify` says how). A witness file that cannot be read is said, with its path, and left as it is: never replaced.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from stablepay_console.api.sanitize import clean
+from stablepay_console.storage import record_json
 from stablepay_console.storage.record_types import AuditHead
 from stablepay_console.storage.writing import write_atomically
 
@@ -78,18 +81,39 @@ def compare(seen: Seen | None, head: AuditHead | None, hash_at: Callable[[int], 
     return WitnessCheck(seen)
 
 
-class Witness:
-    """The witness file (`chain-witness.json` in the data folder): one seen head per record, by its key."""
+class WitnessUnreadable(Exception):
+    """The witness file is there but cannot be read: it is left as it is, and said."""
 
-    def __init__(self, path: Path) -> None:
+
+class Witness:
+    """The witness file (`chain-witness.json` in the data folder): one seen head per record, by its key.
+
+    `holds(record)` says whether a record's whole chain verifies (the services' `verify`): the witness moves forward
+    only when it does."""
+
+    def __init__(self, path: Path, holds: Callable[[Any], bool] | None = None) -> None:
         self.path = path
+        self.holds = holds
 
     def _all(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
             return {}
-        return data if isinstance(data, dict) else {}
+        except (OSError, ValueError) as exc:
+            raise WitnessUnreadable(self._unreadable(clean(str(exc), 200))) from None
+        try:
+            data = record_json.loads(text, max_chars=1_000_000, max_depth=4)
+        except record_json.UnreadableJson:
+            raise WitnessUnreadable(self._unreadable("it is not the JSON this console writes")) from None
+        if not isinstance(data, dict):
+            raise WitnessUnreadable(self._unreadable("it is not the JSON this console writes"))
+        return data
+
+    def _unreadable(self, why: str) -> str:
+        return (f"This machine's witness of the audit log, {self.path}, cannot be read ({why}); it was left as it is, "
+                "so nothing this machine saw is lost. Move it aside once you have looked at it: the next look starts "
+                "a new one.")
 
     def seen(self, key: str) -> Seen | None:
         found = self._all().get(key)
@@ -116,10 +140,16 @@ class Witness:
     def _write(self, data: dict[str, Any]) -> None:
         write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n", "the audit log's witness")
 
-    def look(self, key: str, head: AuditHead | None, hash_at: Callable[[int], str | None]) -> WitnessCheck:
-        """Compare, and keep the new head when the record still holds what was seen."""
-        seen = self.seen(key)
+    def look(self, key: str, head: AuditHead | None, hash_at: Callable[[int], str | None],
+             chain_ok: Callable[[], bool]) -> WitnessCheck:
+        """Compare, and keep the new head when the record still holds what was seen and `chain_ok()` (asked only
+        then: the whole chain verifies). A witness file that cannot be read is the check's problem, untouched."""
+        try:
+            seen = self.seen(key)
+        except WitnessUnreadable as exc:
+            return WitnessCheck(None, str(exc))
         found = compare(seen, head, hash_at)
-        if found.ok and head is not None and (seen is None or (seen.count, seen.hash) != (head.count, head.hash)):
+        moved = head is not None and (seen is None or (seen.count, seen.hash) != (head.count, head.hash))
+        if found.ok and moved and chain_ok():
             self.keep(key, head)  # written only when the log moved on: most runs add nothing to write
         return found

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from stablepay_console.services.watch.events import ISSUED, Tracker
 from stablepay_console.services.watch.radar import DUE_WITHIN, RadarUpdate
+from stablepay_console.storage import record_json
 from stablepay_console.storage.record import team_feed
 from stablepay_console.storage.record_types import parse_stamp, stamp
 
@@ -49,7 +50,7 @@ def publish(services: Services, profile: Profile, tracker: Tracker, now: datetim
 
 def deadlines(radar: str) -> list[datetime]:
     try:
-        issued = json.loads(radar).get("issued", [])
+        issued = record_json.loads(radar).get("issued", [])
         return [parse_stamp(deadline) for _, deadline in issued]
     except (ValueError, TypeError, AttributeError):
         return []

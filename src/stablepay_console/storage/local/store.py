@@ -22,6 +22,7 @@ from stablepay_console.storage.local.sightings import ROUND_LAST_SEEN, STATUS_LA
 from stablepay_console.storage.local.triage import SqliteTriage
 from stablepay_console.storage.record import Offer, RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
+from stablepay_console.storage.record_json import object_or_unreadable
 from stablepay_console.storage.record_types import (
     AuditDraft,
     AuditEntry,
@@ -207,12 +208,13 @@ class SqliteRecord(SqliteTriage):
             return RfiHistory(profile, rfi_id, None)
         env, status, wire, round_row, first, last = found[0]
         record = RfiRecord(
-            profile, rfi_id, env, status, json.loads(wire), round_row is not None, parse_stamp(first), parse_stamp(last)
+            profile, rfi_id, env, status, object_or_unreadable(wire), round_row is not None, parse_stamp(first),
+            parse_stamp(last),
         )
         rounds = [
             RoundSeen(
                 n, row[0], row[1], parse_stamp(row[2]), _maybe(row[3]), _maybe(row[4]), row[5],
-                json.loads(row[6]), parse_stamp(row[7]), parse_stamp(row[8]),
+                object_or_unreadable(row[6]), parse_stamp(row[7]), parse_stamp(row[8]),
             )
             for n, row in enumerate(
                 self._read(

@@ -14,6 +14,7 @@ covered by the hash.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,10 @@ if TYPE_CHECKING:
     from psycopg import sql
 
 COLUMNS = ("seq", "at", "actor", "profile", "environment", "action", "target", "outcome", "detail", "prev_hash",
-           "hash", "imported_from", "imported_by")
+           "hash", "typed", "imported_from", "imported_by")
+DATABASE_ACT = re.compile(r"claim|claim\.release|triage\.[a-z]+")
+"""The actions, exactly so spelled, whose entries the database writes with the act: before schema 8 a member could
+type one only as a refusal ("refused: …"), so an entry so named and not refused is the database's."""
 
 
 def detail_text(detail: dict[str, Any]) -> str:
@@ -39,11 +43,19 @@ def _columns() -> sql.Composed:
     return sql.SQL(", ").join(sql.Identifier(c) for c in COLUMNS)
 
 
+def typed(action: str, outcome: str, stored: bool | None) -> bool:
+    """Whether a member typed the entry: as the database stamped it (schema 8), else (entries written before) by
+    what schema 4 allowed: only the database wrote an act's own entry, and a member only its refusal."""
+    if stored is not None:
+        return bool(stored)
+    return DATABASE_ACT.fullmatch(action) is None or outcome.startswith("refused")
+
+
 def _entry(row: tuple[Any, ...]) -> AuditEntry:
-    *fields, source, by = row
+    *fields, stored, source, by = row
     entry = AuditEntry(int(fields[0]), *fields[1:])
     if source is None:
-        return entry
+        return replace(entry, typed=typed(entry.action, entry.outcome, stored))
     details = entry.details
     if "written_as" in details:  # version 2: the importer's entry, at the time of the import
         imported = Imported(str(source), entry.actor, entry.at, str(details["written_as"]),

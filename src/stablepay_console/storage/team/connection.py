@@ -33,6 +33,9 @@ ANSWER_SECONDS = 20.0
 """How long one transaction may wait on the server before its socket is cut (see `deadline`)."""
 STATEMENT_MS = 15_000
 """The server ends a statement that runs longer (statement_timeout), before our own deadline cuts the socket."""
+LOCK_MS = 3_000
+"""The longest any statement waits for a lock another session holds (lock_timeout): then the record is busy, and
+what was asked is not saved. No member can stop the others' work by holding a lock (a note, a claim, a step)."""
 KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
               "tcp_user_timeout": 20_000}
 """A peer that vanished (no TCP answer at all) is noticed within about 25 s, even while nothing is asked."""
@@ -46,6 +49,10 @@ class RecordUnavailable(RecordError):
 
 class RecordOutcomeUnknown(RecordUnavailable):
     """The connection was lost while the database committed: what was asked may or may not have been saved."""
+
+
+class RecordBusy(RecordError):
+    """Another session held what the act needs for longer than `LOCK_MS`: nothing was saved."""
 
 
 
@@ -68,7 +75,7 @@ def connect(url: TeamUrl, *, autocommit: bool = False, timeout: int = CONNECT_SE
     try:
         conn: psycopg.Connection = pg.connect(
             url.url, autocommit=autocommit, connect_timeout=timeout, application_name=APPLICATION,
-            options=f"-c statement_timeout={STATEMENT_MS}", **KEEPALIVES,
+            options=f"-c statement_timeout={STATEMENT_MS} -c lock_timeout={LOCK_MS}", **KEEPALIVES,
         )
     except pg.Error as exc:
         why = reason(exc)
@@ -158,6 +165,8 @@ def problem(exc: BaseException, url: TeamUrl, doing: str) -> RecordError:
     """`exc` from psycopg while `doing` ("save the note") as the RecordError to show."""
     pg = need_psycopg()
     why = reason(exc)
+    if isinstance(exc, pg.errors.LockNotAvailable):
+        return busy(url, doing)
     if isinstance(exc, pg.errors.InsufficientPrivilege | pg.errors.CheckViolation):
         return RecordRefused(f"The team record at {url.where} refused to {doing}: {why}.", why)
     if isinstance(exc, pg.OperationalError | pg.InterfaceError):
@@ -165,3 +174,10 @@ def problem(exc: BaseException, url: TeamUrl, doing: str) -> RecordError:
             f"The team record at {url.where} could not {doing}: the connection failed ({why}). Nothing was saved."
         )
     return RecordError(f"The team record at {url.where} could not {doing}: {why}.")
+
+
+def busy(url: TeamUrl, doing: str) -> RecordBusy:
+    return RecordBusy(
+        f"The team record at {url.where} is busy: another session has held what this needs for over "
+        f"{LOCK_MS // 1000} s, so it could not {doing}. Nothing was saved; try again in a moment."
+    )

@@ -7,10 +7,10 @@ Entries are read in the order they were first seen, so rounds imported from a la
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from stablepay_console.storage.record_json import object_or_unreadable
 from stablepay_console.storage.record_types import (
     DueIssued,
     Issued,
@@ -27,9 +27,6 @@ from stablepay_console.storage.record_types import (
 
 if TYPE_CHECKING:
     import psycopg
-
-OBSERVE_LOCK = 0x5350  # "SP", with the server's hash: one sighting of a server at a time
-
 
 def _new_status(conn: psycopg.Connection, server: str, rfi_id: str, status: str, seen: str) -> int:
     row = conn.execute(
@@ -96,8 +93,9 @@ def observe(conn: psycopg.Connection, scope_of: Callable[[str], str], pages: Seq
 
     changed = 0
     servers = sorted({scope_of(page.profile) for page in pages})
-    for server in servers:  # two watchers of one server record a change once: the second waits, then sees it
-        conn.execute("SELECT pg_advisory_xact_lock(%s::int4, hashtext(%s))", (OBSERVE_LOCK, server))
+    # Two watchers of one server record a change once: the second waits, then sees it. The database holds a row
+    # per server that only the watcher's function locks (no member can take it to stop the watcher).
+    conn.execute("SELECT stablepay.hold_sightings(%s)", (servers,))
     for page in pages:
         server, seen = scope_of(page.profile), stamp(page.at)
         latest: dict[str, RfiSighting] = {s.rfi_id: s for s in page.sightings}
@@ -211,15 +209,15 @@ def history(conn: psycopg.Connection, server: str, profile: str, rfi_id: str) ->
     if found is None:
         return RfiHistory(profile, rfi_id, None)
     env, status, wire, round_row, first, last, imported_by = found
-    record = RfiRecord(profile, rfi_id, env, status, json.loads(wire), round_row is not None, parse_stamp(first),
-                       parse_stamp(last), imported_by)
+    record = RfiRecord(profile, rfi_id, env, status, object_or_unreadable(wire), round_row is not None,
+                       parse_stamp(first), parse_stamp(last), imported_by)
     rows = conn.execute(
         "SELECT round_no, round_id, issued_at, expires_at, submitted_at, link, wire, first_seen, last_seen, "
         "imported_by FROM stablepay.rounds WHERE server = %s AND rfi_id = %s ORDER BY first_seen, id",
         key,
     ).fetchall()
     rounds = [
-        RoundSeen(n, r[0], r[1], parse_stamp(r[2]), _maybe(r[3]), _maybe(r[4]), r[5], json.loads(r[6]),
+        RoundSeen(n, r[0], r[1], parse_stamp(r[2]), _maybe(r[3]), _maybe(r[4]), r[5], object_or_unreadable(r[6]),
                   parse_stamp(r[7]), parse_stamp(r[8]), r[9])
         for n, r in enumerate(rows, start=1)
     ]

@@ -13,7 +13,6 @@ window's changes when it ends, as that one change if they were all one, else as 
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -21,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from stablepay_console.api.sanitize import clean
+from stablepay_console.storage import record_json
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.team.connection import connect, deadline, need_psycopg, reason
 from stablepay_console.storage.team.url import TeamUrl
@@ -79,7 +79,7 @@ class Change:
 
 def parse_change(payload: str) -> Change | None:
     try:
-        data = json.loads(payload)
+        data = record_json.loads(payload, max_chars=8000, max_depth=2)
     except ValueError:
         return None
     if not isinstance(data, dict):

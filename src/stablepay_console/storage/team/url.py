@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from stablepay_console.storage import locations, variables
+from stablepay_console.storage import locations, record_json, variables
 from stablepay_console.storage.team.conninfo import libpq_view
 from stablepay_console.storage.writing import write_atomically
 
@@ -165,7 +165,7 @@ def setting_file() -> Path:
 def saved() -> str | None:
     """The URL `record use` saved, if any (read as text; checked by the caller)."""
     try:
-        data = json.loads(setting_file().read_text(encoding="utf-8"))
+        data = record_json.loads(setting_file().read_text(encoding="utf-8"), max_chars=100_000, max_depth=4)
     except (OSError, ValueError):
         return None
     url = data.get("url") if isinstance(data, dict) else None
