@@ -150,8 +150,13 @@ def observe_as_watcher(db: TeamDb) -> None:
     world = Sandbox(now=datetime.now(timezone.utc))
     page = SeenPage("embedded", EMBEDDED_PROFILE.environment, datetime.now(timezone.utc),
                     tuple(sighting(r) for r in world.data.rfis))
+    with db.connect() as conn:  # version 5's watcher took no lock of a later version's (schema 8's row locks)
+        conn.execute("CREATE FUNCTION stablepay.hold_sightings(servers text[]) RETURNS void LANGUAGE sql AS ''")
+        conn.execute("GRANT EXECUTE ON FUNCTION stablepay.hold_sightings(text[]) TO stablepay_watcher")
     with db.connect("walt") as conn, conn.transaction():
         seen.observe(conn, lambda name: SERVER, [page])
+    with db.connect() as conn:
+        conn.execute("DROP FUNCTION stablepay.hold_sightings(text[])")
 
 
 def test_a_version_5_record_with_roundless_steps_is_repaired_and_says_so(

@@ -243,6 +243,7 @@ def test_the_report_counts_what_each_role_did(team_db: TeamDb, as_role, capsys: 
     assert made["analysts"] == [
         {"analyst": "alice", "claimed": 1, "madeReady": 1, "approved": 0, "openNow": 1},
         {"analyst": "bob", "claimed": 0, "madeReady": 0, "approved": 1, "openNow": 0},
+        {"analyst": "carol", "claimed": 0, "madeReady": 0, "approved": 0, "openNow": 0},  # every analyst of the team
     ]
     assert made["breaches"] == {"claim": 1, "ready": 0, "approve": 0}  # claimed 6 h after issue: over 4 h
 
