@@ -107,3 +107,9 @@ class Terminal:
 
     def close(self) -> None:
         self.tmux("kill-server")
+
+
+def framed(text: str) -> bool:
+    """A console's whole frame is on screen: the banner on top, help and quit in the footer."""
+    shown = text.rstrip("\n").split("\n")
+    return len(shown) > 2 and "SANDBOX" in shown[0] and "? Help" in shown[-1] and "q Quit" in shown[-1]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.terminal import Terminal, console_command
+from tests.terminal import Terminal, console_command, framed
 
 pytestmark = pytest.mark.e2e
 
@@ -31,11 +31,6 @@ def small_console(term_env: dict[str, str]) -> Iterator[Terminal]:
     finally:
         term.close()
 
-
-def framed(text: str) -> bool:
-    """the banner on top and help and quit in the footer"""
-    shown = text.rstrip("\n").split("\n")
-    return "SANDBOX" in shown[0] and "? Help" in shown[-1] and "q Quit" in shown[-1]
 
 
 def typed(value: str) -> re.Pattern[str]:

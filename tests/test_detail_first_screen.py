@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.terminal import Terminal, console_command
+from tests.terminal import Terminal, console_command, framed
 
 pytestmark = pytest.mark.e2e
 
@@ -27,11 +27,6 @@ def console(request: pytest.FixtureRequest, term_env: dict[str, str]) -> Iterato
     finally:
         term.close()
 
-
-def framed(text: str) -> bool:
-    """the banner on top and help and quit in the footer"""
-    shown = text.rstrip("\n").split("\n")
-    return len(shown) > 2 and "SANDBOX" in shown[0] and "? Help" in shown[-1] and "q Quit" in shown[-1]
 
 
 def needs_action_loaded(text: str) -> bool:

@@ -146,7 +146,7 @@ async def test_opening_and_copying_the_hosted_link_are_audited(  # type: ignore[
 
 
 def notices(app: Any) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    return [f"{n.title}: {n.message}" for n in app.said]
 
 
 async def test_o_on_a_machine_with_no_browser_is_logged_as_not_opened(  # type: ignore[no-untyped-def]

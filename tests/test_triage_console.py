@@ -223,7 +223,7 @@ async def test_a_step_is_kept_in_the_round_on_screen_and_refused_when_the_record
         assert await until(pilot, lambda: isinstance(app.screen, StepNoteDialog))
         await pilot.press("enter")
         said = f"is in round {rfi.round.round + 1} now; the console showed round {rfi.round.round}: read it again"
-        assert await until(pilot, lambda: any(said in n.message for n in app._notifications)), \
-            [n.message for n in app._notifications]
+        assert await until(pilot, lambda: any(said in n.message for n in app.said)), \
+            [n.message for n in app.said]
         assert app.services.record.call(lambda record: record.request_steps("embedded", rfi.id)) == []
         assert screen.rfi is rfi

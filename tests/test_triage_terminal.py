@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.terminal import Terminal, console_command
+from tests.terminal import Terminal, console_command, framed
 
 pytestmark = pytest.mark.e2e
 
@@ -34,10 +34,6 @@ def console(term_env: dict[str, str]) -> Iterator[Terminal]:
     finally:
         term.close()
 
-
-def framed(text: str) -> bool:
-    shown = text.rstrip("\n").split("\n")
-    return "SANDBOX" in shown[0] and "? Help" in shown[-1] and "q Quit" in shown[-1]
 
 
 def my_row(text: str) -> str:

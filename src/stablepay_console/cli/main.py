@@ -49,17 +49,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from stablepay_console.storage.writing import NOT_WRITTEN
 
     NOT_WRITTEN.listen(lambda line: print(f"stablepay-console: {say(line)}", file=sys.stderr, flush=True))
+    made = sys.modules.get("stablepay_console.storage.record_worker")
+    before = made.made_so_far() if made is not None else 0  # a console's own record, in a test's process
     with command_running():
-        return finished(run_command(args))
+        return finished(run_command(args), before)
 
 
-def finished(code: int) -> int:
+def finished(code: int, since: int = 0) -> int:
     """A command's exit code once the record's queued writes are done: 1 when a write the disk refused
     (a full or read-only disk) was said on standard error, whatever the command itself returned 0 for."""
     from stablepay_console.storage.writing import NOT_WRITTEN
 
     worker = sys.modules.get("stablepay_console.storage.record_worker")
-    left = worker.flush_all(FLUSH_SECONDS) if worker is not None else 0
+    left = worker.flush_all(FLUSH_SECONDS, since) if worker is not None else 0
     if left:
         print(f"stablepay-console: the record was still busy after {FLUSH_SECONDS:.0f} s; {left} queued "
               f"write{'s' if left != 1 else ''} (the requests received, notes or audit entries) may not be saved.",

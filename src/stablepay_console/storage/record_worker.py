@@ -34,6 +34,8 @@ Opener = Callable[[bool], Record]
 IDLE_SECONDS = 5.0
 
 _LIVE: weakref.WeakSet[RecordWorker] = weakref.WeakSet()
+_MADE = [0]
+"""How many workers this process has made (a list: one cell the constructor moves on)."""
 
 
 def file_opener(path: Path) -> Opener:
@@ -68,6 +70,9 @@ class RecordWorker:
         """Told (on the record's thread, once) what opening the record came to: a bad file set aside
         (False), or the record refused, every call failing from then on (True); the message says why."""
         self._feeders: list[Callable[[], None]] = []
+        self.made = _MADE[0]
+        _MADE[0] += 1
+        """The order this worker was made in, in this process (`made_so_far`)."""
         self.unsaved = 0
         """How many `fire` calls failed: what they were for is `last_unsaved` (and the log)."""
         self.last_unsaved = ""
@@ -226,17 +231,24 @@ class RecordWorker:
                 record.close()
 
 
-def flush_all(seconds: float) -> int:
-    """Run every call accepted so far, waiting at most `seconds` in all (a signal's exit path).
+def made_so_far() -> int:
+    """How many workers this process has made: `flush_all(since=...)` leaves those alone."""
+    return _MADE[0]
+
+
+def flush_all(seconds: float, since: int = 0) -> int:
+    """Run every call accepted so far, waiting at most `seconds` in all (a signal's exit path); with `since`,
+    only in the workers made from then on (a command's own, not a console's of the same process).
 
     Returns how many accepted calls had not run when the time was up: 0 when everything was written."""
     deadline = time.monotonic() + seconds
-    for worker in list(_LIVE):
+    workers = [worker for worker in list(_LIVE) if worker.made >= since]
+    for worker in workers:
         try:
             worker.flush(max(0.0, deadline - time.monotonic()))
         except Exception:  # timed out, or the record could not be opened: count what is left
             pass
-    return sum(worker.pending for worker in list(_LIVE))
+    return sum(worker.pending for worker in workers)
 
 
 @atexit.register

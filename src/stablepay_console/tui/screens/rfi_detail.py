@@ -246,7 +246,8 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_link":  # past the deadline a reply through the link would be rejected: not offered
             r = self.rfi.round
-            return not (r is not None and r.link and self.is_mounted and self.query_one(LinkLine).passed)
+            lines = list(self.query(LinkLine).results(LinkLine))  # none while the screen is being dismissed
+            return not (r is not None and r.link and any(line.passed for line in lines))
         if action == "triage_step":
             found = self.process_now(self.console.now())
             return found is not None and any(step.name == parameters[0] for step in found.offered)
