@@ -34,8 +34,8 @@ Opener = Callable[[bool], Record]
 IDLE_SECONDS = 5.0
 
 _LIVE: weakref.WeakSet[RecordWorker] = weakref.WeakSet()
-_MADE = [0]
-"""How many workers this process has made (a list: one cell the constructor moves on)."""
+_made = 0
+"""How many workers this process has made."""
 
 
 def file_opener(path: Path) -> Opener:
@@ -70,8 +70,8 @@ class RecordWorker:
         """Told (on the record's thread, once) what opening the record came to: a bad file set aside
         (False), or the record refused, every call failing from then on (True); the message says why."""
         self._feeders: list[Callable[[], None]] = []
-        self.made = _MADE[0]
-        _MADE[0] += 1
+        global _made
+        self.made, _made = _made, _made + 1
         """The order this worker was made in, in this process (`made_so_far`)."""
         self.unsaved = 0
         """How many `fire` calls failed: what they were for is `last_unsaved` (and the log)."""
@@ -233,7 +233,7 @@ class RecordWorker:
 
 def made_so_far() -> int:
     """How many workers this process has made: `flush_all(since=...)` leaves those alone."""
-    return _MADE[0]
+    return _made
 
 
 def flush_all(seconds: float, since: int = 0) -> int:
