@@ -160,7 +160,7 @@ def watcher_views(watcher, requests: int) -> list[Row]:  # type: ignore[no-untyp
     from stablepay_console.services.history import sighting
     from stablepay_console.services.needs_action import NeedsActionRows, read_needs_action
     from stablepay_console.services.team.needs_action import team_rows, wanted
-    from stablepay_console.services.watch.radar import DueTally, due_now
+    from stablepay_console.services.watch.due import DueTally, due_now
     from stablepay_console.storage.record_types import SeenPage, parse_stamp
 
     sandbox = Sandbox(rfis=requests, now=NOW)

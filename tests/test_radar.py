@@ -16,8 +16,10 @@ from stablepay_console.api.filters import RfiFilters
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.sandbox.control import add_request, open_round
 from stablepay_console.services.kept import keep
+from stablepay_console.services.watch.due import DueTally, due_report
 from stablepay_console.services.watch.events import CONSOLE_MARKS, Tracker
-from stablepay_console.services.watch.radar import DueTally, RadarPoller, RadarUpdate, due_report, every_rfi
+from stablepay_console.services.watch.radar import RadarPoller, RadarUpdate
+from stablepay_console.services.watch.walk import every_rfi
 from stablepay_console.storage import watch_state
 from tests.conftest import FIXED_NOW
 

@@ -9,7 +9,7 @@ from textual.widgets import DataTable
 
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.control import add_request, open_round
-from stablepay_console.services.watch.radar import due_report
+from stablepay_console.services.watch.due import due_report
 from tests.conftest import FIXED_NOW, until, wait_for_workers
 
 

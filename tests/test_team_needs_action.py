@@ -119,18 +119,18 @@ def test_rfis_due_reads_a_fresh_team_watcher_and_live_asks_the_api(  # type: ign
     sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from stablepay_console.cli.main import main
-    from stablepay_console.services.watch import radar as radar
+    from stablepay_console.services.watch import walk
 
     swept_by_alice(sandbox, team_db)
     monkeypatch.setenv(URL, team_db.url("bob"))
     asked: list[object] = []
-    api_read = radar.walk_issued
+    api_read = walk.walk_issued
 
     async def read_the_api(*args: Any) -> Any:  # the real walk of every issued request, counted
         asked.append(args)
         return await api_read(*args)
 
-    monkeypatch.setattr(radar, "walk_issued", read_the_api)
+    monkeypatch.setattr(walk, "walk_issued", read_the_api)
     from_team = main(["rfis", "due", "--within", "24h", "--json"])
     said = capsys.readouterr()
     assert asked == [], "the team watcher's sweep answered: the API was not asked"

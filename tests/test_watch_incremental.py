@@ -20,7 +20,8 @@ from stablepay_console.cli.watch import Watcher
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.control import add_request, answer, open_round
-from stablepay_console.services.watch.radar import RadarPoller, due_report
+from stablepay_console.services.watch.due import due_report
+from stablepay_console.services.watch.radar import RadarPoller
 from stablepay_console.storage import watch_state
 from stablepay_console.wiring import Services
 from tests.conftest import FIXED_NOW

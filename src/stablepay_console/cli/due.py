@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from stablepay_console.cli.durations import format_duration
 from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.session import DUE, FAILED, OK, OVERDUE, USAGE, Session, open_session
-from stablepay_console.services.watch.radar import DueTally
+from stablepay_console.services.watch.due import DueTally
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
@@ -125,9 +125,10 @@ class Api:
         return self._held.result(60) if self._held is not None else None
 
     def read(self, rows: DueRows, breaches: BreachTally[Any] | None) -> str | int:
-        from stablepay_console.services.watch.radar import walk_issued
+        from stablepay_console.services.watch import walk
 
-        walked = self.session.ask(lambda client: walk_issued(client, rows, breaches.add_page if breaches else None))
+        pages = [rows.add_page, *([breaches.add_page] if breaches else [])]
+        walked = self.session.ask(lambda client: walk.walk_issued(client, *pages))
         if isinstance(walked, int):
             return walked
         said = f"from the API, {rows.checked} issued requests checked"

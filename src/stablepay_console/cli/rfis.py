@@ -172,7 +172,7 @@ def run_show(args: argparse.Namespace) -> int:
 def _list_all(session: Session, out: Output, filters: RfiFilters) -> int:
     """Every page, walked as the export walks them; printed only once complete (nothing on stdout on an error)."""
     from stablepay_console.api.paging import PagingReport
-    from stablepay_console.services.watch.radar import every_rfi
+    from stablepay_console.services.watch.walk import every_rfi
 
     paging = PagingReport()
     found = session.ask(lambda client: every_rfi(client, filters, report=paging))

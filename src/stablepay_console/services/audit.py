@@ -13,18 +13,20 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.filters import RfiFilters
-from stablepay_console.api.models import OnrampTransfer, QuoteInformation
 from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import STEP_TITLES, StepEvent
-from stablepay_console.services.switching import SwitchOutcome
 from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, AuditHead
 from stablepay_console.storage.record_worker import RecordWorker
+
+if TYPE_CHECKING:
+    from stablepay_console.api.models import OnrampTransfer, QuoteInformation
+    from stablepay_console.services.switching import SwitchOutcome
 
 ACTIONS = {
     "profile.switch": "switched profile",

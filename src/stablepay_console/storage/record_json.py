@@ -31,7 +31,10 @@ class UnreadableJson(ValueError):
 
 def depth_within(text: str, most: int) -> bool:
     """Whether `text`'s brackets (outside strings) nest at most `most` deep, without recursing: each pass takes
-    away the innermost pairs, so the passes needed are the depth."""
+    away the innermost pairs, so the passes needed are the depth. Text with no more opening brackets than `most`
+    (a request as kept: one) nests no deeper than that, and needs no pass."""
+    if text.count("[") + text.count("{") <= most:
+        return True
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
     passes = 0
     while brackets:

@@ -1,24 +1,18 @@
-"""The deadline radar: what is due or overdue, and the console's background poll (UI-free).
+"""The deadline radar: the console's background poll (UI-free).
 
-The provider sends no webhook for RFIs, so the only way to know in time is to poll. `due_now`
-answers "what needs a reply soon" (`rfis due`), reading the issued requests page by page and keeping
-only what is due; `RadarPoller` is the console's poll: the counts for the banner and the events worth
-a notification. It polls as `rfis watch` does (`services.watch_poll`): the newest page each time, every
-issued request once per sweep interval, deadlines by the clock.
+Without the provider's webhooks the only way to know in time is to poll. `RadarPoller` is the console's poll: the
+counts for the banner and the events worth a notification (what `rfis due` answers is `services.watch.due`). It
+polls as `rfis watch` does (`services.watch.poll`): the newest page each time, every issued request once per sweep
+interval, deadlines by the clock.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING
 
 from stablepay_console.api.errors import APIError
-from stablepay_console.api.filters import RfiFilters
-from stablepay_console.services.gc_pause import gc_paused
-from stablepay_console.services.kept import Kept, keep
 from stablepay_console.services.watch.events import (
     CONSOLE_MARKS,
     ISSUED,
@@ -31,127 +25,6 @@ from stablepay_console.services.watch.poll import DEFAULT_SWEEP, IncrementalWatc
 
 if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient
-    from stablepay_console.api.models import Rfi
-    from stablepay_console.api.paging import PagingReport
-
-K = TypeVar("K")
-
-
-# --- what is due -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DueReport:
-    """Issued requests whose deadline passed (`overdue`) or falls within the window (`due`), nearest first."""
-
-    due: Sequence[Rfi]
-    overdue: Sequence[Rfi]
-    checked: int
-    within: timedelta
-    at: datetime
-
-    @property
-    def nearest_first(self) -> list[Rfi]:
-        return [*self.overdue, *self.due]
-
-    def nearest(self) -> Iterator[Rfi]:
-        """Overdue, then due, nearest first: one request at a time."""
-        yield from self.overdue
-        yield from self.due
-
-
-class DueTally(Generic[K]):
-    """What is due, kept as requests stream past: memory grows with what is due, not with the account.
-
-    `keep` turns a request into what is kept of it: its JSON text (`services.kept.keep`, rebuilt into a
-    model when read), or just the row a command prints (no model to rebuild for thousands of rows)."""
-
-    def __init__(self, now: datetime, within: timedelta, keep: Callable[[Rfi], K]) -> None:
-        self.now, self.within, self.keep = now, within, keep
-        self.due: list[tuple[datetime, K]] = []
-        self.overdue: list[tuple[datetime, K]] = []
-        self.checked = 0
-
-    def add(self, rfi: Rfi) -> None:
-        self.add_page((rfi,))
-
-    def add_page(self, rfis: Sequence[Rfi]) -> None:
-        """Each of a page of requests (the walk of every issued request hands on a page at a time)."""
-        self.checked += len(rfis)
-        list_for, keep = self._list_for, self.keep
-        for rfi in rfis:
-            deadline = rfi.deadline
-            if rfi.status != ISSUED or deadline is None:
-                continue
-            into = list_for(deadline)
-            if into is not None:  # only what is due is kept: most requests are not
-                into.append((deadline, keep(rfi)))
-
-    def add_kept(self, deadline: datetime, kept: K) -> None:
-        """An issued request already kept, with its deadline."""
-        self.checked += 1
-        into = self._list_for(deadline)
-        if into is not None:
-            into.append((deadline, kept))
-
-    def _list_for(self, deadline: datetime) -> list[tuple[datetime, K]] | None:
-        if deadline <= self.now:
-            return self.overdue
-        if deadline - self.now <= self.within:
-            return self.due
-        return None
-
-    def nearest(self) -> tuple[list[K], list[K]]:
-        """(overdue, due), each nearest first."""
-
-        def nearest(kept: list[tuple[datetime, K]]) -> list[K]:
-            return [item for _, item in sorted(kept, key=lambda pair: pair[0])]
-
-        return nearest(self.overdue), nearest(self.due)
-
-    def report(self: DueTally[str]) -> DueReport:
-        overdue, due = self.nearest()
-        return DueReport(Kept(due), Kept(overdue), self.checked, self.within, self.now)
-
-
-def due_report(rfis: Iterable[Rfi], now: datetime, within: timedelta) -> DueReport:
-    tally = DueTally(now, within, keep)
-    for rfi in rfis:
-        tally.add(rfi)
-    return tally.report()
-
-
-async def due_now(client: StablePayClient, now: datetime, within: timedelta) -> DueReport:
-    """Every issued request read page by page (concurrent, bounded per server); only what is due is kept."""
-    tally = DueTally(now, within, keep)
-    await walk_issued(client, tally)
-    return tally.report()
-
-
-async def walk_issued(client: StablePayClient, tally: DueTally[Any],
-                      also: Callable[[Sequence[Rfi]], object] | None = None) -> None:
-    """Every issued request into `tally`, page by page; `also` sees each page as it passes (the service
-    levels' breaches, counted in the same walk)."""
-    pages = client.iter_rfi_pages(ISSUED)
-    with gc_paused():
-        async with aclosing(pages):  # pages still in flight are cancelled on an error
-            async for rfis in pages:
-                tally.add_page(rfis)
-                if also is not None:
-                    also(rfis)
-
-
-async def every_rfi(
-    client: StablePayClient, filters: RfiFilters | None = None, report: PagingReport | None = None
-) -> list[Rfi]:
-    """Every request matching `filters`, all pages, newest first: the same paging as the export
-    (`report` says what the paging met)."""
-    f = filters or RfiFilters()
-    rfis = client.iter_rfis(f.status, f.kind, f.user_id, report=report)
-    with gc_paused():
-        async with aclosing(rfis):  # pages still in flight are cancelled on an error
-            return [rfi async for rfi in rfis]
-
 
 # --- the console's background poll ------------------------------------------------------
 
