@@ -320,3 +320,34 @@ def test_snapshot_detail_submitted_without_link(make_app, snap_compare) -> None:
         await open_detail(pilot, make_rfi(status="submitted", link=None, submitted=FIXED_NOW - timedelta(hours=2)))
 
     assert snap_compare(make_app(ping_on_start=False), terminal_size=SIZE, run_before=run_before)
+
+
+
+async def test_a_request_dismissed_while_the_record_is_read_ends_quietly(make_app) -> None:  # type: ignore[no-untyped-def]
+    """Back out of a request before the record has answered (a slow disk, a busy team database): the screen's
+    panels go first, the screen last, so the reads that come back in between find nothing to fill, and the
+    console carries on without an error (it used to fail the worker with NoMatches)."""
+    import threading
+
+    from stablepay_console.tui.team.process_view import StepHistory
+    from stablepay_console.tui.widgets.rfi.history import RfiHistoryView
+    from stablepay_console.tui.widgets.rfi.record import RfiRecordPanel
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_detail(pilot, make_rfi())
+        await wait_for_workers(pilot)
+        held = threading.Event()
+        app.services.record.submit(lambda _: held.wait(20))  # the record's thread is busy
+        detail.read_process()
+        detail.query_one(RfiRecordPanel).reload()
+        await pilot.pause()
+        # Where the dismissal has got to when the answers come back: the panels are gone, the screen is not.
+        await detail.query_one(StepHistory).remove()
+        await detail.query_one(RfiHistoryView).remove()
+        held.set()
+        await wait_for_workers(pilot)
+        assert [w for w in app.workers if w.state.name == "ERROR"] == []
+        app.pop_screen()
+        await pilot.pause()
+        assert isinstance(app.screen, InboxScreen)

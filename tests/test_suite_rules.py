@@ -28,7 +28,7 @@ async def test_what_the_console_said_is_kept_after_its_toast_is_gone(make_app) -
 
     app = make_app(opens_on="batch")
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        app.notify("first \x1b[31mthing", title="One", timeout=0.05)
+        app.notify("first \x1b[31mthing", title="One", timeout=1.0)
         app.notify("second", title="Two", severity="warning")
 
         def first_shown() -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from itertools import pairwise
 from pathlib import Path
@@ -43,9 +44,10 @@ def record(db: TeamDb, role: str) -> PgRecord:
 
 
 @pytest.fixture
-def people(pg_server: PgServer) -> None:
+def people(pg_server: PgServer) -> Iterator[None]:
     """erin and frank, two more analysts; `desk`, a role that cannot log in but holds the analysts' rights, granted
-    to erin; and frank granted to erin (a DBA's slip: one person may SET ROLE to another)."""
+    to erin; and frank granted to erin (a DBA's slip: one person may SET ROLE to another). Dropped afterwards:
+    roles are the cluster's, and the next test of this process counts the team's analysts."""
     with pg_server.connect() as conn:
         conn.execute("""
             DO $$ BEGIN
@@ -55,6 +57,9 @@ def people(pg_server: PgServer) -> None:
                     GRANT desk TO erin; GRANT frank TO erin;
                 END IF;
             END $$""")
+    yield
+    with pg_server.connect() as conn:
+        conn.execute("DROP ROLE IF EXISTS erin, frank, desk")
 
 
 def watch(db: TeamDb, rfi: str = RFI, status: str = "issued") -> PgRecord:

@@ -14,6 +14,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -234,8 +235,11 @@ class RfiDetailScreen(RecordActions, ConsoleScreen):
             self.case, self.process_problem = case, ""
         except RecordError as exc:
             self.case, self.process_problem = None, clean(str(exc), 200)
-        self.query_one(StepHistory).show(self.process_now(self.console.now()))
-        self.tick()
+        try:
+            self.query_one(StepHistory).show(self.process_now(self.console.now()))
+            self.tick()
+        except NoMatches:  # the screen was dismissed while the record was read
+            return
         self.refresh_bindings()
 
     def process_now(self, now: datetime) -> Process | None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual import on, work
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Input
 
 from stablepay_console import __version__
@@ -90,14 +91,23 @@ class RfiRecordPanel(Vertical):
     async def _load(self) -> None:
         profile, rfi_id = self.profile, self.rfi_id
         try:
-            history, notes, claim = await self.console.services.record.run(
+            read: tuple[Any, Any, Any] | RecordError = await self.console.services.record.run(
                 lambda record: (record.history(profile, rfi_id), record.notes(profile, rfi_id),
                                 record.claim_of(profile, rfi_id))
             )
         except RecordError as exc:
-            self.query_one(RfiHistoryView).show_problem(clean(str(exc), 300))
-            self.query_one(RfiNotesView).say(record_problem(self.app, exc))
+            read = exc
+        try:
+            self._show(read)
+        except NoMatches:  # the request's screen was dismissed while the record was read
             return
+
+    def _show(self, read: tuple[Any, Any, Any] | RecordError) -> None:
+        if isinstance(read, RecordError):
+            self.query_one(RfiHistoryView).show_problem(clean(str(read), 300))
+            self.query_one(RfiNotesView).say(record_problem(self.app, read))
+            return
+        history, notes, claim = read
         self.query_one(RfiHistoryView).show(history)
         self.query_one(RfiNotesView).show(notes, claim, self.me)
 
