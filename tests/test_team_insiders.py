@@ -1,13 +1,16 @@
 """A member who wants to stop or confuse the team, not only to lie: each finding replayed as it was met, `psql` as
 that member's own login (a plain psycopg connection as bob, carol or walt).
 
-- one statement froze every write: `SELECT pg_advisory_lock(...)` of the audit chain's key. Now no lock a member
-  can take (any advisory key, any row their privileges let them lock, any table they may lock) stops another
-  member's note, claim or step for more than a few seconds, and a wait that long says the record is busy;
+- one statement froze every write: `SELECT pg_advisory_lock(...)` of the audit chain's key (or of a request's, for
+  its steps). Now no lock a member can take (any advisory key, any row their privileges let them lock, any table
+  they may lock) stops another member's note, claim, step or assignment for more than a few seconds, and a wait
+  that long says the record is busy;
 - one typed entry broke the log for everyone: 100,000 `[` as its detail. Now the database bounds what a member
   types, and every reader shows what it cannot read as "unreadable entry";
 - a typed entry passed for an act by its spelling (`'claim.release '`). Now no spelling of the database's own acts
   is accepted, and `audit log` marks what a member typed;
+- a stale snapshot approved a closed request: a REPEATABLE READ transaction begun before the watcher recorded the
+  close. Now a step on a request the watcher closed is refused in any isolation level, and the console says so;
 - the watcher's own `record status` said the record was unreachable. Now every role's works.
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -30,7 +34,7 @@ from stablepay_console.storage.team.connection import LOCK_MS, RecordBusy
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import parse
 from tests.conftest import FIXED_NOW
-from tests.postgres import OWNER, TeamDb
+from tests.postgres import OWNER, TeamDb, wait_for
 
 RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"
 OTHER = "7a2c0f55-3b1e-4d7c-9a0e-5f6b7c8d9e0f"
@@ -39,20 +43,20 @@ BUSY_WITHIN = 3 * LOCK_MS / 1000
 """A write that meets a held lock gives up after LOCK_MS at each lock it waits for (a step meets at most two)."""
 
 
-def record(db: TeamDb, role: str) -> PgRecord:
-    return PgRecord(parse(db.url(role)), lambda name: SERVER if name else "")
+def record(db: TeamDb, role: str, server: str = SERVER) -> PgRecord:
+    return PgRecord(parse(db.url(role)), lambda name: server if name else "")
 
 
 def cli(*argv: str) -> int:
     return main(list(argv))
 
 
-def seen_by_the_watcher(db: TeamDb, *rfis: str) -> PgRecord:
-    walt = record(db, "walt")
+def seen_by_the_watcher(db: TeamDb, *rfis: str, status: str = "issued", server: str = SERVER) -> PgRecord:
+    walt = record(db, "walt", server)
     round_ = RoundSighting(1, '{"id":"r1","round":1,"issuedAt":"2026-11-20T09:00:00Z","expiresAt":'
                               '"2026-11-27T09:00:00Z","submittedAt":null,"link":"https://x.example/l"}', "rf")
-    walt.observe([SeenPage("prod", "production", FIXED_NOW,
-                           tuple(RfiSighting(r, "issued", f"f-{r}", json.dumps({"id": r}), round_) for r in rfis))])
+    walt.observe([SeenPage("prod", "production", FIXED_NOW, tuple(
+        RfiSighting(r, status, f"f-{r}-{status}", json.dumps({"id": r, "status": status}), round_) for r in rfis))])
     return walt
 
 
@@ -132,28 +136,35 @@ def note_with_its_entry(alice: PgRecord, text: str) -> object:
 # --- 1. no member can stop another's work --------------------------------------------------------------------
 
 
-def test_every_advisory_key_and_every_row_a_member_may_lock_stop_no_note_claim_or_step(team_db: TeamDb) -> None:
+def test_every_advisory_key_and_every_row_a_member_may_lock_stop_no_note_claim_step_or_assignment(
+    team_db: TeamDb,
+) -> None:
     """As found: `SELECT pg_advisory_lock(1397769038)` from any member's psql, and every other member's note, claim
-    and step waited for statement_timeout and failed. Now they are saved while bob, carol (a lead) and walt (the
-    watcher) hold every advisory key the record used and every row their privileges let them lock."""
+    and step waited for statement_timeout and failed; a request's own key (its steps' and its assignment's, until
+    schema 9) stopped every step of that request the same way. Now they are saved, and a lead's assignment too,
+    while bob, carol (a lead) and walt (the watcher) hold every advisory key the record ever used and every row
+    their privileges let them lock."""
     seen_by_the_watcher(team_db, RFI, OTHER)
-    alice = record(team_db, "alice")
+    alice, carol = record(team_db, "alice"), record(team_db, "carol")
     assert alice.claim("prod", RFI, "", FIXED_NOW).done
     with holding_everything(team_db, ("bob", "carol", "walt"), table_locks=False) as taken:
         assert any("1397769038" in t for t in taken) and any("rows of rfis FOR UPDATE" in t for t in taken)
+        assert any("1397772371" in t and "%(rfi)s" in t for t in taken), "the request's own key is held"
         note_seconds, note = timed(lambda: note_with_its_entry(alice, "kept"))
         claim_seconds, claim = timed(lambda: alice.claim("prod", OTHER, "", FIXED_NOW))
         step_seconds, step = timed(lambda: alice.add_triage_step("prod", RFI, "ready", "", "", FIXED_NOW))
+        assign_seconds, assigned = timed(lambda: carol.assign("prod", OTHER, "bob"))
         watcher_seconds, sighted = timed(lambda: seen_by_the_watcher(team_db, "a-third-request"))
     assert not isinstance(note, RecordBusy) and note_seconds < LOCK_MS / 1000, "the chain takes no member's key"
     assert not isinstance(claim, RecordBusy) and claim.done  # type: ignore[attr-defined]
     assert claim_seconds < LOCK_MS / 1000
+    assert not isinstance(step, RecordBusy) and step_seconds < LOCK_MS / 1000, "a request's steps take no key"
+    assert step.step == "ready" and step.actor == "alice"  # type: ignore[attr-defined]
+    assert not isinstance(assigned, RecordBusy) and assign_seconds < LOCK_MS / 1000, "nor does its assignment"
+    assert assigned.done and assigned.claim.claimant == "bob"  # type: ignore[attr-defined]
     assert not isinstance(sighted, RecordBusy) and watcher_seconds < LOCK_MS / 1000, "nor do the watcher's sightings"
-    # the step's own serialisation (migration 6's trigger) may still meet a member's key: then it is busy, at once
-    assert step_seconds < BUSY_WITHIN
-    if isinstance(step, RecordBusy):
-        assert "is busy" in str(step) and "Nothing was saved" in str(step)
     assert [n.text for n in alice.notes("prod", RFI)] == ["kept"]
+    assert alice.triage_case("prod", RFI).steps[-1].step == "ready"
     assert verify(alice).ok
 
 
@@ -186,14 +197,18 @@ def test_a_table_a_member_may_lock_makes_the_others_busy_for_seconds_never_hung(
 
 
 def test_only_the_owners_functions_lock_the_records_own_rows(team_db: TeamDb) -> None:
-    """The chain's head, the import's row and the sightings' rows: members may read them, never lock or call."""
+    """The chain's head, the import's row, the sightings' rows and the requests' rows: members never lock them, nor
+    call what does."""
     for role in ("bob", "carol", "walt"):
         with team_db.connect(role) as conn:
             for statement in ("SELECT 1 FROM stablepay.audit_head FOR UPDATE",
                               "SELECT 1 FROM stablepay.audit_head FOR KEY SHARE",
                               "SELECT 1 FROM stablepay.import_held FOR UPDATE",
                               "SELECT 1 FROM stablepay.sightings_held FOR UPDATE",
-                              "SELECT stablepay.hold_chain()"):
+                              "SELECT 1 FROM stablepay.request_held FOR UPDATE",
+                              "SELECT 1 FROM stablepay.request_held FOR KEY SHARE",
+                              "SELECT stablepay.hold_chain()",
+                              f"SELECT stablepay.hold_request('{SERVER}', '{RFI}')"):
                 with conn.transaction(force_rollback=True), pytest.raises(psycopg.errors.InsufficientPrivilege):
                     conn.execute(statement)
     with team_db.connect("bob") as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
@@ -313,6 +328,160 @@ def test_the_audit_log_marks_what_a_member_typed(
     assert cli("audit", "log") == 0
     lines = capsys.readouterr().out.splitlines()
     assert [("(typed)" in line) for line in lines if RFI in line] == [False, False, True, True]
+
+
+def test_a_requests_steps_and_its_assignment_wait_for_each_other(team_db: TeamDb) -> None:
+    """Serialised on the request's row (no longer a key): carol's assignment under way holds alice's step, which then
+    reads that the request is bob's now and is refused."""
+    seen_by_the_watcher(team_db, RFI)
+    assert record(team_db, "alice").claim("prod", RFI, "", FIXED_NOW).done
+    with team_db.connect("carol") as carol, team_db.connect("alice") as alice:
+        pid = alice.info.backend_pid
+        carol.execute("BEGIN")
+        carol.execute("SELECT * FROM stablepay.assign(%s, 'prod', %s, 'bob')", (SERVER, RFI))
+        refused: list[BaseException] = []
+
+        def ready() -> None:
+            try:
+                alice.execute("INSERT INTO stablepay.triage (server, rfi_id, step) VALUES (%s, %s, 'ready')",
+                              (SERVER, RFI))
+            except psycopg.Error as exc:
+                refused.append(exc)
+
+        waiting = threading.Thread(target=ready)
+        waiting.start()
+        with team_db.connect() as owner:
+            assert wait_for(lambda: owner.execute("SELECT count(*) FROM pg_locks WHERE pid = %s AND NOT granted",
+                                                  (pid,)).fetchone() == (1,)), "the step waits for the assignment"
+        carol.execute("COMMIT")
+        waiting.join(10)
+    assert [type(e) for e in refused] == [psycopg.errors.InsufficientPrivilege]
+    assert "is claimed by bob" in str(refused[0])
+    assert kept(team_db, RFI) == ([], [("triage.assign", "assigned to bob (taken from alice)")])
+
+
+# --- 4. four eyes in any isolation level --------------------------------------------------------------------------
+
+CLOSED_SINCE = "could not serialize access due to concurrent update"
+STEP = "INSERT INTO stablepay.triage (server, rfi_id, step) VALUES (%s, %s, %s)"
+
+
+def made_ready(db: TeamDb, server: str = SERVER) -> None:
+    """RFI claimed by alice and made ready (bob may approve it); OTHER claimed by alice, not yet ready."""
+    seen_by_the_watcher(db, RFI, OTHER, server=server)
+    alice = record(db, "alice", server)
+    assert alice.claim("prod", RFI, "", FIXED_NOW).done and alice.claim("prod", OTHER, "", FIXED_NOW).done
+    alice.add_triage_step("prod", RFI, "ready", "", "", FIXED_NOW)
+
+
+def kept(db: TeamDb, rfi: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The request's steps, and its steps' audit entries (action, outcome), as the owner reads them."""
+    with db.connect() as conn:
+        steps = [s for (s,) in conn.execute("SELECT step FROM stablepay.triage WHERE rfi_id = %s ORDER BY id",
+                                            (rfi,)).fetchall()]
+        entries = conn.execute("SELECT action, outcome FROM stablepay.audit WHERE target = %s AND action LIKE "
+                               "'triage.%%' ORDER BY seq", (rfi,)).fetchall()
+    return steps, [(str(a), str(o)) for a, o in entries]
+
+
+@pytest.mark.parametrize("level", ["REPEATABLE READ", "SERIALIZABLE"])
+@pytest.mark.parametrize(("who", "rfi", "step"), [("bob", RFI, "approve"), ("alice", OTHER, "ready")],
+                         ids=["approve", "ready"])
+def test_a_snapshot_taken_before_the_watcher_closed_the_request_takes_no_step_on_it(
+    team_db: TeamDb, level: str, who: str, rfi: str, step: str,
+) -> None:
+    """As found: a REPEATABLE READ transaction begun before the watcher recorded the request as submitted still
+    approved it (no audit entry was written meanwhile). From psql as the member's own login: the snapshot is
+    fixed, the watcher records the close, then the step: refused, and nothing of it is kept."""
+    made_ready(team_db)
+    before = kept(team_db, rfi)
+    with team_db.connect(who) as conn:
+        conn.execute(f"BEGIN ISOLATION LEVEL {level}")
+        assert conn.execute("SELECT status FROM stablepay.rfis WHERE rfi_id = %s", (rfi,)).fetchone() == ("issued",)
+        seen_by_the_watcher(team_db, RFI, OTHER, status="submitted")
+        assert conn.execute("SELECT status FROM stablepay.rfis WHERE rfi_id = %s", (rfi,)).fetchone() == ("issued",)
+        with pytest.raises(psycopg.errors.SerializationFailure, match=CLOSED_SINCE):
+            conn.execute(STEP, (SERVER, rfi, step))
+        conn.execute("ROLLBACK")
+    assert kept(team_db, rfi) == before
+    with team_db.connect(who) as conn, pytest.raises(psycopg.errors.CheckViolation, match="is closed"):
+        conn.execute(STEP, (SERVER, rfi, step))  # begun after: it reads the close
+    assert verify(record(team_db, "alice")).ok
+
+
+def test_read_committed_waits_for_the_watchers_close_and_reads_it(team_db: TeamDb) -> None:
+    """READ COMMITTED, as a console runs: a step begun while the watcher records the close waits for it (on the
+    request's row), then reads the close and is refused; a step after it is refused as before."""
+    made_ready(team_db)
+    before = kept(team_db, RFI)
+    with team_db.connect("walt") as walt, team_db.connect("bob") as bob:
+        pid = bob.info.backend_pid
+        bob.execute("BEGIN")
+        assert bob.execute("SELECT status FROM stablepay.rfis WHERE rfi_id = %s", (RFI,)).fetchone() == ("issued",)
+        walt.execute("BEGIN")
+        walt.execute("UPDATE stablepay.rfis SET status = 'submitted' WHERE rfi_id = %s", (RFI,))
+        refused: list[BaseException] = []
+
+        def approve() -> None:
+            try:
+                bob.execute(STEP, (SERVER, RFI, "approve"))
+            except psycopg.Error as exc:
+                refused.append(exc)
+
+        waiting = threading.Thread(target=approve)
+        waiting.start()
+        with team_db.connect() as owner:
+            assert wait_for(lambda: owner.execute("SELECT count(*) FROM pg_locks WHERE pid = %s AND NOT granted",
+                                                  (pid,)).fetchone() == (1,)), "the step waits for the watcher"
+        walt.execute("COMMIT")
+        waiting.join(10)
+        assert [type(e) for e in refused] == [psycopg.errors.CheckViolation]
+        assert "is closed: the provider says it is submitted" in str(refused[0])
+        bob.execute("ROLLBACK")
+        with pytest.raises(psycopg.errors.CheckViolation, match="is closed"):
+            bob.execute(STEP, (SERVER, RFI, "approve"))
+    assert kept(team_db, RFI) == before
+
+
+def test_the_console_says_in_one_line_that_a_stale_step_was_refused_and_audits_it_refused(
+    team_db: TeamDb, as_role, capsys: pytest.CaptureFixture[str],  # type: ignore[no-untyped-def]
+) -> None:
+    """bob's console runs REPEATABLE READ (his login's default in this database): it reads the request, the watcher's
+    close commits while the approve waits, and the approve is refused. The shell says so in one line, exits 1, and
+    the step's audit entry says refused."""
+    from psycopg import sql
+
+    from stablepay_console.profiles.model import EMBEDDED_PROFILE
+    from stablepay_console.services.team.scope import server_key
+
+    made_ready(team_db, server_key(EMBEDDED_PROFILE))  # the shell's own server (its built-in sandbox)
+    with team_db.connect() as owner:
+        owner.execute(sql.SQL("ALTER ROLE bob IN DATABASE {} SET default_transaction_isolation = 'repeatable read'")
+                      .format(sql.Identifier(team_db.name)))
+    as_role("bob")
+    capsys.readouterr()
+    with team_db.connect("walt") as walt, team_db.connect() as owner:
+        walt.execute("BEGIN")
+        walt.execute("UPDATE stablepay.rfis SET status = 'submitted' WHERE rfi_id = %s", (RFI,))
+        said: list[int] = []
+        shell = threading.Thread(target=lambda: said.append(cli("rfis", "approve", RFI)))
+        shell.start()
+        assert wait_for(lambda: owner.execute(
+            "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted "
+            "AND a.usename = 'bob' AND a.datname = current_database()").fetchone() == (1,)), "the approve waits"
+        walt.execute("COMMIT")
+        shell.join(30)
+    assert said == [1]
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(
+        "stablepay-console: approve refused: another session changed what this rests on")
+    assert "read it again" in lines[0]
+    steps, entries = kept(team_db, RFI)
+    assert steps == ["ready"]
+    assert entries[-1][0] == "triage.approve" and entries[-1][1].startswith("refused: another session changed")
+    assert verify(record(team_db, "alice")).ok
 
 
 # --- 10. every role's record status ---------------------------------------------------------------------------------

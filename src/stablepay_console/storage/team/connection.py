@@ -36,6 +36,10 @@ STATEMENT_MS = 15_000
 LOCK_MS = 3_000
 """The longest any statement waits for a lock another session holds (lock_timeout): then the record is busy, and
 what was asked is not saved. No member can stop the others' work by holding a lock (a note, a claim, a step)."""
+CHANGED = ("another session changed what this rests on after this transaction began reading (the team watcher "
+           "may have closed the request): read it again")
+"""A transaction of REPEATABLE READ or SERIALIZABLE (a session's own default) that meets a newer fact is refused
+("could not serialize access"): a step is never taken on what its transaction no longer sees as it is."""
 KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
               "tcp_user_timeout": 20_000}
 """A peer that vanished (no TCP answer at all) is noticed within about 25 s, even while nothing is asked."""
@@ -169,6 +173,9 @@ def problem(exc: BaseException, url: TeamUrl, doing: str) -> RecordError:
         return busy(url, doing)
     if isinstance(exc, pg.errors.InsufficientPrivilege | pg.errors.CheckViolation):
         return RecordRefused(f"The team record at {url.where} refused to {doing}: {why}.", why)
+    if isinstance(exc, pg.errors.SerializationFailure):
+        return RecordRefused(f"The team record at {url.where} refused to {doing}: {CHANGED}. Nothing was saved.",
+                             CHANGED)
     if isinstance(exc, pg.OperationalError | pg.InterfaceError):
         return RecordUnavailable(
             f"The team record at {url.where} could not {doing}: the connection failed ({why}). Nothing was saved."

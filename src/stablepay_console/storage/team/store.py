@@ -173,7 +173,7 @@ class PgRecord(PgClaims, PgAssignment, PgTriage, PgFeed, PgDeliveries):
             if conn.broken or conn.closed:
                 self._conn = None
             if committing and isinstance(exc, pg.OperationalError | pg.InterfaceError) \
-                    and not isinstance(exc, pg.errors.LockNotAvailable):
+                    and not isinstance(exc, pg.errors.LockNotAvailable | pg.errors.SerializationFailure):
                 raise RecordOutcomeUnknown(
                     f"The team record at {self.url.where} lost the connection while saving ({doing}): it is not "
                     "known whether it was saved. Check before doing it again (`rfis show ID`, `audit log`)."
