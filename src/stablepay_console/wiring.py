@@ -74,6 +74,8 @@ class Services:
         self.record = (team_worker(self.team, lambda name: self.book.find(name), witness) if self.team
                        else RecordWorker(witness=witness))
         """The record (round history, notes, claims, audit log), used on its own thread."""
+        self.team_record: RecordWorker | None = self.record if self.team else None
+        """The record's worker when it is the team record (what `services/team` reads); None: the local file."""
         self.record_clock: Clock = clock
         """When what is recorded happened: the console puts its own clock here (which tests fix)."""
         self.history = HistoryRecorder(self.record)

@@ -102,7 +102,7 @@ def source_for(session: Session, live: bool, breaches: bool) -> Api | Watcher:
     the service levels are reckoned too (the text)."""
     from stablepay_console.services.team.due import fresh_sweep
 
-    sweep = None if live else fresh_sweep(session.services, session.profile)
+    sweep = None if live else fresh_sweep(session.services.team_record, session.profile)
     if sweep is None or isinstance(sweep, str):
         return Api(session, breaches, "asked live" if live and session.services.team is not None else sweep)
     return Watcher(session, sweep)
@@ -152,9 +152,9 @@ class Watcher:
         from stablepay_console.storage.record import RecordError
         from stablepay_console.storage.record_types import parse_stamp
 
-        services, profile = self.session.services, self.session.profile
-        due = watcher_due(services, profile, rows.now + rows.within, rounds=rows.keep_rounds)
-        rounds = watcher_rounds(services, profile) if breaches is not None else None  # read while rows are made
+        team, profile = self.session.services.record, self.session.profile  # the team record: its sweep is fresh
+        due = watcher_due(team, profile, rows.now + rows.within, rounds=rows.keep_rounds)
+        rounds = watcher_rounds(team, profile) if breaches is not None else None  # read while rows are made
         try:
             for issued in due.result(60):  # the database filtered and sorted them
                 rows.add_stored(issued, parse_stamp(issued[4]))

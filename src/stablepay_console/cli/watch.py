@@ -127,7 +127,8 @@ class Watcher:
             self._save()
         self.recorded = await self._recorded()
         if self.recorded:
-            publish(self.session.services, self.session.profile, self.watch.tracker, self.now(), self.interval)
+            session = self.session
+            publish(session.services.team_record, session.profile, self.watch.tracker, self.now(), self.interval)
         if first:
             note(f"First poll: {len(self.watch.tracker.seen)} requests remembered (every issued request and the "
                  "newest page); from now on new requests and rounds are reported.")

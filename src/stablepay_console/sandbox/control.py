@@ -34,8 +34,8 @@ from stablepay_console.api.models import Rfi, RfiRound
 from stablepay_console.api.urls import is_loopback
 
 if TYPE_CHECKING:
-    from stablepay_console.sandbox.app import SandboxState
     from stablepay_console.sandbox.data import SandboxData
+    from stablepay_console.sandbox.state import SandboxState
 
 DEFAULT_EXPIRY = timedelta(hours=72)
 MAX_MINUTES = 60 * 24 * 365

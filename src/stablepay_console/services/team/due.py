@@ -21,16 +21,17 @@ if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
     from stablepay_console.storage.record import Record
     from stablepay_console.storage.record_types import DueIssued, OpenRound, Sweep
-    from stablepay_console.wiring import Services
+    from stablepay_console.storage.record_worker import RecordWorker
 
 
-def fresh_sweep(services: Services, profile: Profile) -> Sweep | str | None:
+def fresh_sweep(team: RecordWorker | None, profile: Profile) -> Sweep | str | None:
     """The team watcher's last sweep of `profile`'s server while it is fresh; else why the API is asked
-    instead (a team record in use: `the team watcher has not swept yet`), or None without a team record."""
-    if services.team is None:  # no team record chosen: no watcher to ask (and no local file opened to learn it)
+    instead (a team record in use: `the team watcher has not swept yet`), or None without a team record (`team`:
+    the team record's worker, `Services.team_record`)."""
+    if team is None:  # no team record chosen: no watcher to ask (and no local file opened to learn it)
         return None
     try:
-        sweep = services.record.call(lambda record: team_feed(record).last_sweep(profile.name))
+        sweep = team.call(lambda record: team_feed(record).last_sweep(profile.name))
     except (RecordError, TimeoutError):
         return "the team record could not be read"
     if sweep is None:
@@ -45,17 +46,17 @@ def said(sweep: Sweep) -> str:
     return f"from the team watcher ({sweep.by_role}), swept {ago(sweep)}"
 
 
-def watcher_due(services: Services, profile: Profile, by: datetime, *, rounds: bool) -> Future[list[DueIssued]]:
+def watcher_due(team: RecordWorker, profile: Profile, by: datetime, *, rounds: bool) -> Future[list[DueIssued]]:
     """What the watcher saw due by `by`, nearest first (with `rounds`, each round's JSON too), read on the record's
     thread. Its result raises RecordError (or TimeoutError) when the record cannot be read."""
-    return services.record.submit(lambda record: team_feed(record).issued_due(profile.name, by, rounds))
+    return team.submit(lambda record: team_feed(record).issued_due(profile.name, by, rounds))
 
 
-def watcher_rounds(services: Services, profile: Profile) -> Future[tuple[list[OpenRound], HeldTriage]]:
+def watcher_rounds(team: RecordWorker, profile: Profile) -> Future[tuple[list[OpenRound], HeldTriage]]:
     """What the service levels are reckoned from: the rounds the watcher saw open, and the claims, steps and
     policy. Asked right after `watcher_due`, it is read while the due rows are made."""
 
     def read(record: Record) -> tuple[list[OpenRound], HeldTriage]:
         return team_feed(record).open_rounds(profile.name), held_triage(record, profile.name)
 
-    return services.record.submit(read)
+    return team.submit(read)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
     from stablepay_console.storage.record import Record
     from stablepay_console.storage.record_types import Issued, Sweep
-    from stablepay_console.wiring import Services
+    from stablepay_console.storage.record_worker import RecordWorker
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def team_rows(found: list[Issued], filters: RfiFilters, now: datetime) -> tuple[
 
 
 async def needs_action_from_team(
-    services: Services, profile: Profile, filters: RfiFilters, now: datetime, shown: Shown | None = None
+    team: RecordWorker | None, profile: Profile, filters: RfiFilters, now: datetime, shown: Shown | None = None
 ) -> TeamRows | None:
     """The needs-action rows of a fresh team watcher of `profile`'s server; None: read the API yourself.
 
@@ -92,7 +92,7 @@ async def needs_action_from_team(
     no more than them; then every issued request is read for the whole view."""
     from stablepay_console.storage.record import RecordError, team_feed
 
-    if services.team is None:
+    if team is None:
         return None
 
     def first(record: Record) -> tuple[Sweep, tuple[list[Issued], int] | None] | None:
@@ -104,7 +104,7 @@ async def needs_action_from_team(
         return sweep, feed.issued_first(profile.name, now, FIRST_ROWS) if shown is not None else None
 
     try:
-        fresh = await services.record.run(first)
+        fresh = await team.run(first)
     except RecordError:
         return None
     if fresh is None:
@@ -118,15 +118,15 @@ async def needs_action_from_team(
                 ahead.add(rfi)
             ordered, _ = ahead.ordered(now)
             shown(Partial(ordered, set(), len(nearest), max(total, len(nearest))))
-        found: list[Issued] = await services.record.run(lambda record: team_feed(record).issued(profile.name))
+        found: list[Issued] = await team.run(lambda record: team_feed(record).issued(profile.name))
     except RecordError:
         return None
     rows, overdue = team_rows(found, filters, now)
     return TeamRows(rows, overdue, sweep)
 
 
-def team_reader(services: Services, profile: Profile | None) -> TeamRead | None:
+def team_reader(team: RecordWorker | None, profile: Profile | None) -> TeamRead | None:
     """The needs-action view's team read for `profile` (None without a team record: read the API)."""
-    if services.team is None or profile is None:
+    if team is None or profile is None:
         return None
-    return lambda filters, now, shown: needs_action_from_team(services, profile, filters, now, shown)
+    return lambda filters, now, shown: needs_action_from_team(team, profile, filters, now, shown)

@@ -24,7 +24,7 @@ from stablepay_console.storage.record_types import parse_stamp, stamp
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
     from stablepay_console.storage.record_types import Sweep
-    from stablepay_console.wiring import Services
+    from stablepay_console.storage.record_worker import RecordWorker
 
 KEPT_AHEAD = timedelta(hours=72)
 
@@ -39,12 +39,13 @@ def snapshot(tracker: Tracker, now: datetime) -> str:
     return json.dumps({"issued": issued}, ensure_ascii=True)
 
 
-def publish(services: Services, profile: Profile, tracker: Tracker, now: datetime, interval: timedelta) -> None:
-    """After a poll of `rfis watch`: mark the sweep in the team record (nothing without one). Never waits."""
-    if services.team is None:
+def publish(team: RecordWorker | None, profile: Profile, tracker: Tracker, now: datetime, interval: timedelta) -> None:
+    """After a poll of `rfis watch`: mark the sweep in the team record (nothing without one: `team` is None).
+    Never waits."""
+    if team is None:
         return
     radar, seconds = snapshot(tracker, now), max(1, int(interval.total_seconds()))
-    services.record.fire(lambda record: team_feed(record).mark_sweep(profile.name, seconds, radar),
+    team.fire(lambda record: team_feed(record).mark_sweep(profile.name, seconds, radar),
                          "mark the team watcher's sweep")
 
 
@@ -83,14 +84,14 @@ def ago(sweep: Sweep) -> str:
     return f"{age} s ago" if age < 120 else f"{age // 60} min ago"
 
 
-async def from_team(services: Services, profile: Profile, now: datetime) -> TeamRadar | None:
-    """The radar of a fresh team watcher of `profile`'s server; None: poll the API yourself."""
+async def from_team(team: RecordWorker | None, profile: Profile, now: datetime) -> TeamRadar | None:
+    """The radar of a fresh team watcher of `profile`'s server; None: poll the API yourself (or no team record)."""
     from stablepay_console.storage.record import RecordError
 
-    if services.team is None:
+    if team is None:
         return None
     try:
-        sweep: Sweep | None = await services.record.run(
+        sweep: Sweep | None = await team.run(
             lambda record: team_feed(record).last_sweep(profile.name))
     except RecordError:
         return None

@@ -23,7 +23,7 @@ async def team_radar_used(app: ConsoleApp, profile: Profile | None) -> bool:
     """Set the banner's count from a fresh team watcher and say so; False: poll as without a team."""
     if profile is None or app.services.team is None:
         return False
-    found = await from_team(app.services, profile, app.now())
+    found = await from_team(app.services.team_record, profile, app.now())
     if app.profile is not profile:
         return True  # the profile changed meanwhile: nothing of this count belongs to the new one
     said = found.said if found is not None else OWN_POLL
@@ -43,4 +43,4 @@ async def team_radar_used(app: ConsoleApp, profile: Profile | None) -> bool:
 
 def needs_action_team(app: ConsoleApp) -> TeamRead | None:
     """What the needs-action view asks first in team mode: a fresh team watcher's rows (None: read the API)."""
-    return team_reader(app.services, app.profile)
+    return team_reader(app.services.team_record, app.profile)
