@@ -34,7 +34,17 @@ from stablepay_console.web.connections import BODY_SECONDS, HEAD_SECONDS, PER_AD
 from stablepay_console.web.server import ConsoleServer
 from stablepay_console.web.settings import WebSettings, proxy_network
 from stablepay_console.web.signin import COOKIE, SignIns
-from tests.web_harness import Terminal, free_port, need_web, pump, web_server, ws_session
+from tests.web_harness import (
+    Terminal,
+    free_port,
+    headless_chromium,
+    need_web,
+    open_console,
+    pump,
+    wait_until,
+    web_server,
+    ws_session,
+)
 
 SLACK = 3.0
 """Seconds past a limit a busy machine may take to act on it."""
@@ -114,7 +124,8 @@ async def test_sign_out_ends_the_sign_in_and_its_console_and_the_cookie_opens_no
             pid = process.pid
             assert pid is not None
             # Another site's page cannot sign anyone out (nor a request that says no page), as /ws refuses them.
-            for origin in ({"Origin": "https://evil.example"}, {}):
+            for origin in ({"Origin": "https://evil.example"}, {}, {"Origin": "null", "Sec-Fetch-Site": "cross-site"},
+                           {"Sec-Fetch-Site": "same-site"}):
                 async with client.post(f"{app.base}/signout", headers={**sent, **origin}) as response:
                     assert response.status == 403, origin
             assert app.server.consoles.running and not ws.closed
@@ -312,3 +323,19 @@ def test_a_thousand_slow_connections_leave_healthz_answering_and_the_error_outpu
         assert grown < 100_000, f"standard error grew {grown} bytes"
         assert "Traceback" not in server.log()
         assert os.path.getsize(server.out_path) < 1000  # and nothing went to standard output
+
+
+def test_the_pages_sign_out_button_signs_the_browser_out_and_ends_its_console(isolated_config: Path) -> None:
+    """End to end, in Debian's chromium: the button's form is one the page's own policy lets it send."""
+    with headless_chromium() as chromium, web_server(isolated_config) as server:
+        browser = open_console(chromium, server.signin_line, click=False)
+        assert browser.wait_for(lambda t: " issued " in t), browser.terminal.text
+        [pid] = server.consoles()
+        browser.page.locator("form.sign-out button").click()
+        browser.page.get_by_text("You are signed out of the console").wait_for(timeout=30_000)
+        assert wait_until(lambda: not server.consoles(), 15) and not Path(f"/proc/{pid}").exists()
+        assert "sign-out user=" in server.log() and "consoles=1" in server.log()
+        browser.page.goto(f"{server.base}/")  # the browser's cookie opens nothing any more
+        assert "Not signed in" in browser.page.content()
+        assert not server.consoles()
+        browser.context.close()

@@ -29,7 +29,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 OPEN_PATHS = frozenset({"/healthz"})
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 """Every other method (the sign-out's POST) must come from a page of the console's own origin, as `/ws` must: the
-cookie is SameSite=Strict, and the browser's Origin header says which page sent the form."""
+cookie is SameSite=Strict, and the browser's Origin or Sec-Fetch-Site header says which page sent the form."""
 SIGNIN_KEY = "stablepay.signin"
 
 
@@ -42,6 +42,12 @@ def refuse(request: web.Request, status: int, title: str, why: str) -> web.Respo
 def signed_in(request: web.Request) -> SignIn:
     signin: SignIn = request[SIGNIN_KEY]
     return signin
+
+
+def same_origin_fetch(request: web.Request) -> bool:
+    """The browser says the request comes from a page of this origin (`Sec-Fetch-Site`, a header no page can set).
+    A form's POST carries `Origin: null` under the pages' `Referrer-Policy: no-referrer`; this says it instead."""
+    return request.headers.get("Sec-Fetch-Site", "").lower() == "same-origin"
 
 
 def make_guard(server: ConsoleServer) -> Middleware:
@@ -85,7 +91,7 @@ def make_guard(server: ConsoleServer) -> Middleware:
         from_own_page = (request.headers.get("Origin") or "").lower() == settings.origin
         if request.path == "/ws" and not from_own_page:
             return refuse(request, 403, "Refused", "the console's WebSocket opens only from the console's own page")
-        if request.method not in SAFE_METHODS and not from_own_page:  # a form another site's page sends
+        if request.method not in SAFE_METHODS and not (from_own_page or same_origin_fetch(request)):
             return refuse(request, 403, "Refused", f"a {request.method} comes only from the console's own page")
         request[SIGNIN_KEY] = signin
         return await handler(request)
