@@ -148,6 +148,23 @@ async def test_sign_out_ends_the_sign_in_and_its_console_and_the_cookie_opens_no
         assert not app.server.consoles.running
 
 
+async def test_sign_out_through_the_proxy_ends_the_console_its_page_started_and_says_to_leave_the_proxy_too(
+        isolated_config: Path) -> None:
+    proxy = {"trusted_header": "X-Forwarded-User", "trusted_proxies": (proxy_network("127.0.0.1"),)}
+    async with serving(**proxy) as app, aiohttp.ClientSession() as client:
+        alice = {"X-Forwarded-User": "alice"}
+        async with client.get(f"{app.base}/", headers=alice) as response:
+            assert response.status == 200  # its console starts as the page is served, waiting for its tab
+        [(process, _)] = app.server.consoles.running.values()
+        assert await until(lambda: process.pid is not None, 30)
+        pid = process.pid
+        async with client.post(f"{app.base}/signout", headers={**alice, "Sec-Fetch-Site": "same-origin"}) as response:
+            said = await response.text()
+            assert response.status == 200 and "sign out of it too" in said and "/oauth2/sign_out" in said
+        assert await until(lambda: not app.server.consoles.running and not Path(f"/proc/{pid}").exists(), 15)
+        assert not app.server.signins._by_id  # the proxy's next request is a sign-in of its own, anew
+
+
 # --- time limits and caps, in process ----------------------------------------------------------------------------
 
 
