@@ -29,7 +29,7 @@ from stablepay_console.web.settings import Network
 log = logging.getLogger("stablepay_console.web.connections")
 
 HEAD_SECONDS = 5.0
-"""From its first byte on (or the end of its last answer), a request's head must come whole within this."""
+"""From the connection's start (or the end of its last answer), a request's head must come whole within this."""
 BODY_SECONDS = 5.0
 """A request's body the server does not read (none of its routes reads one) is drained this long at most."""
 PER_ADDRESS = 64
