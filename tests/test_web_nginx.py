@@ -18,6 +18,7 @@ import shlex
 import shutil
 import signal
 import socket
+import socketserver
 import subprocess
 import tempfile
 import threading
@@ -270,3 +271,87 @@ async def test_the_readme_proxy_in_front_of_the_console(isolated_config: Path, s
         server.stop()
         # With the console's server down, the check fails: a load balancer sees it.
         assert get(f"{base}/healthz")[0] == 502
+
+
+class Recorder(BaseHTTPRequestHandler):
+    """Whatever listens behind a block: answers 200 and keeps each request's path and X-Forwarded-User."""
+
+    seen: list[tuple[str, str | None]]
+
+    def do_GET(self) -> None:
+        self.seen.append((self.path, self.headers.get("X-Forwarded-User")))
+        self.answer()
+
+    def answer(self) -> None:
+        if self.path.startswith("/oauth2/auth"):  # the stand-in's part: a signed-in browser is alice
+            signed_in = f"{SIGNED_IN}=alice" in self.headers.get("Cookie", "")
+            self.send_response(202 if signed_in else 401)
+            if signed_in:
+                self.send_header("X-Auth-Request-User", "alice")
+        else:
+            self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class UnixRecorderServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+
+PROBES = {
+    "/oauth2/": ["/oauth2/start", "/oauth2/sign_in"],
+    "= /oauth2/auth": ["/oauth2/auth"],  # internal: nginx answers 404 itself
+    "@oauth2_signin": ["/"],  # signed out: sent to sign in
+    "= /healthz": ["/healthz", "//healthz", "/static/../healthz", "/%68ealthz", "/healthz?x=1"],
+    "/": ["/", "/ws", "/static/x.js", "/download/k"],
+}
+"""Each location of the page's server block, and requests nginx gives to it."""
+
+
+def test_every_block_of_the_readme_proxy_clears_the_browsers_own_user_header(set_up: SetUp) -> None:
+    """Issue 51, finding 7: `location = /healthz` passed the browser's own X-Forwarded-User to the console (and
+    `/static/../healthz` reaches the console as written: a path its sign-in guards, named by that header)."""
+    locations = re.findall(r"^\s*location\s+([^{]+?)\s*\{", block_with("server {"), flags=re.M)
+    assert sorted(locations) == sorted(PROBES), "a block of docs/web.md's server block has no probe here"
+    console_seen: list[tuple[str, str | None]] = []
+    proxy_seen: list[tuple[str, str | None]] = []
+    set_up.socket.parent.mkdir(exist_ok=True)
+    console = UnixRecorderServer(str(set_up.socket), type("Console", (Recorder,), {"seen": console_seen}))
+    os.chmod(set_up.socket, 0o666)
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), type("Proxy", (Recorder,), {"seen": proxy_seen}))
+    set_up.stand_in_port = int(proxy.server_address[1])
+    threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in (console, proxy)]
+    for thread in threads:
+        thread.start()
+    try:
+        with nginx(set_up):
+            for location, paths in PROBES.items():
+                for path in paths:
+                    for cookie in ("", f"{SIGNED_IN}=alice"):
+                        forged = {"X-Forwarded-User": "carol", **({"Cookie": cookie} if cookie else {})}
+                        status = raw_get(set_up.nginx_port, path, forged)
+                        assert status in (200, 302, 404), (location, path, status)
+    finally:
+        for server in (console, proxy):
+            server.shutdown()
+            server.server_close()
+    assert console_seen and proxy_seen
+    reached = {path for path, _ in console_seen}
+    assert {"/healthz", "/static/../healthz", "/", "/ws"} <= reached, console_seen
+    assert all(user in (None, "alice") for _, user in console_seen), console_seen
+    assert all(user is None for _, user in proxy_seen), proxy_seen
+
+
+def raw_get(port: int, path: str, headers: dict[str, str]) -> int:
+    """A GET of `path` exactly as written (urllib would tidy `//healthz` and `..`): the status nginx answers."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
+        lines = [f"GET {path} HTTP/1.1", "Host: 127.0.0.1", "Connection: close",
+                 *(f"{name}: {value}" for name, value in headers.items())]
+        conn.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    return int(answer.split(b" ", 2)[1])

@@ -76,6 +76,7 @@ async def test_a_local_process_without_the_proxys_secret_is_refused(isolated_con
 
 @pytest.mark.parametrize(("text", "mode", "said"), [
     (SECRET, 0o644, "chmod 600"),
+    (SECRET, 0o640, "has mode 0640: the accounts of its group may use it"),
     ("short", 0o600, "16 to 256 visible ASCII"),
     ("two words but long enough", 0o600, "16 to 256 visible ASCII"),
 ])
@@ -87,6 +88,27 @@ def test_a_secret_file_others_may_read_or_that_is_not_a_secret_is_refused(
                           env={**os.environ, "STABLEPAY_CONFIG_DIR": str(isolated_config)})
     assert done.returncode == 2 and done.stdout == "", done.stderr
     assert said in done.stderr and text not in done.stderr
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o660, 0o620])
+def test_a_secret_file_its_group_or_others_may_read_is_refused_naming_the_file_and_its_mode(
+        tmp_path: Path, mode: int) -> None:
+    """Issue 51, finding 6: 0640 was accepted, and an account of the file's group signed in as a lead."""
+    from stablepay_console.web.proxy import read_secret
+
+    path = secret_file(tmp_path, SECRET, mode)
+    with pytest.raises(ValueError) as refused:
+        read_secret(str(path))
+    said = str(refused.value)
+    assert f"the proxy's secret file {path} has mode {mode:04o}" in said, said
+    assert f"chmod 600 {path}" in said and SECRET not in said
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o400])
+def test_a_secret_file_only_its_owner_may_read_is_accepted(tmp_path: Path, mode: int) -> None:
+    from stablepay_console.web.proxy import read_secret
+
+    assert read_secret(str(secret_file(tmp_path, SECRET, mode))) == SECRET
 
 
 @pytest.fixture

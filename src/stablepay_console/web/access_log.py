@@ -5,7 +5,8 @@ escape sequence), an address, a name a proxy sent. Every line is written through
 so a control character shows as `\\n` or `\\x1b` and a request can neither forge a line nor act on the
 operator's terminal. aiohttp's own loggers (a request it could not parse) write through the same handler,
 as one line naming the error's type: never a traceback (it quotes the request, which may hold the token),
-never the token or a cookie.
+never the token or a cookie; and each kind of such trouble at most once a minute, however many connections
+meet it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ import sys
 from stablepay_console.api.sanitize import clean
 
 ACCESS = "stablepay_console.web.access"
-QUIETER = {"textual-serve": logging.ERROR, "aiohttp": logging.WARNING}
-"""Other loggers of the server, through the same handler, at these levels (aiohttp's children included)."""
+QUIETER = {"textual-serve": logging.ERROR, "aiohttp": logging.WARNING, "asyncio": logging.WARNING,
+           "stablepay_console.web.connections": logging.WARNING}
+"""Other loggers of the server, through the same handler, at these levels (aiohttp's children included). What
+they say is trouble with a connection, not a person's act: one line per kind per minute (web/connections.py)."""
 
 
 class EscapedLines(logging.Formatter):
@@ -35,8 +38,11 @@ class EscapedLines(logging.Formatter):
 
 
 def start_access_log() -> None:
+    from stablepay_console.web.connections import OncePerMinute
+
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(EscapedLines("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%S"))
+    handler.addFilter(OncePerMinute(passes=lambda record: record.name == ACCESS))
     for name, level in {ACCESS: logging.INFO, **QUIETER}.items():
         logger = logging.getLogger(name)
         logger.addHandler(handler)

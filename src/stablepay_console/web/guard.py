@@ -2,8 +2,9 @@
 
 With the token: `/?token=…` is exchanged for a session cookie (HttpOnly, SameSite=Strict, Secure behind
 https) and the browser is sent to `/`, so the token leaves its address bar and history. Behind a
-reverse proxy: the trusted header names the user, from a trusted proxy's address only. `/ws` must also
-come from a page of the public URL's origin: any web site can open a WebSocket to any address.
+reverse proxy: the trusted header names the user, from a trusted proxy's address only. `/ws` and every
+POST must also come from a page of the public URL's origin: any web site can open a WebSocket to any address,
+or send a form to it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ log = logging.getLogger("stablepay_console.web.access")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 OPEN_PATHS = frozenset({"/healthz"})
+SAFE_METHODS = frozenset({"GET", "HEAD"})
+"""Every other method (the sign-out's POST) must come from a page of the console's own origin, as `/ws` must: the
+cookie is SameSite=Strict, and the browser's Origin or Sec-Fetch-Site header says which page sent the form."""
 SIGNIN_KEY = "stablepay.signin"
 
 
@@ -38,6 +42,12 @@ def refuse(request: web.Request, status: int, title: str, why: str) -> web.Respo
 def signed_in(request: web.Request) -> SignIn:
     signin: SignIn = request[SIGNIN_KEY]
     return signin
+
+
+def same_origin_fetch(request: web.Request) -> bool:
+    """The browser says the request comes from a page of this origin (`Sec-Fetch-Site`, a header no page can set).
+    A form's POST carries `Origin: null` under the pages' `Referrer-Policy: no-referrer`; this says it instead."""
+    return request.headers.get("Sec-Fetch-Site", "").lower() == "same-origin"
 
 
 def make_guard(server: ConsoleServer) -> Middleware:
@@ -78,8 +88,11 @@ def make_guard(server: ConsoleServer) -> Middleware:
                 return refuse(request, 401, "Not signed in",
                               "Open the sign-in link the server printed when it started (it ends in ?token=…).")
             signin = cookie_signin
-        if request.path == "/ws" and (request.headers.get("Origin") or "").lower() != settings.origin:
+        from_own_page = (request.headers.get("Origin") or "").lower() == settings.origin
+        if request.path == "/ws" and not from_own_page:
             return refuse(request, 403, "Refused", "the console's WebSocket opens only from the console's own page")
+        if request.method not in SAFE_METHODS and not (from_own_page or same_origin_fetch(request)):
+            return refuse(request, 403, "Refused", f"a {request.method} comes only from the console's own page")
         request[SIGNIN_KEY] = signin
         return await handler(request)
 

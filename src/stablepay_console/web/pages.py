@@ -12,7 +12,7 @@ from html import escape
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline'; "
     "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' {ws}; "
-    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
@@ -93,13 +93,19 @@ body.-first-byte .textual-terminal {{ opacity: 1; }}
 body.-closed .closed-dialog {{ display: flex; }}
 body.-closed .intro-dialog {{ display: none; }}
 button {{ padding: 12px 24px; margin: 16px; background: #5e0ba7; color: #fff; border: none; font: inherit; }}
+form {{ display: inline; }}
+.sign-out {{ position: fixed; top: 0; right: 0; z-index: 20; }}
+.sign-out button {{ padding: 1px 8px; margin: 0; font: 12px system-ui, sans-serif; background: #12232d;
+  color: rgba(255,255,255,0.8); }}
 </style>
 </head>
 <body>
+<form class="sign-out" method="post" action="/signout"><button type="submit">Sign out</button></form>
 <div class="dialog-container intro-dialog"><div class="intro">{title}: starting your console…</div></div>
 <div class="dialog-container closed-dialog"><div class="intro">
 <div class="message">Session ended.</div>
 <button type="button" onclick="window.location.href='/'">Start again</button>
+<form method="post" action="/signout"><button type="submit">Sign out</button></form>
 </div></div>
 <div id="terminal" class="textual-terminal" data-session-websocket-url="{ws_url}" data-font-size="{font_size}"></div>
 </body>
@@ -114,6 +120,13 @@ REFUSAL_PAGE = """<!DOCTYPE html>
 <body><h1>{title}</h1><p>{message}</p></body>
 </html>
 """
+
+
+SIGNED_OUT = ("You are signed out of the console, and your consoles have ended. This browser's link or cookie "
+              "opens nothing any more: open the sign-in link the server printed to sign in again.")
+SIGNED_OUT_PROXY = ("You are signed out of the console, and your consoles have ended. Your company's sign-in may "
+                    "still be open in this browser: sign out of it too (with oauth2-proxy, /oauth2/sign_out), or "
+                    "the next page you open signs you in again.")
 
 
 def console_page(*, title: str, script_url: str, style_url: str, ws_url: str, font_size: int) -> str:

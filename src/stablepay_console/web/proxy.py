@@ -6,7 +6,7 @@ carol`. Two things tell the proxy apart, and either or both may be asked for:
 - `--socket PATH`: the server listens on a Unix socket of mode 0660 instead of a port, in a folder only
   the proxy's group can reach; then only a connection through that socket is the proxy's;
 - `--trusted-header-secret-file FILE`: a secret the proxy sends in `X-Stablepay-Proxy-Secret` with every
-  request, read from a file that no other account may read (never from the command line, never logged),
+  request, read from a file only its owner may read (0600; never from the command line, never logged),
   compared in constant time.
 
 Without a socket, the connection must also come from a `--trusted-proxy` address, as before.
@@ -35,11 +35,14 @@ SECRET_HEADER = "X-Stablepay-Proxy-Secret"
 SOCKET_MODE = 0o660
 """The server's account and its group (the proxy's, by the folder's set-group-ID bit): no one else."""
 MIN_SECRET, MAX_SECRET = 16, 256
+SECRET_FORBIDDEN = 0o077
+"""Any bit for the group or for others: only the file's owner (the server's account) may read it (0600, 0400)."""
 
 
 def read_secret(path: str) -> str:
-    """The proxy's secret from `path`: visible ASCII, MIN_SECRET to MAX_SECRET characters, in a file no other
-    account may read. Raises ValueError saying what is wrong; the message never holds the secret."""
+    """The proxy's secret from `path`: visible ASCII, MIN_SECRET to MAX_SECRET characters, in a file only its owner
+    may read (no bit for its group or for others). Raises ValueError saying what is wrong; the message never holds
+    the secret."""
     where = clean(path, 200)
     try:
         with open(path, "rb") as f:
@@ -49,9 +52,10 @@ def read_secret(path: str) -> str:
         raise ValueError(f"the proxy's secret file {where} cannot be read: {clean(exc.strerror)}") from None
     if not stat.S_ISREG(mode):
         raise ValueError(f"the proxy's secret file {where} is not a regular file")
-    if mode & 0o007:
-        raise ValueError(f"the proxy's secret file {where} may be read by every account on this server; "
-                         f"make it the server's alone (chmod 600 {where})")
+    if mode & SECRET_FORBIDDEN:
+        others = "every account on this server" if mode & 0o007 else "the accounts of its group"
+        raise ValueError(f"the proxy's secret file {where} has mode {stat.S_IMODE(mode):04o}: {others} may "
+                         f"use it; make it the server's alone (chmod 600 {where})")
     try:
         secret = data.decode("ascii").strip()
     except UnicodeDecodeError:

@@ -22,14 +22,22 @@ from textual_serve import download_manager
 from textual_serve.server import Server, to_int
 
 from stablepay_console.web.access_log import start_access_log
+from stablepay_console.web.connections import SERVER_LIMITS, CappedSite, Limits, connection_room
 from stablepay_console.web.consoles import ConsoleProcess, console_command
 from stablepay_console.web.downloads import download_headers, safe_file_name
 from stablepay_console.web.guard import make_guard, refuse, signed_in
-from stablepay_console.web.pages import REASON_MESSAGE, console_page, refusal_page, security_headers
+from stablepay_console.web.pages import (
+    REASON_MESSAGE,
+    SIGNED_OUT,
+    SIGNED_OUT_PROXY,
+    console_page,
+    refusal_page,
+    security_headers,
+)
 from stablepay_console.web.proxy import peer, remove_socket
 from stablepay_console.web.running import Consoles
 from stablepay_console.web.settings import WebSettings
-from stablepay_console.web.signin import SignIn, SignIns
+from stablepay_console.web.signin import COOKIE, SignIn, SignIns
 from stablepay_console.web.spares import Spares
 from stablepay_console.web.statics import Statics
 
@@ -82,6 +90,7 @@ class ConsoleServer(Server):
         app[SERVER_KEY] = self
         app.add_routes([
             web.get("/healthz", self.handle_healthz, name="healthz"),
+            web.post("/signout", self.handle_signout, name="signout"),
             web.get("/", self.handle_index, name="index"),
             web.get("/ws", self.handle_websocket, name="websocket"),
             web.get("/download/{key}", self.handle_download, name="download"),
@@ -146,7 +155,7 @@ class ConsoleServer(Server):
             log.info("refused console user=%s: %s", signin.user, why)
             return web.Response(status=403, content_type="text/html", headers={"Cache-Control": "no-store"},
                                 text=refusal_page("No console for you here", why))
-        if request.method == "GET":
+        if request.method == "GET" and not signin.ended:  # signed out while the team record was asked
             self.start_for_page(signin)
         base = self.settings.base_url
         ws_origin = ("wss:" if self.settings.https else "ws:") + base.split(":", 1)[1]
@@ -155,6 +164,21 @@ class ConsoleServer(Server):
         page = console_page(title=TITLE, script_url=script, style_url=style, ws_url=f"{ws_origin}/ws",
                             font_size=to_int(request.query.get("fontsize", "16"), 16) % 64 or 16)
         return web.Response(text=page, content_type="text/html", headers=security_headers(ws_origin))
+
+    async def handle_signout(self, request: web.Request) -> web.Response:
+        """The sign-in ends: its cookie opens nothing any more, and every console of it ends (its tabs say so)."""
+        signin = signed_in(request)
+        self.signins.end(signin)
+        ending = [p for p, _ in self.consoles.running.values() if p.signin is signin]
+        for process in ending:
+            self.consoles.end(process)
+        log.info("sign-out user=%s from=%s session=%s consoles=%d", signin.user, peer(request), signin.short,
+                 len(ending))
+        message = SIGNED_OUT_PROXY if self.settings.by_header else SIGNED_OUT
+        response = web.Response(text=refusal_page("Signed out", message), content_type="text/html",
+                                headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+        response.del_cookie(COOKIE, path="/")
+        return response
 
     # --- consoles ---------------------------------------------------------------------------
 
@@ -205,6 +229,8 @@ class ConsoleServer(Server):
         signin = signed_in(request)
         why = await self.team_refusal(signin.user)
         claimed = None
+        if why is None and signin.ended:  # signed out while the team record was asked
+            why = "you signed out"
         if why is None:
             # The console its page started, or a cap check and a console counted with no await between: two tabs
             # at once cannot both pass.
@@ -311,21 +337,32 @@ class ConsoleServer(Server):
         self.initialize_logging()
         asyncio.run(self._serve())
 
-    async def _serve(self) -> None:
+    async def runner(self) -> web.AppRunner:
+        """The application, ready to listen, with aiohttp's limits on every connection (web/connections.py)."""
         runner = web.AppRunner(
             await self._make_app(), handle_signals=False, shutdown_timeout=1.0,
             access_log=None,  # aiohttp's own access log would write `?token=…`: ours says who, never it
+            **SERVER_LIMITS,  # a request's head and body within seconds
         )
         await runner.setup()
+        return runner
+
+    async def listen(self, runner: web.AppRunner) -> None:
+        """Listen on the socket or the port, each connection counted against the caps."""
+        limits = Limits(self.settings.trusted_proxies, total=connection_room())
+        if self.listener is not None:
+            await CappedSite(runner, limits, sock=self.listener).start()
+        else:
+            await CappedSite(runner, limits, host=self.host, port=self.port).start()
+
+    async def _serve(self) -> None:
+        runner = await self.runner()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         try:
-            if self.listener is not None:
-                await web.SockSite(runner, self.listener).start()
-            else:
-                await web.TCPSite(runner, self.host, self.port).start()
+            await self.listen(runner)
             # Only once it listens, so whoever reads the line can connect at once. Standard output, never the log.
             print(self.sign_in_line(), flush=True)
             log.info("%s", self.listening_line())

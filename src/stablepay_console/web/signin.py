@@ -42,6 +42,8 @@ class SignIn:
     last_seen: float = field(default_factory=time.monotonic)
     terminal_size: tuple[int, int] | None = None
     """Its last tab's terminal (columns, rows): the size a console started for its next page draws at first."""
+    ended: bool = False
+    """Signed out (POST /signout): its cookie opens nothing any more, and no console starts for it."""
 
     @property
     def short(self) -> str:
@@ -68,6 +70,11 @@ class SignIns:
         signin = SignIn(secrets.token_urlsafe(32), user, via)
         self._by_id[signin.id] = signin
         return signin
+
+    def end(self, signin: SignIn) -> None:
+        """Sign out: the sign-in is forgotten (its cookie opens nothing); the server ends its consoles."""
+        signin.ended = True
+        self._by_id.pop(signin.id, None)
 
     def by_cookie(self, value: str | None) -> SignIn | None:
         if not value:

@@ -8,7 +8,11 @@ while it was away was not heard, so whoever listens reads again.
 
 A change announced is only a hint to read again: any member may NOTIFY the channel, with any text. However
 many arrive, `on_change` is told at most once per `HINT_SECONDS`: the first change at once, the rest of the
-window's changes when it ends, as that one change if they were all one, else as one `resync`.
+window's changes when it ends, as that one change if they were all one, else as one `resync`. Nothing is parsed
+per announcement: the window keeps the first one's text and whether any other differed, and only a change told
+as itself is parsed. More than `FLOOD` in one window is a flood: the listener stops listening (UNLISTEN) for the
+rest of the window, so the database sends it no more of them, then listens again and says `resync`. A flood
+costs a console a few milliseconds a window, however fast it is sent.
 """
 
 from __future__ import annotations
@@ -39,18 +43,51 @@ HINT_SECONDS = 2.0
 """At most one re-read per this long, however many changes are announced (a flood of forged ones included)."""
 
 
+FLOOD = 200
+"""Announcements in one window past which the listener stops listening until the window ends."""
+FLOOD_SAID_SECONDS = 60.0
+"""A flood is said in the log at most once per this long."""
+
+
 class Hints:
-    """The changes heard, told on at most once per `seconds`: one change as itself, several as one resync."""
+    """The changes heard, told on at most once per `seconds`: one change as itself, several as one resync.
+
+    An announcement is kept as its text, unparsed: the first of the window, and whether another differed."""
 
     def __init__(self, tell: Callable[[Change], None], seconds: float = HINT_SECONDS) -> None:
         self.tell = tell
         self.seconds = seconds
-        self.pending: set[Change] = set()
+        self.first: str | None = None
+        """The window's first announcement, as sent (None: none heard; RESYNC: read everything again)."""
+        self.several = False
+        self.count = 0
         self.told_at = float("-inf")
 
+    @property
+    def pending(self) -> bool:
+        return self.first is not None
+
+    @property
+    def flooded(self) -> bool:
+        return self.count > FLOOD
+
     def add(self, change: Change) -> None:
-        self.pending.add(change)
+        """A change the listener itself knows of (a resync after a reconnect)."""
+        self.heard(RESYNC if change.kind == "resync" else None)
+
+    def heard(self, payload: str | None) -> None:
+        """One announcement's text, as it came (None or RESYNC: read everything again)."""
+        self.count += 1
+        text = RESYNC if payload is None else payload
+        if self.first is None:
+            self.first = text
+        elif not self.several and text != self.first:
+            self.several = True
         self.flush()
+
+    def deafen(self) -> None:
+        """The listener stops listening until the window ends: the window is told as a resync."""
+        self.first, self.several = RESYNC, True
 
     def wait(self, longest: float) -> float:
         """How long the listener may wait for more before the window's changes are due."""
@@ -59,12 +96,22 @@ class Hints:
         return max(0.0, min(longest, self.told_at + self.seconds - time.monotonic()))
 
     def flush(self) -> None:
-        if not self.pending or time.monotonic() - self.told_at < self.seconds:
+        if time.monotonic() - self.told_at < self.seconds:
             return
-        (change,) = self.pending if len(self.pending) == 1 else {Change("resync")}
-        self.pending.clear()
+        self.count = 0
+        if self.first is None:
+            return
+        first, several = self.first, self.several
+        self.first, self.several = None, False
+        change = Change("resync") if several or first == RESYNC else parse_change(first)
+        if change is None:  # the window held one announcement, unreadable: nothing to read again
+            return
         self.told_at = time.monotonic()
         self.tell(change)
+
+
+RESYNC = "\x00resync"
+"""A window's marker for "read everything again" (no announcement's text: NOTIFY refuses a NUL byte)."""
 
 
 @dataclass(frozen=True)
@@ -160,14 +207,30 @@ class TeamListener:
             if was_down:
                 hints.add(Change("resync"))
             checked = time.monotonic()
+            deaf = False
+            flood_said = float("-inf")
             while not self._stop.is_set():
                 for note in conn.notifies(timeout=hints.wait(POLL_SECONDS)):
-                    change = parse_change(note.payload)
-                    if change is not None:
-                        hints.add(change)
+                    if deaf:
+                        continue  # sent before the UNLISTEN: the window says resync anyway
+                    hints.heard(note.payload)
                     if self._stop.is_set():
                         return
+                    if hints.flooded:
+                        break
+                if hints.flooded and not deaf:
+                    conn.execute(pg.sql.SQL("UNLISTEN {}").format(pg.sql.Identifier(CHANNEL)))
+                    deaf = True
+                    hints.deafen()
+                    if time.monotonic() - flood_said > FLOOD_SAID_SECONDS:
+                        flood_said = time.monotonic()
+                        log.warning("The team record's announcements flood in (over %d in %.0f s); listening again "
+                                    "each %.0f s, and reading everything again then", FLOOD, hints.seconds,
+                                    hints.seconds)
                 hints.flush()
+                if deaf and not hints.pending:  # the window ended (told as one resync): listen again
+                    conn.execute(pg.sql.SQL("LISTEN {}").format(pg.sql.Identifier(CHANNEL)))
+                    deaf = False
                 if time.monotonic() - checked > CHECK_SECONDS:
                     with deadline(conn, CHECK_ANSWER_SECONDS):  # a server that went away, or stopped answering
                         conn.execute("SELECT 1")
