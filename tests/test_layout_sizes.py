@@ -26,7 +26,7 @@ from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDD
 from stablepay_console.sandbox import Sandbox, data
 from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.tui.modals.keys_help import KeysHelp
-from stablepay_console.tui.screens import TOP_LEVEL
+from stablepay_console.tui.modes import TOP_LEVEL
 from stablepay_console.tui.widgets.banner import EnvironmentBanner
 from stablepay_console.tui.widgets.footer import ConsoleFooter
 from stablepay_console.tui.widgets.inbox.table import InboxTable

@@ -5,41 +5,31 @@ from __future__ import annotations
 import gc
 import logging
 from collections.abc import Callable
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
-from textual.reactive import reactive
 
 from stablepay_console.api.error_text import error_text
 from stablepay_console.api.errors import APIError
 from stablepay_console.profiles.model import Profile
 from stablepay_console.tui.commands import ProfilesProvider, ScreensProvider, TriageProvider
+from stablepay_console.tui.console import Clock, Console, utc_now
 from stablepay_console.tui.formatters.text import clean, has_control
+from stablepay_console.tui.modes import TOP_LEVEL
 from stablepay_console.tui.radar import Radar, RadarCommands, open_needs_action
 from stablepay_console.tui.runtime.audit_hooks import announce_record_notices
-from stablepay_console.tui.runtime.clipboard import SafeOutput
-from stablepay_console.tui.runtime.exit_signals import ExitOnSignals
-from stablepay_console.tui.screens import TOP_LEVEL
+from stablepay_console.tui.screens import load
 
 log = logging.getLogger(__name__)
 
-Clock = Callable[[], datetime]
-
 if TYPE_CHECKING:
     from stablepay_console.api import StablePayClient
-    from stablepay_console.services.switching import SwitchOutcome
-    from stablepay_console.services.team.live import TeamListener
     from stablepay_console.wiring import Services
 
 BOOTING_ACTIONS = frozenset({"switch_mode", "switch_profile", "radar_needs_action", "command_palette"})
 """What waits until the services are built (a first frame painted before them has no client yet)."""
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def started_memory() -> None:
@@ -57,7 +47,7 @@ def started_memory() -> None:
     gc.enable()
 
 
-class ConsoleApp(SafeOutput, ExitOnSignals):
+class ConsoleApp(Console):
     """stablepay-console. Give it the profile to start on and the wired services."""
 
     TITLE = "stablepay-console"
@@ -76,23 +66,7 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="quit.ctrl_c"),
     ]
 
-    services: Services
-    """Built before the app (tests) or in a thread after the first frame (the installed console)."""
-    client: StablePayClient
-
-    profile: reactive[Profile | None] = reactive(None)
-    ping_state: reactive[str] = reactive("not checked")
-    radar_label: reactive[str] = reactive("")
-    """The deadline radar's count for the banner ("2 due < 24h · 1 overdue"); "" hides it."""
-    key_badge: reactive[str] = reactive("")
-    """"ROTATION DUE" (or OVERDUE) while the active profile's key is 11 months old or more; else ""."""
-    record_badge: reactive[str] = reactive("")
-    """"TEAM RECORD UNREACHABLE" while the team record cannot be reached (tui/team/live.py); else ""."""
-    review_count: reactive[int] = reactive(0)
-    """How many answers someone else made ready await this reader's review (the banner's `3 to review`)."""
-    team_listener: TeamListener | None = None
-    radar_source = ""
-    """In team mode, where the radar's count comes from (tui/team/radar.py)."""
+    radar: Radar | None = None
 
     def __init__(
         self,
@@ -112,14 +86,10 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
         tests run many consoles in one process and want theirs collected)."""
         self.ping_on_start = ping_on_start
         self.inbox_page_size = inbox_page_size
-        """The inbox's rows per page to start with; None follows the table's height (the filter bar changes it)."""
         self.radar = Radar(self) if radar else None
-        """The background poll of due requests (the installed console turns it on)."""
         self.set_reactive(ConsoleApp.profile, profile)
         for entry in TOP_LEVEL:
-            self.add_mode(entry.mode, entry.load)
-        self.build_services: Callable[[], Services] | None = None
-        """Given a way to build the services (the installed console), the first frame is painted before them."""
+            self.add_mode(entry.mode, load(entry.mode))
         if callable(services) and not hasattr(services, "client_for"):
             self.build_services = services
         else:
@@ -129,10 +99,6 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
         self.services = services
         services.record_clock = self.clock  # what the console records happened at its own "now"
         self.client = client or services.client_for(self.profile)  # type: ignore[arg-type]
-
-    @property
-    def ready(self) -> bool:
-        return self.build_services is None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not self.ready and action in BOOTING_ACTIONS:
@@ -204,9 +170,6 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
         if self.ready:
             await self.client.aclose()
 
-    def now(self) -> datetime:
-        return self.clock()
-
     async def on_event(self, event: events.Event) -> None:
         # A text field would draw pasted escape sequences raw, and the terminal would run them.
         if isinstance(event, events.Paste) and not event.is_forwarded and has_control(event.text, allow="\t\r\n"):
@@ -231,29 +194,10 @@ class ConsoleApp(SafeOutput, ExitOnSignals):
             self.ping_state = f"✓ {clean(pong.message, 20)}"
         self.services.audit.append("ping", self.profile, outcome=self.ping_state)
 
-    async def apply_switch(self, outcome: SwitchOutcome) -> bool:
-        """Apply a profile switch the services resolved; screens see it through the `profile` reactive.
-
-        A switch that cannot be applied (no usable key, a bad base URL) leaves the console as it was
-        and says why; the screens keep the old profile's results, still current under the old banner.
-        """
-        self.services.audit.switched(outcome, self.profile)
-        if outcome.client is None:
-            self.notify(outcome.problem, title="Cannot switch", severity="error", timeout=10, markup=False)
-            return False
-        old = self.client
-        self.client = outcome.client
-        self.ping_state = outcome.ping or "not checked"
-        self.profile = outcome.profile
+    def switched_to(self, profile: Profile) -> None:
         from stablepay_console.tui.runtime import key_notices
 
-        key_notices.announce_key_age(self, outcome.profile)
-        await old.aclose()
-        return True
-
-    async def use_profile(self, profile: Profile) -> bool:
-        """Switch to `profile` now (resolve, build, ping, apply); False, having said why, when it can't."""
-        return await self.apply_switch(await self.services.switch(profile))
+        key_notices.announce_key_age(self, profile)
 
     async def action_quit(self) -> None:
         """Quit; with a production key's rotation unfinished, ask first."""

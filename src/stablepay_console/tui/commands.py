@@ -7,7 +7,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from stablepay_console.tui.screens import TOP_LEVEL
+from stablepay_console.tui.modes import TOP_LEVEL
 
 Entry = tuple[str, Callable[[], object], str]
 """(what the palette shows, what it does, its help line)."""

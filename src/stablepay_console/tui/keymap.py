@@ -97,14 +97,11 @@ EVERYWHERE = "everywhere"
 
 def screens(app: type[DOMNode]) -> list[tuple[str, type[DOMNode]]]:
     """(name, class) of everything with keys: the app (keys that work everywhere), then each screen."""
-    import importlib
-
-    from stablepay_console.tui.screens import TOP_LEVEL
+    from stablepay_console.tui.modes import TOP_LEVEL
+    from stablepay_console.tui.screens import SCREENS
 
     found: list[tuple[str, type[DOMNode]]] = [(EVERYWHERE, app)]
-    for entry in TOP_LEVEL:
-        found.append((entry.mode, getattr(importlib.import_module(f"stablepay_console.tui.screens.{entry.module}"),
-                                          entry.cls)))
+    found += [(entry.mode, SCREENS[entry.mode]()) for entry in TOP_LEVEL]
     from stablepay_console.tui.screens.rfi_detail import RfiDetailScreen
     from stablepay_console.tui.screens.rotation import RotationScreen
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from stablepay_console.services.watch.events import WatchEvent
     from stablepay_console.services.watch.radar import RadarPoller
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
 
 # The poller and the watch's events load with the first poll, not with the console's first frame.
 
@@ -58,7 +58,7 @@ def describe(event: WatchEvent, now_words: str) -> str:
 class Radar:
     """Polls in the background for one app; follows profile switches; `seconds` 0 means off."""
 
-    def __init__(self, app: ConsoleApp) -> None:
+    def __init__(self, app: Console) -> None:
         self.app = app
         self._poller: RadarPoller | None = None
         self.seconds = watch_state.radar_seconds()

@@ -18,10 +18,10 @@ from aiohttp.typedefs import Middleware
 
 from stablepay_console.web.pages import refusal_page
 from stablepay_console.web.proxy import peer, proxy_refusal
-from stablepay_console.web.signin import COOKIE, TOKEN_PARAMETER, SignIn
+from stablepay_console.web.signin import COOKIE, TOKEN_PARAMETER, SignIn, SignIns
 
 if TYPE_CHECKING:
-    from stablepay_console.web.server import ConsoleServer
+    from stablepay_console.web.settings import WebSettings
 
 log = logging.getLogger("stablepay_console.web.access")
 
@@ -50,8 +50,8 @@ def same_origin_fetch(request: web.Request) -> bool:
     return request.headers.get("Sec-Fetch-Site", "").lower() == "same-origin"
 
 
-def make_guard(server: ConsoleServer) -> Middleware:
-    settings, signins = server.settings, server.signins
+def make_guard(settings: WebSettings, signins: SignIns) -> Middleware:
+    """The middleware every request of the server passes first: who is signed in, and from which page."""
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:

@@ -86,7 +86,7 @@ class ConsoleServer(Server):
     # --- the application ------------------------------------------------------------------
 
     async def _make_app(self) -> web.Application:
-        app = web.Application(middlewares=[make_guard(self)], client_max_size=64 * 1024)
+        app = web.Application(middlewares=[make_guard(self.settings, self.signins)], client_max_size=64 * 1024)
         app[SERVER_KEY] = self
         app.add_routes([
             web.get("/healthz", self.handle_healthz, name="healthz"),

@@ -20,12 +20,12 @@ from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.modals.base import ConsoleModal
 
 if TYPE_CHECKING:
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
 
 
 def profile_book(app: App[Any]) -> ProfileBook:
     """The console's one profile book: its built-in profiles, then the configured ones."""
-    return cast("ConsoleApp", app).services.book
+    return cast("Console", app).services.book
 
 
 def environment_label(profile: Profile) -> Text:
@@ -36,7 +36,7 @@ def environment_label(profile: Profile) -> Text:
 
 async def switch_to(app: App[Any], profile: Profile) -> bool:
     """Ask the services for a switch to `profile` and let the app apply it; say plainly why not when it can't."""
-    console = cast("ConsoleApp", app)
+    console = cast("Console", app)
     outcome = await console.services.switch(profile)
     if not await console.apply_switch(outcome):
         return False
@@ -118,7 +118,7 @@ class ProfileSwitcher(ConsoleModal[Profile | None]):
 
 def open_switcher(app: App[Any]) -> None:
     """Show the switcher; switch when a profile other than the active one is chosen."""
-    console = cast("ConsoleApp", app)
+    console = cast("Console", app)
     book = profile_book(app)
     try:
         profiles = book.profiles()

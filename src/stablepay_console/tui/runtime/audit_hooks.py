@@ -12,18 +12,18 @@ from stablepay_console.api.filters import RfiFilters
 from stablepay_console.storage.writing import NOT_WRITTEN
 
 if TYPE_CHECKING:
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
 
 
 def audit_export(
     node: DOMNode, what: RfiFilters | str, path: Path, count: int | None, problem: str = "", target: str = ""
 ) -> None:
     """An export from the console: what was exported (filters), the file, how many, or why none."""
-    console = cast("ConsoleApp", node.app)
+    console = cast("Console", node.app)
     console.services.audit.exported(console.profile, what, path, count, problem, target=target)
 
 
-def announce_record_notices(app: ConsoleApp) -> None:
+def announce_record_notices(app: Console) -> None:
     """Say in the console when the record set a damaged file aside, or cannot be used (a newer console's),
     and, once each, what a full or read-only disk kept from being written (the log, the record)."""
 

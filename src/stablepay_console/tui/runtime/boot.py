@@ -27,7 +27,7 @@ from stablepay_console.tui.screens.base import ConsoleScreen
 if TYPE_CHECKING:
     from stablepay_console.services.first_page import LightRfi
     from stablepay_console.storage.first_page import FirstPage
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ def frame_painted(app: object) -> threading.Event:
         return _PAINTED.setdefault(app, threading.Event())
 
 
-def read_first_page(app: ConsoleApp) -> None:
+def read_first_page(app: Console) -> None:
     """In the boot thread, first: read the kept first page of the start's profile and paint it on the boot screen.
 
     It waits for the first frame (at most a second), so the frame is never slowed by it; and it is read
@@ -100,7 +100,7 @@ def read_first_page(app: ConsoleApp) -> None:
     app.call_from_thread(_show_first_page, app, page, rows)
 
 
-def _show_first_page(app: ConsoleApp, page: FirstPage | None, rows: list[LightRfi]) -> None:
+def _show_first_page(app: Console, page: FirstPage | None, rows: list[LightRfi]) -> None:
     setattr(app, READ_AT_BOOT, page)  # the inbox paints it too, without reading it again
     screen = app.screen
     if page is None or not rows or not isinstance(screen, BootScreen) or app.ready:

@@ -18,7 +18,7 @@ from stablepay_console.tui.runtime.boot import READ_AT_BOOT
 
 if TYPE_CHECKING:
     from stablepay_console.storage.first_page import FirstPage
-    from stablepay_console.tui.screens.inbox import InboxScreen
+    from stablepay_console.tui.screens.inbox_base import InboxBase
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ def showing_record(pager: InboxPager) -> bool:
     return pager.view == INBOX and pager.page.current is None and pager.from_record is not None
 
 
-def paint_from_record(screen: InboxScreen) -> None:
+def paint_from_record(screen: InboxBase) -> None:
     """Paint the kept first page once it is read (at once when the boot screen read it already)."""
     app = screen.app
     if hasattr(app, READ_AT_BOOT):
@@ -51,7 +51,7 @@ def paint_from_record(screen: InboxScreen) -> None:
     screen.run_worker(read, thread=True, group="first-rows", exit_on_error=False)
 
 
-def _show(screen: InboxScreen, page: FirstPage | None) -> None:
+def _show(screen: InboxBase, page: FirstPage | None) -> None:
     profile = screen.console.profile
     if page is None or profile is None or not screen.is_mounted:
         return
@@ -61,7 +61,7 @@ def _show(screen: InboxScreen, page: FirstPage | None) -> None:
         screen.render_state()
 
 
-def keep_first_page(screen: InboxScreen) -> None:
+def keep_first_page(screen: InboxBase) -> None:
     """After a page of the server is shown: keep it when it is the start's first page (written off the UI thread)."""
     profile, shown = screen.console.profile, screen.paging.page.current
     if profile is None or shown is None:

@@ -20,7 +20,7 @@ from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.modals.quit_mid_rotation import QuitMidRotation
 
 if TYPE_CHECKING:
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
 
 RESUME_HOW = "On Profiles & keys (5), highlight it and press r to resume."
 ON_THE_SERVER = "In the browser keys are read-only: the server's operator rotates it with the command line."
@@ -32,7 +32,7 @@ def resume_how(verb: str = "resume") -> str:
     return ON_THE_SERVER if in_browser() else RESUME_HOW.replace("to resume", f"to {verb}")
 
 
-def key_age_of(app: ConsoleApp, profile: Profile) -> KeyAge | None:
+def key_age_of(app: Console, profile: Profile) -> KeyAge | None:
     try:
         return app.services.book.age(profile, app.now())
     except (ProfileStoreError, KeyStoreError):
@@ -46,7 +46,7 @@ def badge(age: KeyAge | None) -> str:
     return "ROTATION OVERDUE" if age.level == "overdue" else "ROTATION DUE"
 
 
-def announce_key_age(app: ConsoleApp, profile: Profile) -> None:
+def announce_key_age(app: Console, profile: Profile) -> None:
     """Set the banner's badge for `profile` and, when its key is due, say so once."""
     age = key_age_of(app, profile)
     app.key_badge = badge(age)
@@ -61,7 +61,7 @@ def announce_key_age(app: ConsoleApp, profile: Profile) -> None:
     )
 
 
-def pending_rotations(app: ConsoleApp) -> list[tuple[Profile, Step]]:
+def pending_rotations(app: Console) -> list[tuple[Profile, Step]]:
     try:
         return app.services.book.pending_rotations()
     except (ProfileStoreError, KeyStoreError):
@@ -76,7 +76,7 @@ def describe_pending(profile: Profile, step: Step) -> str:
     )
 
 
-def announce_pending_rotations(app: ConsoleApp) -> None:
+def announce_pending_rotations(app: Console) -> None:
     for profile, step in pending_rotations(app):
         app.notify(
             f"{describe_pending(profile, step)} {resume_how()}",
@@ -87,7 +87,7 @@ def announce_pending_rotations(app: ConsoleApp) -> None:
         )
 
 
-def ask_before_quitting(app: ConsoleApp) -> bool:
+def ask_before_quitting(app: Console) -> bool:
     """True when quitting must wait for an answer (a question is now on screen); False to quit at once."""
     if isinstance(app.screen, QuitMidRotation):
         return False  # q again: the person has read the question

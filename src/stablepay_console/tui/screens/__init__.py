@@ -1,35 +1,61 @@
-"""The top-level screens, each a Textual mode, imported only when first shown."""
+"""The top-level screens' classes, each imported only when its mode is first shown (the start paints the inbox)."""
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from textual.screen import Screen
 
 
-@dataclass(frozen=True)
-class ScreenEntry:
-    mode: str
-    key: str
-    title: str
-    module: str
-    cls: str
-    description: str
+def _inbox() -> type[Screen]:
+    from stablepay_console.tui.screens.inbox import InboxScreen
 
-    def load(self) -> Screen:
-        module = importlib.import_module(f"stablepay_console.tui.screens.{self.module}")
-        screen: Screen = getattr(module, self.cls)()
-        return screen
+    return InboxScreen
 
 
-TOP_LEVEL = [
-    ScreenEntry("inbox", "1", "RFI inbox", "inbox", "InboxScreen", "Requests for information, newest first"),
-    ScreenEntry("batch", "2", "Batch lookup", "batch", "BatchScreen", "Look up a batch crypto transfer by ID"),
-    ScreenEntry("quote", "3", "Quote refresh", "quote", "QuoteScreen", "Refresh an onramp's conversion quote"),
-    ScreenEntry("metrics", "4", "Metrics", "metrics", "MetricsScreen", "Run a saved reporting metric as a chart"),
-    ScreenEntry("profiles", "5", "Profiles & keys", "profiles", "ProfilesScreen", "Profiles, keys and rotation"),
-    ScreenEntry("audit", "6", "Audit log", "audit", "AuditScreen", "What was done with this console, and its check"),
-    ScreenEntry("team", "7", "Team", "team", "TeamScreen", "The team's report: what came in, what was in time, who "
-                "carried it"),
-]
+def _batch() -> type[Screen]:
+    from stablepay_console.tui.screens.batch import BatchScreen
+
+    return BatchScreen
+
+
+def _quote() -> type[Screen]:
+    from stablepay_console.tui.screens.quote import QuoteScreen
+
+    return QuoteScreen
+
+
+def _metrics() -> type[Screen]:
+    from stablepay_console.tui.screens.metrics import MetricsScreen
+
+    return MetricsScreen
+
+
+def _profiles() -> type[Screen]:
+    from stablepay_console.tui.screens.profiles import ProfilesScreen
+
+    return ProfilesScreen
+
+
+def _audit() -> type[Screen]:
+    from stablepay_console.tui.screens.audit import AuditScreen
+
+    return AuditScreen
+
+
+def _team() -> type[Screen]:
+    from stablepay_console.tui.screens.team import TeamScreen
+
+    return TeamScreen
+
+
+SCREENS: dict[str, Callable[[], type[Screen]]] = {
+    "inbox": _inbox, "batch": _batch, "quote": _quote, "metrics": _metrics, "profiles": _profiles, "audit": _audit,
+    "team": _team,
+}
+"""Each top-level mode's screen class (`tui/modes.py` names them), imported when first asked for."""
+
+
+def load(mode: str) -> Callable[[], Screen]:
+    """What Textual calls to make the mode's screen the first time it is shown."""
+    return lambda: SCREENS[mode]()()

@@ -24,7 +24,7 @@ from stablepay_console.tui.widgets.footer import ConsoleFooter
 from stablepay_console.tui.widgets.tabs import ScreenTabs
 
 if TYPE_CHECKING:
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
 
 
 class ConsoleScreen(Screen[None]):
@@ -68,8 +68,8 @@ class ConsoleScreen(Screen[None]):
         )
 
     @property
-    def console(self) -> ConsoleApp:
-        return cast("ConsoleApp", self.app)
+    def console(self) -> Console:
+        return cast("Console", self.app)
 
     @property
     def profile_name(self) -> str | None:

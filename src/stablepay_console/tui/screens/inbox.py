@@ -13,7 +13,7 @@ from stablepay_console.services.inbox_pager import INBOX, MINE, NEEDS_ACTION, QU
 from stablepay_console.tui.formatters.inbox_lines import active_line, status_line
 from stablepay_console.tui.modals.export_dialog import ExportChoice, ExportDialog
 from stablepay_console.tui.runtime.first_rows import keep_first_page, paint_from_record, showing_record
-from stablepay_console.tui.screens.base import ConsoleScreen
+from stablepay_console.tui.screens.inbox_base import InboxBase
 from stablepay_console.tui.screens.inbox_go_to import GO_TO_HELP, InboxGoTo
 from stablepay_console.tui.screens.inbox_help import HELP
 from stablepay_console.tui.team.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
@@ -31,7 +31,7 @@ from stablepay_console.tui.widgets.inbox.table import InboxTable
 from stablepay_console.tui.widgets.result_status import ResultStatus
 
 
-class InboxScreen(ConsoleScreen):
+class InboxScreen(InboxBase):
     CSS_PATH = "../styles/inbox.tcss"
     HELP = (HELP + GO_TO_HELP + CLAIMS_HELP + TRIAGE_HELP
             + "\nOn the highlighted row (only the steps allowed you now show):\n\n" + STEPS_HELP + QUEUES_HELP
@@ -69,9 +69,12 @@ class InboxScreen(ConsoleScreen):
         CLAIM_BINDING,
     ]
 
+    claims: InboxClaims
+    queues: InboxQueues
+
     def __init__(self) -> None:
         super().__init__()
-        self.pager: InboxPager | None = None
+        self.pager = None
         self.auto = AutoRefresh(self, self._auto)
         self._tick_timer: Timer | None = None
         self._rows_that_fit: int | None = None
@@ -152,15 +155,6 @@ class InboxScreen(ConsoleScreen):
         self.render_state()  # nothing of the old profile stays on screen, even while the new one loads
         self.action_refresh()
         self.claims.read()
-
-    @property
-    def table(self) -> InboxTable:
-        return self.query_one(InboxTable)
-
-    @property
-    def paging(self) -> InboxPager:
-        assert self.pager is not None, "the pager is made on mount"
-        return self.pager
 
     # --- loading ----------------------------------------------------------------
 

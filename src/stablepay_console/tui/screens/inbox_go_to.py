@@ -24,7 +24,7 @@ from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
-    from stablepay_console.tui.screens.inbox import InboxScreen
+    from stablepay_console.tui.screens.inbox_base import InboxBase
 
 GO_TO_HELP = """
 **i** goes to a request by its ID: paste the whole ID (from an email, a ticket), or type the 8 characters the
@@ -33,7 +33,7 @@ inbox shows (`o` sorts the page by deadline or by created). From the shell: `rfi
 
 
 class InboxGoTo:
-    def __init__(self, screen: InboxScreen) -> None:
+    def __init__(self, screen: InboxBase) -> None:
         self.screen = screen
 
     def ask(self) -> None:

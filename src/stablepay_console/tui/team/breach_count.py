@@ -15,10 +15,10 @@ from stablepay_console.storage.record import RecordError
 
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
 
 
-async def with_breaches(app: ConsoleApp, profile: Profile, label: str) -> str:
+async def with_breaches(app: Console, profile: Profile, label: str) -> str:
     """`label` (`2 due < 24h · 1 overdue`) with ` · 3 breached` when service levels are breached."""
     now = app.now()
     try:

@@ -25,7 +25,7 @@ from stablepay_console.tui.team.steps import StepTaken
 
 if TYPE_CHECKING:
     from stablepay_console.storage.record_types import Claim
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
     from stablepay_console.tui.screens.base import ConsoleScreen
 
 KEPT_ANSWER = (READY, APPROVED)
@@ -39,7 +39,7 @@ class ClaimActions:
         self.screen = screen
 
     @property
-    def console(self) -> ConsoleApp:
+    def console(self) -> Console:
         return self.screen.console
 
     @property

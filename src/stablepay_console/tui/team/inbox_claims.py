@@ -21,7 +21,7 @@ from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
     from stablepay_console.storage.record_types import Claim
-    from stablepay_console.tui.screens.inbox import InboxScreen
+    from stablepay_console.tui.screens.inbox_base import InboxBase
     from stablepay_console.tui.widgets.inbox.table import InboxTable
 
 ANY, MINE, UNCLAIMED = "any", "mine", "unclaimed"
@@ -84,7 +84,7 @@ class ClaimMarks:
 class InboxClaims:
     """The inbox's claims, held by the inbox screen: `rows` before a page is shown; `read` to read them again."""
 
-    def __init__(self, screen: InboxScreen) -> None:
+    def __init__(self, screen: InboxBase) -> None:
         self.screen = screen
         self.marks = ClaimMarks()
 

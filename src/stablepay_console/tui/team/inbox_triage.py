@@ -21,7 +21,7 @@ from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
-    from stablepay_console.tui.screens.inbox import InboxScreen
+    from stablepay_console.tui.screens.inbox_base import InboxBase
     from stablepay_console.tui.team.inbox_claims import ClaimMarks
 
 TRIAGE_HELP = """
@@ -51,7 +51,7 @@ class TriageMarks:
 class InboxTriage:
     """The rows' steps, held by the inbox screen: `want` after showing rows; the table asks `row_of`."""
 
-    def __init__(self, screen: InboxScreen, claims: ClaimMarks) -> None:
+    def __init__(self, screen: InboxBase, claims: ClaimMarks) -> None:
         self.screen = screen
         self.claims = claims
         self.marks = TriageMarks()

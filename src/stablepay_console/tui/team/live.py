@@ -16,12 +16,12 @@ from stablepay_console.services.team.live import Change, TeamListener, listen
 from stablepay_console.tui.team.messages import TeamChanged
 
 if TYPE_CHECKING:
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
 
 DOWN_BADGE = "TEAM RECORD UNREACHABLE"
 
 
-def start_team_live(app: ConsoleApp) -> TeamListener | None:
+def start_team_live(app: Console) -> TeamListener | None:
     """Listen for the team's changes while the console runs (nothing in local mode)."""
     team = app.services.team
     if team is None:
@@ -47,7 +47,7 @@ def start_team_live(app: ConsoleApp) -> TeamListener | None:
     return app.team_listener
 
 
-def show_state(app: ConsoleApp, reachable: bool, problem: str) -> None:
+def show_state(app: Console, reachable: bool, problem: str) -> None:
     team = app.services.team
     if team is not None:
         team.reachable = reachable
@@ -60,7 +60,7 @@ def show_state(app: ConsoleApp, reachable: bool, problem: str) -> None:
         app.notify("The team record is reachable again.", title="Team record", timeout=5, markup=False)
 
 
-def apply_change(app: ConsoleApp, change: Change) -> None:
+def apply_change(app: Console, change: Change) -> None:
     """Tell every open screen (`TeamChanged`): each that shows something of the team reads it again. A webhook
     delivery the team watcher took (`deliveries`) changed its facts: the banner's count is read again too."""
     if change.kind == "deliveries" and app.radar is not None:

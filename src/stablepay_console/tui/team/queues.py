@@ -16,7 +16,7 @@ from stablepay_console.storage.record import RecordError
 from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
-    from stablepay_console.tui.screens.inbox import InboxScreen
+    from stablepay_console.tui.screens.inbox_base import InboxBase
     from stablepay_console.tui.team.steps import Entry
 
 QUEUES_HELP = """
@@ -27,7 +27,7 @@ The steps (keys and the palette) act on the highlighted row of any view.
 
 
 class InboxQueues:
-    def __init__(self, screen: InboxScreen) -> None:
+    def __init__(self, screen: InboxBase) -> None:
         self.screen = screen
 
     def entries(self) -> list[Entry]:

@@ -14,12 +14,12 @@ from stablepay_console.services.team.radar import from_team
 if TYPE_CHECKING:
     from stablepay_console.profiles.model import Profile
     from stablepay_console.services.team.needs_action import TeamRead
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
 
 OWN_POLL = "the console polls the API on its own (no team watcher swept within two of its intervals)"
 
 
-async def team_radar_used(app: ConsoleApp, profile: Profile | None) -> bool:
+async def team_radar_used(app: Console, profile: Profile | None) -> bool:
     """Set the banner's count from a fresh team watcher and say so; False: poll as without a team."""
     if profile is None or app.services.team is None:
         return False
@@ -41,6 +41,6 @@ async def team_radar_used(app: ConsoleApp, profile: Profile | None) -> bool:
     return True
 
 
-def needs_action_team(app: ConsoleApp) -> TeamRead | None:
+def needs_action_team(app: Console) -> TeamRead | None:
     """What the needs-action view asks first in team mode: a fresh team watcher's rows (None: read the API)."""
     return team_reader(app.services.team_record, app.profile)

@@ -15,7 +15,7 @@ from stablepay_console.storage.record import RecordError
 from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
-    from stablepay_console.tui.screens.inbox import InboxScreen
+    from stablepay_console.tui.screens.inbox_base import InboxBase
 
 
 REVIEW_HELP = """
@@ -27,7 +27,7 @@ view's line; **v** again goes back. The banner counts them
 
 
 class ReviewQueue:
-    def __init__(self, screen: InboxScreen) -> None:
+    def __init__(self, screen: InboxBase) -> None:
         self.screen = screen
 
     def read(self) -> None:

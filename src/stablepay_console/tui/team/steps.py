@@ -27,7 +27,7 @@ from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
     from stablepay_console.tui.screens.base import ConsoleScreen
 
 Entry = tuple[str, Callable[[], object], str]
@@ -67,7 +67,7 @@ class StepTaker:
         self.screen = screen
 
     @property
-    def console(self) -> ConsoleApp:
+    def console(self) -> Console:
         return self.screen.console
 
     def entries(self, rfi: Rfi, offered: list[Step]) -> list[Entry]:

@@ -11,7 +11,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from stablepay_console.tui.screens import TOP_LEVEL, ScreenEntry
+from stablepay_console.tui.modes import TOP_LEVEL, ScreenEntry
 
 SHORT_TITLES = {"inbox": "Inbox", "profiles": "Profiles"}
 """A tab's name when the full titles do not fit; otherwise its title's first word."""

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
     from textual.screen import Screen
 
-    from stablepay_console.tui.app import ConsoleApp
+    from stablepay_console.tui.console import Console
 
 RECORD_BINDINGS = [
     Binding("n", "note", "Note", id="rfi.note", tooltip="Add a note to this request"),
@@ -67,8 +67,8 @@ class RfiRecordPanel(Vertical):
         yield RfiHistoryView()
 
     @property
-    def console(self) -> ConsoleApp:
-        return cast("ConsoleApp", self.app)
+    def console(self) -> Console:
+        return cast("Console", self.app)
 
     @property
     def me(self) -> str:
