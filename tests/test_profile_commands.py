@@ -15,8 +15,8 @@ import pytest
 
 from stablepay_console.api import ApiKey, StablePayClient
 from stablepay_console.cli.main import build_parser
+from stablepay_console.cli.profile_runs import run
 from stablepay_console.profiles.book import ProfileBook
-from stablepay_console.profiles.commands import run
 from stablepay_console.profiles.keys import entry_name
 from stablepay_console.profiles.model import Profile
 from stablepay_console.profiles.rotation import FileProgress, Step

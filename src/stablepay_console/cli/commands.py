@@ -35,11 +35,6 @@ def cli(name: str) -> ModuleType:
     return importlib.import_module(f"stablepay_console.cli.{name}")
 
 
-def module(name: str) -> ModuleType:
-    """Any module of the console, imported when a command runs."""
-    return importlib.import_module(f"stablepay_console.{name}")
-
-
 @dataclass(frozen=True)
 class Command:
     words: str
@@ -76,11 +71,11 @@ GROUPS: dict[str, dict[str, str]] = {
 COMMANDS: tuple[Command, ...] = (
     Command("sandbox serve", parsers.add_sandbox_serve, lambda: cli("serve").run_sandbox, serves=True),
     Command("web", parsers.add_web, lambda: cli("web").run_web, serves=True),
-    Command("profile list", profile_commands.add_list, lambda: module("profiles.commands").run),
-    Command("profile add", profile_commands.add_add, lambda: module("profiles.commands").run),
-    Command("profile edit", profile_commands.add_edit, lambda: module("profiles.commands").run),
-    Command("profile remove", profile_commands.add_remove, lambda: module("profiles.commands").run),
-    Command("profile use", profile_commands.add_use, lambda: module("profiles.commands").run),
+    Command("profile list", profile_commands.add_list, lambda: cli("profile_runs").run),
+    Command("profile add", profile_commands.add_add, lambda: cli("profile_runs").run),
+    Command("profile edit", profile_commands.add_edit, lambda: cli("profile_runs").run),
+    Command("profile remove", profile_commands.add_remove, lambda: cli("profile_runs").run),
+    Command("profile use", profile_commands.add_use, lambda: cli("profile_runs").run),
     Command("profile status", profile_commands.add_status, lambda: cli("profile_status").run_status),
     Command("rfis list", parsers.add_list, lambda: cli("rfis").run_list),
     Command("rfis show", parsers.add_show, lambda: cli("rfis").run_show),

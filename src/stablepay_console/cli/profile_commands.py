@@ -1,5 +1,5 @@
 """`profile list|add|edit|remove|use|status` as the shell types them (their arguments and help): one function a
-command, named in `cli.commands`'s table. `profiles.commands` and `cli.profile_status` run them.
+command, named in `cli.commands`'s table. `cli.profile_runs` and `cli.profile_status` run them.
 
 Import-light: nothing but argparse and the small argument checks.
 """
