@@ -19,7 +19,6 @@ from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDD
 from stablepay_console.profiles.simulated import SimulatedVault
 from stablepay_console.services.audit import verify as audit_verify
 from stablepay_console.services.history import HistoryRecorder
-from stablepay_console.services.recording import recording_rfis
 from stablepay_console.services.team.scope import chosen_team, team_worker
 from stablepay_console.storage.locations import witness_file
 from stablepay_console.storage.record_worker import RecordWorker
@@ -182,7 +181,7 @@ class Services:
 
     def client_for(self, profile: Profile) -> StablePayClient:
         """A client for `profile` with its own key; every RFI it receives goes to the local record."""
-        recording = recording_rfis(self.history, profile.name, profile.environment, self.recorded_at)
+        recording = self.history.hook(profile.name, profile.environment, self.recorded_at)
         return self.client_with(profile, self.key(profile), on_rfis=recording)
 
     def recorded_at(self) -> datetime:

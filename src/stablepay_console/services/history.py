@@ -17,7 +17,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING
@@ -115,6 +115,16 @@ class HistoryRecorder:
         self._first = self._last = 0.0
         self._held = 0
         worker.add_feeder(self.push)
+
+    def hook(self, profile: str, environment: str, clock: Callable[[], datetime]) -> Callable[[list[Rfi]], None]:
+        """What a client calls with each page of RFIs it receives (`StablePayClient(on_rfis=...)`):
+        `Services.client_for` gives each client one, so the inbox, the needs-action view, exports and `rfis watch`
+        all feed the round history without knowing it."""
+
+        def saw(rfis: list[Rfi]) -> None:
+            self.saw(profile, environment, rfis, clock())
+
+        return saw
 
     def saw(self, profile: str, environment: str, rfis: Sequence[Rfi], at: datetime) -> None:
         """Record a fetched page, later and elsewhere. Only what the record keeps is held: a walk of

@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from stablepay_console.api import APIError, StatusError
 from stablepay_console.api.models import OPEN_QUOTE, OnrampTransfer
-from stablepay_console.services.quote_history import QuoteHistory
+from stablepay_console.services.quote_refreshes import QuoteHistory
 from stablepay_console.tui.formatters.text import clean, when
 from stablepay_console.tui.modals.confirm import ConfirmScreen
 from stablepay_console.tui.screens.lookup import LookupScreen

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from stablepay_console.services.quote_history import QuoteHistory, change
+from stablepay_console.services.quote_refreshes import QuoteHistory, change
 from stablepay_console.tui.formatters.text import clean, money, when
 
 
