@@ -21,6 +21,7 @@ from rich.pretty import pretty_repr
 from rich.traceback import Traceback
 
 from stablepay_console.api import APIError, ApiKey, StablePayClient, TransportError, Unauthorized
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.data import BATCH_50_ID, METRIC_DAILY_VOLUME_ID, ONRAMP_COMPLETED_ID, ONRAMP_OPEN_ID
 from tests.conftest import CANARY_KEY
@@ -57,7 +58,7 @@ async def every_call(client: StablePayClient) -> list[APIError]:
     """Call every endpoint, successes and refusals; return the errors raised."""
     errors: list[APIError] = []
     await client.ping()
-    await client.list_rfis(status="issued")
+    await client.list_rfis(RfiFilters(status="issued"))
     await client.get_batch_transfer(BATCH_50_ID)
     await client.refresh_onramp_quote(ONRAMP_OPEN_ID)
     await client.run_metric(METRIC_DAILY_VOLUME_ID)

@@ -31,6 +31,7 @@ from stablepay_console.api import (
     TransportError,
     Unauthorized,
 )
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.sandbox.data import (
     BATCH_50_ID,
     METRIC_DAILY_VOLUME_ID,
@@ -149,7 +150,7 @@ async def test_rfis_over_http(server: Served) -> None:
     async with connect(server) as client:
         first = await client.list_rfis()
         assert (first.pagination.limit, first.pagination.offset, first.pagination.total) == (20, 0, 240)
-        issued = await client.list_rfis(status="issued", kind="transaction", limit=100)
+        issued = await client.list_rfis(RfiFilters(status="issued", kind="transaction"), limit=100)
         assert issued.data and all(r.status == "issued" and r.kind == "transaction" for r in issued.data)
         last = await client.list_rfis(limit=100, offset=200)
         assert len(last.data) == 40

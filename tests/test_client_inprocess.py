@@ -20,6 +20,7 @@ from stablepay_console.api import (
     ValidationFailed,
 )
 from stablepay_console.api.client import decode
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.sandbox.data import (
     BATCH_50_ID,
@@ -70,7 +71,7 @@ async def test_requests_carry_the_key_only_as_a_bearer_header(
 ) -> None:
     client, recorder = recorded
     await client.ping()
-    await client.list_rfis(status="issued", kind="transaction", user_id=None, limit=5, offset=10)
+    await client.list_rfis(RfiFilters(status="issued", kind="transaction", user_id=None), limit=5, offset=10)
     await client.get_batch_transfer(BATCH_SMALL_ID)
     await client.refresh_onramp_quote(ONRAMP_OPEN_ID)
     await client.run_metric(METRIC_DAILY_VOLUME_ID)
@@ -99,7 +100,7 @@ async def test_user_id_is_sent_as_camel_case_query(
 ) -> None:
     client, recorder = recorded
     user = sandbox.data.users[3]
-    await client.list_rfis(user_id=user.upper())
+    await client.list_rfis(RfiFilters(user_id=user.upper()))
     assert recorder.requests[0].url.params["userId"] == user
 
 
@@ -163,7 +164,7 @@ async def test_first_page_defaults(client: StablePayClient, sandbox: Sandbox) ->
 
 @pytest.mark.parametrize("status", ["issued", "submitted", "resolved", "expired"])
 async def test_status_filter(client: StablePayClient, sandbox: Sandbox, status: str) -> None:
-    page = await client.list_rfis(status=status, limit=100)
+    page = await client.list_rfis(RfiFilters(status=status), limit=100)
     expected = [r for r in sandbox.data.rfis if r.status == status]
     assert page.pagination.total == len(expected) > 0
     assert [r.id for r in page.data] == [r.id for r in expected[:100]]
@@ -172,7 +173,7 @@ async def test_status_filter(client: StablePayClient, sandbox: Sandbox, status: 
 
 @pytest.mark.parametrize("kind", ["onboarding", "transaction"])
 async def test_kind_filter_and_transfer_fields(client: StablePayClient, sandbox: Sandbox, kind: str) -> None:
-    page = await client.list_rfis(kind=kind, limit=100)
+    page = await client.list_rfis(RfiFilters(kind=kind), limit=100)
     assert page.pagination.total == sum(r.kind == kind for r in sandbox.data.rfis)
     for rfi in page.data:
         assert rfi.kind == kind
@@ -186,14 +187,14 @@ async def test_combined_filters(client: StablePayClient, sandbox: Sandbox) -> No
     user = sandbox.data.rfis[0].user_id
     assert user is not None
     kind = sandbox.data.rfis[0].kind
-    page = await client.list_rfis(status="issued", kind=kind, user_id=user, limit=100)
+    page = await client.list_rfis(RfiFilters(status="issued", kind=kind, user_id=user), limit=100)
     expected = [r for r in sandbox.data.rfis if r.status == "issued" and r.kind == kind and r.user_id == user]
     assert [r.id for r in page.data] == [r.id for r in expected]
     assert page.pagination.total == len(expected) >= 1
 
 
 async def test_unknown_user_has_an_empty_list(client: StablePayClient) -> None:
-    page = await client.list_rfis(user_id=MISSING_ID)
+    page = await client.list_rfis(RfiFilters(user_id=MISSING_ID))
     assert page.data == [] and page.pagination.total == 0
 
 
@@ -238,7 +239,7 @@ async def test_iter_rfis_yields_everything_in_order(client: StablePayClient, san
 
 
 async def test_iter_rfis_with_a_filter(client: StablePayClient, sandbox: Sandbox) -> None:
-    got = [r.id async for r in client.iter_rfis(status="expired", page_size=10)]
+    got = [r.id async for r in client.iter_rfis(RfiFilters(status="expired"), page_size=10)]
     assert got == [r.id for r in sandbox.data.rfis if r.status == "expired"]
 
 

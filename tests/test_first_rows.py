@@ -108,7 +108,7 @@ async def test_never_for_another_profile_base_url_or_filter(sandbox: Sandbox) ->
     assert read_for_start("embedded-production", EMBEDDED_PROFILE.base_url) is None
     assert read_for_start(EMBEDDED_PROFILE.name, "https://elsewhere.example") is None
     async with Services(sandbox=sandbox).client_for(EMBEDDED_PROFILE) as client:
-        issued = await client.list_rfis(status="issued")
+        issued = await client.list_rfis(RfiFilters(status="issued"))
         second = await client.list_rfis(offset=20)
     assert page_to_keep("p", "u", RfiFilters(status="issued"), issued, FIXED_NOW) is None
     assert page_to_keep("p", "u", RfiFilters(), second, FIXED_NOW) is None

@@ -31,7 +31,7 @@ class CountingClient:
         self.calls.append(args)
         if self.fail:
             raise ServerError("Simulated internal failure", status=500, code="INTERNAL_SERVER_ERROR")
-        return await self.client.list_rfis(*args)
+        return await self.client.list_rfis(*args)  # (filters, limit, offset)
 
     def iter_rfis(self, *args: Any) -> Any:
         return self.client.iter_rfis(*args)
@@ -67,12 +67,12 @@ async def test_pages_carry_provenance_and_neighbours_are_prefetched(client: Stab
     assert shown.provenance.profile == "embedded" and shown.provenance.at == FIXED_NOW
     assert shown.provenance.asked == "status any · kind any · user any · page 1"
     await p.prefetch(counting)  # type: ignore[arg-type]
-    assert sorted(c[4] for c in counting.calls) == [0, 20, 40]  # page 1, then the two pages ahead
+    assert sorted(c[2] for c in counting.calls) == [0, 20, 40]  # page 1, then the two pages ahead
     p.go(20)
     assert p.show_cached()  # page 2 paints at once from the cache
     assert p.rows() and p.window() == (20, 20, 240)
     await p.prefetch(counting)  # type: ignore[arg-type]
-    assert [c[4] for c in counting.calls[3:]] == [60]  # pages 3 and 1 are cached already
+    assert [c[2] for c in counting.calls[3:]] == [60]  # pages 3 and 1 are cached already
 
 
 async def test_a_page_on_screen_checked_again_says_refreshing_not_loading(client: StablePayClient) -> None:
@@ -99,7 +99,7 @@ async def test_paging_back_prefetches_the_pages_behind(client: StablePayClient) 
     p.go(200)
     await p.load(counting)  # type: ignore[arg-type]
     await p.prefetch(counting)  # type: ignore[arg-type]
-    assert sorted(c[4] for c in counting.calls[2:]) == [160, 180]  # two behind; the page after is cached
+    assert sorted(c[2] for c in counting.calls[2:]) == [160, 180]  # two behind; the page after is cached
 
 
 async def test_a_filter_change_or_refresh_drops_the_cache(client: StablePayClient) -> None:

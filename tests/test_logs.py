@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from stablepay_console.api import StablePayClient
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.cli.logs import OUR_LOGGER, PrivacyFilter, setup_logging, without_query
 from stablepay_console.cli.main import main
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
@@ -37,7 +38,7 @@ async def test_requests_are_logged_as_method_path_and_status_only(log_path: Path
     sandbox.add_key(CANARY_KEY)
     transport = httpx.ASGITransport(app=sandbox.app)
     async with StablePayClient("http://localhost", CANARY_KEY, transport=transport) as client:
-        await client.list_rfis(status="issued", user_id=USER, limit=5)
+        await client.list_rfis(RfiFilters(status="issued", user_id=USER), limit=5)
         await client.ping()
     text = log_path.read_text(encoding="utf-8")
     assert "GET /v2/rfis -> 200" in text and "GET /ping -> 200" in text

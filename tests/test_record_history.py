@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import Rfi, RfiItem
 from stablepay_console.api.sanitize import json_safe
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
@@ -47,7 +48,7 @@ def issued(sandbox: Sandbox) -> tuple[int, Rfi]:
 
 async def fetch(services: Services, status: str | None = "issued") -> None:
     async with services.client_for(EMBEDDED_PROFILE) as client:
-        await client.list_rfis(status=status, limit=100)
+        await client.list_rfis(RfiFilters(status=status), limit=100)
     services.record.flush()
 
 

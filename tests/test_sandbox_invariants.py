@@ -17,6 +17,7 @@ import pydantic_core
 import pytest
 
 from stablepay_console.api import BatchTransfer, OnrampTransfer, StablePayClient
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.models import OPEN_QUOTE
 from stablepay_console.profiles.model import EMBEDDED_PRODUCTION_PROFILE, EMBEDDED_PROFILE, Profile
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
@@ -98,7 +99,7 @@ async def test_fifty_thousand_rfis_page_to_the_end(big: Sandbox) -> None:
     async with StablePayClient("http://localhost", SANDBOX_KEY, transport=httpx.ASGITransport(app=big.app)) as c:
         tail = await c.list_rfis(limit=100, offset=49_990)
         assert len(tail.data) == 10 and tail.pagination.total == BIG
-        issued = await c.list_rfis(status="issued", limit=1)
+        issued = await c.list_rfis(RfiFilters(status="issued"), limit=1)
         assert issued.pagination.total == sum(row.status == "issued" for row in big.data.rfis.rows)
         assert broken_rules([r.model_dump_json(by_alias=True).encode() for r in tail.data], FIXED_NOW) == Counter()
 

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from stablepay_console.api import StablePayClient, StatusError
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.gate import (
     BULK,
     BULK_PLACES,
@@ -93,7 +94,7 @@ async def test_a_429_slows_every_caller(sandbox: Sandbox) -> None:
     sandbox.faults.retry_after = 1
     sandbox.faults.force, sandbox.faults.force_count = "429", 1  # the first request is told to wait 1 s
     async with client(front) as radar, client(front) as inbox:
-        first = asyncio.create_task(radar.list_rfis(status="issued"))
+        first = asyncio.create_task(radar.list_rfis(RfiFilters(status="issued")))
         await until(lambda: gate_for(URL).held_for() > 0,
                     "the radar's 429 never held the gate: its Retry-After was not learnt")
         second = await inbox.list_rfis()  # another caller of the same server, after the 429
@@ -115,7 +116,8 @@ async def test_a_long_retry_after_answers_every_caller_at_once_without_sending(s
         except StatusError as exc:
             assert exc.status == 429
         try:
-            await within_deadline(export.list_rfis(status="expired"), "the export queued behind a 600 s pause")
+            expired = export.list_rfis(RfiFilters(status="expired"))
+            await within_deadline(expired, "the export queued behind a 600 s pause")
         except StatusError as exc:
             assert exc.status == 429 and exc.response is not None
             assert 500 < int(exc.response.headers["Retry-After"]) <= 600
@@ -129,7 +131,7 @@ async def test_every_caller_together_stays_within_the_servers_limit(sandbox: San
     sandbox.faults.latency = 0.02
     async with client(front) as one, client(front) as two:
         async def walk(c: StablePayClient, status: str) -> int:
-            return len([r async for r in c.iter_rfis(status=status, page_size=10)])
+            return len([r async for r in c.iter_rfis(RfiFilters(status=status), page_size=10)])
 
         pages = [one.list_rfis(offset=n * 20) for n in range(6)]
         counts = await asyncio.gather(walk(one, "issued"), walk(two, "resolved"), *pages)

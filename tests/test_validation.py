@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from stablepay_console.api import ApiKey, StablePayClient, check_base_url
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.validation import (
     check_kind,
     check_limit,
@@ -118,9 +119,9 @@ REFUSED_CALLS: list[tuple[str, Call, str]] = [
     ("limit 0", lambda c: c.list_rfis(limit=0), "page size"),
     ("limit 101", lambda c: c.list_rfis(limit=101), "page size"),
     ("negative offset", lambda c: c.list_rfis(offset=-1), "offset"),
-    ("unknown status", lambda c: c.list_rfis(status="open"), "Unknown status"),
-    ("unknown kind", lambda c: c.list_rfis(kind="wallet"), "Unknown kind"),
-    ("bad user id", lambda c: c.list_rfis(user_id="user-42"), "user ID"),
+    ("unknown status", lambda c: c.list_rfis(RfiFilters(status="open")), "Unknown status"),
+    ("unknown kind", lambda c: c.list_rfis(RfiFilters(kind="wallet")), "Unknown kind"),
+    ("bad user id", lambda c: c.list_rfis(RfiFilters(user_id="user-42")), "user ID"),
     ("bad batch id", lambda c: c.get_batch_transfer("6f1c2a10-5b7e-4c1d-9a33-00000000005"), "transfer ID"),
     ("batch id with space", lambda c: c.get_batch_transfer("6f1c2a10 5b7e-4c1d-9a33-000000000050"), "spaces"),
     ("bad onramp id", lambda c: c.refresh_onramp_quote("not-a-uuid"), "onramp ID"),

@@ -22,6 +22,7 @@ from stablepay_console.api.body import (
 )
 from stablepay_console.api.decoding import M, decode, error_from
 from stablepay_console.api.errors import DeadlineExceeded, MalformedResponse, ResponseTooLarge, TransportError
+from stablepay_console.api.filters import ANY, RfiFilters
 from stablepay_console.api.gate import BULK, PoliteTransport, gate_for
 from stablepay_console.api.key_check import check_key
 from stablepay_console.api.models import (
@@ -152,29 +153,20 @@ class StablePayClient:
     # --- endpoints -------------------------------------------------------------
 
     async def list_rfis(
-        self,
-        status: str | None = None,
-        kind: str | None = None,
-        user_id: str | None = None,
-        limit: int = 20,
-        offset: int = 0,
-        *,
-        bulk: bool = False,
+        self, filters: RfiFilters = ANY, limit: int = 20, offset: int = 0, *, bulk: bool = False
     ) -> RfiPage:
-        """One page of RFIs, newest first (GET /v2/rfis). `bulk`: a page of a walk, which lets the pages a
-        person asked for go first at the server's gate."""
-        return await self._rfis_page(await self._rfis_answer(status, kind, user_id, limit, offset, bulk))
+        """One page of RFIs matching `filters`, newest first (GET /v2/rfis). `bulk`: a page of a walk, which lets
+        the pages a person asked for go first at the server's gate."""
+        return await self._rfis_page(await self._rfis_answer(filters, limit, offset, bulk))
 
-    async def _rfis_answer(
-        self, status: str | None, kind: str | None, user_id: str | None, limit: int, offset: int, bulk: bool
-    ) -> httpx.Response:
+    async def _rfis_answer(self, filters: RfiFilters, limit: int, offset: int, bulk: bool) -> httpx.Response:
         params: dict[str, str | int] = {"limit": check_limit(limit), "offset": check_offset(offset)}
-        if check_status(status) is not None:
-            params["status"] = status  # type: ignore[assignment]
-        if check_kind(kind) is not None:
-            params["kind"] = kind  # type: ignore[assignment]
-        if user_id is not None:
-            params["userId"] = parse_uuid(user_id, "user ID")
+        if (status := check_status(filters.status)) is not None:
+            params["status"] = status
+        if (kind := check_kind(filters.kind)) is not None:
+            params["kind"] = kind
+        if filters.user_id is not None:
+            params["userId"] = parse_uuid(filters.user_id, "user ID")
         ready = None if RfiPage.__pydantic_complete__ else _build_page_models
         return await self._exchange("GET", "/v2/rfis", params=params, bulk=bulk, meanwhile=ready)
 
@@ -193,9 +185,7 @@ class StablePayClient:
 
     async def iter_rfis(
         self,
-        status: str | None = None,
-        kind: str | None = None,
-        user_id: str | None = None,
+        filters: RfiFilters = ANY,
         page_size: int = 100,
         report: PagingReport | None = None,
         older_than: datetime | None = None,
@@ -206,7 +196,7 @@ class StablePayClient:
         pages come (distinct rows, duplicates skipped, pages re-read, why it stopped). With
         `older_than`, paging stops after a page whose rows are all older (the list is newest first).
         """
-        pages = self.iter_rfi_pages(status, kind, user_id, page_size, report, older_than)
+        pages = self.iter_rfi_pages(filters, page_size, report, older_than)
         async with aclosing(pages):
             async for rows in pages:
                 for rfi in rows:
@@ -214,9 +204,7 @@ class StablePayClient:
 
     async def iter_rfi_pages(
         self,
-        status: str | None = None,
-        kind: str | None = None,
-        user_id: str | None = None,
+        filters: RfiFilters = ANY,
         page_size: int = 100,
         report: PagingReport | None = None,
         older_than: datetime | None = None,
@@ -230,7 +218,7 @@ class StablePayClient:
             # This walk's own bound, and the server's gate (one limit shared with every other caller), hold
             # a place while the page is on the wire only: the next page is sent before this one is parsed.
             async with own:
-                answer = await self._rfis_answer(status, kind, user_id, limit, offset, bulk=True)
+                answer = await self._rfis_answer(filters, limit, offset, bulk=True)
             await asyncio.sleep(0)  # the page waiting for the place just given back goes out first
             return await self._rfis_page(answer, between=_answers_in)
 

@@ -35,3 +35,7 @@ class RfiFilters:
             parts.append("user" + self.user_id[:8])
         text = "-".join(parts) or "all"
         return re.sub(r"[^A-Za-z0-9_-]", "_", text)
+
+
+ANY = RfiFilters()
+"""No filter: every request."""

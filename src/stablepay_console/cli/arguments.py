@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import NoReturn
 
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.sanitize import clean
 from stablepay_console.cli.durations import format_duration, parse_duration
 
@@ -119,3 +120,9 @@ def uuid_of(what: str) -> Callable[[str], str]:
 
     parse.__name__ = what.replace(" ", "_")
     return parse
+
+
+def filters_of(args: argparse.Namespace) -> RfiFilters:
+    """The RFI list's filters a command was given (`--status`, `--kind`, `--user-id`): every command reads them
+    here."""
+    return RfiFilters(status=args.status, kind=args.kind, user_id=args.user_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from stablepay_console.cli.arguments import quoted, say
+from stablepay_console.cli.arguments import filters_of, quoted, say
 from stablepay_console.cli.export_flags import range_of
 
 
@@ -15,7 +15,6 @@ def run_export(args: argparse.Namespace) -> int:
 
     from stablepay_console.api import APIError
     from stablepay_console.api.error_text import error_text
-    from stablepay_console.api.filters import RfiFilters
     from stablepay_console.api.sanitize import has_control
     from stablepay_console.cli.console import start_profile
     from stablepay_console.cli.session import setup_logging
@@ -31,7 +30,7 @@ def run_export(args: argparse.Namespace) -> int:
     if started is None:
         return 2
     profile, services = started
-    filters = RfiFilters(status=args.status, kind=args.kind, user_id=args.user_id)
+    filters = filters_of(args)
     created_after, created_before = range_of(args)
     name = default_export_name(filters, args.format, datetime.now(timezone.utc))
     try:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from stablepay_console.cli.arguments import filters_of
 from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.session import FAILED, OK, USAGE, Session, open_session
 from stablepay_console.storage import record_json
@@ -19,12 +20,6 @@ if TYPE_CHECKING:
     from stablepay_console.storage.record_types import DueIssued
 
 LIST_COLUMNS = ("id", "status", "kind", "user", "round", "deadline", "left", "created")
-
-
-def filters_of(args: argparse.Namespace) -> RfiFilters:
-    from stablepay_console.api.filters import RfiFilters
-
-    return RfiFilters(status=args.status, kind=args.kind, user_id=args.user_id)
 
 
 def row_of(columns: tuple[str, ...], now: datetime) -> Callable[[Rfi], list[str]]:
@@ -124,9 +119,8 @@ def run_list(args: argparse.Namespace) -> int:
     if args.all:
         return _list_all(session, out, filters)
 
-    f = filters
     page = session.ask(
-        lambda client: client.list_rfis(f.status, f.kind, f.user_id, limit=args.limit or 20, offset=args.offset or 0)
+        lambda client: client.list_rfis(filters, limit=args.limit or 20, offset=args.offset or 0)
     )
     if isinstance(page, int):
         return page

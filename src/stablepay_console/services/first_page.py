@@ -26,7 +26,7 @@ START_FILTERS: dict[str, str | None] = {"status": None, "kind": None, "userId": 
 """The filters every start opens the inbox with: the only ones a first page is kept for."""
 
 
-def filters_of(filters: RfiFilters) -> dict[str, str | None]:
+def filter_fields(filters: RfiFilters) -> dict[str, str | None]:
     return {"status": filters.status, "kind": filters.kind, "userId": filters.user_id}
 
 
@@ -106,7 +106,7 @@ def model_rows(page: FirstPage) -> list[Rfi]:
 
 def page_to_keep(profile: str, base_url: str, filters: RfiFilters, page: RfiPage, at: datetime) -> FirstPage | None:
     """What to keep of a page the inbox shows: only the first page of the start's filters."""
-    if filters_of(filters) != START_FILTERS or page.pagination.offset != 0 or not page.data:
+    if filter_fields(filters) != START_FILTERS or page.pagination.offset != 0 or not page.data:
         return None
     rows = [rfi.to_wire() for rfi in page.data[: first_page.MAX_ROWS]]
     return FirstPage(profile, base_url, dict(START_FILTERS), at, page.pagination.limit, page.pagination.total, rows)

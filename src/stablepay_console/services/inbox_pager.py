@@ -258,12 +258,12 @@ class InboxPager:
 
     async def _fetch(self, client: StablePayClient, query: InboxQuery) -> Loaded[RfiPage]:
         f = query.filters
-        page = await client.list_rfis(f.status, f.kind, f.user_id, query.limit, query.offset)
+        page = await client.list_rfis(f, query.limit, query.offset)
         p = page.pagination
         if not page.data and p.total > 0 and p.offset >= p.total:
             # The list shrank since the last page was counted: show the new last page instead.
             query = replace(query, offset=last_offset(p.total, query.limit))
-            page = await client.list_rfis(f.status, f.kind, f.user_id, query.limit, query.offset)
+            page = await client.list_rfis(f, query.limit, query.offset)
         asked = f"{f.describe()} · page {query.page_number}"
         loaded = Loaded(page, self._provenance(query, asked))
         self._remember(replace(query, offset=max(0, page.pagination.offset)), loaded)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -80,7 +80,7 @@ async def read_needs_action(
     rows = NeedsActionRows()
     report = PagingReport()
     next_show = PAGE
-    rfis = client.iter_rfis("issued", filters.kind, filters.user_id, page_size=PAGE, report=report)
+    rfis = client.iter_rfis(replace(filters, status="issued"), page_size=PAGE, report=report)
     with gc_paused():
         async with aclosing(rfis):  # pages still in flight are cancelled on an error
             async for rfi in rfis:

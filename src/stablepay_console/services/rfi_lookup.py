@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from stablepay_console.api.filters import RfiFilters
+
 if TYPE_CHECKING:
     from stablepay_console.api.client import StablePayClient
     from stablepay_console.api.models import Rfi
@@ -58,7 +60,8 @@ async def _one_list(client: StablePayClient, kind: str | None, user_id: str | No
     ids = {w.id for w in wanted}
     oldest = min(w.created_at for w in wanted)
     for page_no in range(MAX_PAGES):
-        page = await client.list_rfis(None, kind, user_id, limit=PAGE, offset=page_no * PAGE, bulk=True)
+        asked = RfiFilters(kind=kind, user_id=user_id)
+        page = await client.list_rfis(asked, limit=PAGE, offset=page_no * PAGE, bulk=True)
         found.pages += 1
         for rfi in page.data:
             if rfi.id in ids:
@@ -118,7 +121,7 @@ async def find_one(client: StablePayClient, rfi_id: str, seen: Wanted | None = N
         if found.rfis:
             return Lookup(found.rfis[0], pages)
     for page_no in range(ACCOUNT_PAGES):
-        page = await client.list_rfis(None, None, None, limit=PAGE, offset=page_no * PAGE, bulk=True)
+        page = await client.list_rfis(limit=PAGE, offset=page_no * PAGE, bulk=True)
         pages += 1
         match = next((rfi for rfi in page.data if rfi.id == rfi_id), None)
         if match is not None:

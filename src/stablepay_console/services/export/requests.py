@@ -219,7 +219,7 @@ async def _export(
 ) -> ExportResult:
     report = progress or (lambda done, total: None)
     # One small request first, so progress can say "of N" from the start.
-    probe = await client.list_rfis(filters.status, filters.kind, filters.user_id, limit=1, offset=0)
+    probe = await client.list_rfis(filters, limit=1, offset=0)
     total = probe.pagination.total
     report(0, total)
     paging = PagingReport()
@@ -227,10 +227,7 @@ async def _export(
     with part_file(path, "the export") as out:  # a failed or cancelled export leaves nothing behind
         writer = RowWriter(out, fmt)
         writer.start()
-        rfis = client.iter_rfis(
-            filters.status, filters.kind, filters.user_id, page_size=page_size, report=paging,
-            older_than=created_after,
-        )
+        rfis = client.iter_rfis(filters, page_size=page_size, report=paging, older_than=created_after)
         async with aclosing(rfis):  # pages still in flight are cancelled on the way out
             async for rfi in rfis:
                 if (created_after is not None and rfi.created_at < created_after) or (

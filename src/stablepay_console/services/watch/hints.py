@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.sanitize import clean
 from stablepay_console.services.gc_pause import gc_paused
 from stablepay_console.services.watch.events import Tracker, WatchEvent
@@ -61,7 +62,7 @@ async def learn(client: StablePayClient, tracker: Tracker, envelope: Envelope, n
         return Learned([], [])
     paging = PagingReport()
     found: list[Rfi] = []
-    rfis = client.iter_rfis(None, TRANSACTION, envelope.user_id, report=paging)
+    rfis = client.iter_rfis(RfiFilters(kind=TRANSACTION, user_id=envelope.user_id), report=paging)
     with gc_paused():
         async with aclosing(rfis):
             async for rfi in rfis:

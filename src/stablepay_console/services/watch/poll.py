@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from stablepay_console.api.filters import RfiFilters
 from stablepay_console.api.sanitize import clean
 from stablepay_console.api.vocabulary import RFI_KINDS
 from stablepay_console.services.gc_pause import gc_paused
@@ -113,7 +114,7 @@ class IncrementalWatch:
         met: set[str] = set()
         paging = PagingReport()
         chunk: list[Rfi] = []
-        rfis = client.iter_rfis(ISSUED, page_size=PAGE, report=paging)
+        rfis = client.iter_rfis(RfiFilters(status=ISSUED), page_size=PAGE, report=paging)
         with gc_paused():
             async with aclosing(rfis):  # pages still in flight are cancelled on an error
                 async for rfi in rfis:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 async def walk_issued(client: StablePayClient, *each_page: Callable[[Sequence[Rfi]], object]) -> None:
     """Every issued request, page by page: each of `each_page` sees each page as it passes (what is due, and the
     service levels' breaches counted in the same walk)."""
-    pages = client.iter_rfi_pages(ISSUED)
+    pages = client.iter_rfi_pages(RfiFilters(status=ISSUED))
     with gc_paused():
         async with aclosing(pages):  # pages still in flight are cancelled on an error
             async for rfis in pages:
@@ -36,8 +36,7 @@ async def every_rfi(
 ) -> list[Rfi]:
     """Every request matching `filters`, all pages, newest first: the same paging as the export
     (`report` says what the paging met)."""
-    f = filters or RfiFilters()
-    rfis = client.iter_rfis(f.status, f.kind, f.user_id, report=report)
+    rfis = client.iter_rfis(filters or RfiFilters(), report=report)
     with gc_paused():
         async with aclosing(rfis):  # pages still in flight are cancelled on an error
             return [rfi async for rfi in rfis]
