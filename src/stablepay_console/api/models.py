@@ -11,7 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, PlainSerializer
 
 from stablepay_console.api.metric_models import (
     DateRange as DateRange,
@@ -144,8 +144,14 @@ class RfiPage(WireModel):
 # --- Transfers (2.5, 2.6) -----------------------------------------------------
 
 
+WIRE_STRING = PlainSerializer(str, return_type=str, when_used="json")
+"""A decimal the spec sends as a JSON string (batch amounts, quote amounts and rate): written back as that string.
+Every other decimal (an onramp's `source.amount`, metric values) goes out as a JSON number with all its digits."""
+StringDecimal = Annotated[Decimal, WIRE_STRING]
+
+
 class BatchRecipient(WireModel):
-    amount: Decimal
+    amount: StringDecimal
     user_id: str
 
 
@@ -233,7 +239,7 @@ class OnrampDestination(WireModel):
 
 
 class Money(WireModel):
-    amount: Decimal
+    amount: StringDecimal
     currency: str
 
     def __str__(self) -> str:
@@ -246,7 +252,7 @@ class QuoteInformation(WireModel):
     rail_fee: Money
     receive_gross: Money
     receive_net: Money
-    rate: Decimal
+    rate: StringDecimal
     expires_at: Expiry = None
 
 

@@ -1,7 +1,7 @@
 """`--json`: a model as the API's own JSON, with exact numbers, safe to print on a terminal.
 
 Field names are the wire's (camelCase, extra fields kept). Money stays exact: a decimal the spec
-sends as a JSON string (batch amounts, quote amounts and rate) is printed as that string; one it
+sends as a JSON string (the models type it `StringDecimal`) is printed as that string; one it
 sends as a number (an onramp's `source.amount`, metric values) is printed as a number with all its
 digits, never through a float. Every character that could act on a terminal is a `\\uXXXX` escape.
 """
@@ -15,11 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from stablepay_console.api.models import WIRE_STRING
 from stablepay_console.api.sanitize import json_safe
 from stablepay_console.storage import record_json
-
-STRING_DECIMALS = {("BatchRecipient", "amount"), ("Money", "amount"), ("QuoteInformation", "rate")}
-"""(model, field) pairs whose decimal the spec types as a string."""
 
 
 class Number:
@@ -38,18 +36,19 @@ def _time(value: date) -> str:
     return value.isoformat()
 
 
-def plain_value(value: Any, owner: str = "", name: str = "") -> Any:
-    """JSON-ready values: models as camelCase dicts, `Number` for decimals the wire sends as numbers."""
+def plain_value(value: Any, as_string: bool = False) -> Any:
+    """JSON-ready values: models as camelCase dicts, `Number` for decimals the wire sends as numbers (the model's
+    field says which it sends as a string: `api.models.WIRE_STRING`)."""
     if isinstance(value, BaseModel):
         cls = type(value)
         out: dict[str, Any] = {}
         for field_name, info in cls.model_fields.items():
-            out[info.alias or field_name] = plain_value(getattr(value, field_name), cls.__name__, field_name)
+            out[info.alias or field_name] = plain_value(getattr(value, field_name), WIRE_STRING in info.metadata)
         for key, extra in (value.model_extra or {}).items():
-            out[key] = plain_value(extra, cls.__name__, key)
+            out[key] = plain_value(extra)
         return out
     if isinstance(value, Decimal):
-        return str(value) if (owner, name) in STRING_DECIMALS else Number(value)
+        return str(value) if as_string else Number(value)
     if isinstance(value, date):
         return _time(value)
     if isinstance(value, dict):
