@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.bench
+
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = (
     "stablepay-console --version",
@@ -89,6 +91,7 @@ def test_the_memory_benchmark_prints_one_persons_peak_through_a_proxy() -> None:
         assert re.search(rf"^rfis due, one person via an HTTP proxy \({shape}\), peak RSS\s+\d+ MB", out, re.MULTILINE)
 
 
+@pytest.mark.postgres
 def test_the_team_due_benchmark_prints_its_end_to_end_figures() -> None:
     from tests.postgres import bin_dir, unavailable
 
@@ -120,6 +123,7 @@ def test_a_benchmark_writes_its_own_section_of_the_readme_and_nothing_else(
         common.write_readme("nowhere", "table", "python benchmarks/x.py")
 
 
+@pytest.mark.postgres
 def test_the_webhook_benchmark_prints_delivery_to_colleague_beside_the_poll() -> None:
     from tests.postgres import bin_dir, unavailable
 
