@@ -118,7 +118,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return max(2, min(3 * cpus, 16))
 
 
-def pytest_configure(config: pytest.Config) -> None:
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
     """As the workers start, what every test process would otherwise make for itself, made once:
 
     - Hypothesis's table of the characters `st.text()` draws from. In a fresh clone each worker would build
@@ -127,7 +128,9 @@ def pytest_configure(config: pytest.Config) -> None:
     - The console's own bytecode (`_package_bytecode`).
 
     The controller makes them beside the workers' start (a few seconds of CPU, while they import and collect
-    for longer than that), not before it; without workers, before the tests."""
+    for longer than that), not before it; without workers, before the tests. After Hypothesis's own session start
+    (`trylast`): before it, Hypothesis warns of storage read while plugins initialise."""
+    config = session.config
     if hasattr(config, "workerinput"):  # an xdist worker: the controller makes it
         return
     if getattr(config.option, "numprocesses", None):
