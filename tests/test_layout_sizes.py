@@ -160,18 +160,25 @@ async def test_every_screen_keeps_banner_help_quit_and_its_widgets_on_screen(siz
         await check(pilot, "RFI detail")
         await press(pilot, "escape")
 
+        # The results of the lookups fill the screens between the docked banner and footer: at 80x24, where room is
+        # least, the walk looks them up and focuses what they show; at the larger sizes it checks the chrome of each
+        # screen as it opens.
+        small = size == SMALL
         await open_mode(pilot, "batch")
         await check(pilot, "batch, before a lookup (the ID field has the keys)")
-        await submit_id(pilot, data.BATCH_50_ID)
-        await check(pilot, "batch, after a lookup")
+        if small:
+            await submit_id(pilot, data.BATCH_50_ID)
+            await check(pilot, "batch, after a lookup")
 
         await open_mode(pilot, "quote")
-        await submit_id(pilot, data.ONRAMP_OPEN_ID)
-        await press(pilot, "r")
-        await check(pilot, "quote, refreshed twice")
+        if small:
+            await submit_id(pilot, data.ONRAMP_OPEN_ID)
+            await press(pilot, "r")
+        await check(pilot, "quote, refreshed twice" if small else "quote")
 
         await open_mode(pilot, "metrics")
-        await submit_id(pilot, data.METRIC_DAILY_VOLUME_ID)
+        if small:
+            await submit_id(pilot, data.METRIC_DAILY_VOLUME_ID)
         await check(pilot, "metrics")
 
         await open_mode(pilot, "audit")
