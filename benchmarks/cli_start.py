@@ -53,7 +53,8 @@ def wall(argv: Sequence[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
-def main(runs: int = 9) -> list[Row]:
+def main(runs: int = 9, warm: bool = True) -> list[Row]:
+    """`warm`: one unmeasured run of each first (a smoke run goes without: its figures mean nothing)."""
     console = console_argv()
     commands = {
         "--version": [*console, "--version"],
@@ -68,7 +69,7 @@ def main(runs: int = 9) -> list[Row]:
         # As installed from a wheel: bytecode cached (in a throwaway folder, not the source tree).
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        for argv in (bare, *commands.values()):  # warm the file and bytecode caches
+        for argv in (bare, *commands.values()) if warm else ():  # warm the file and bytecode caches
             wall(argv, env)
         baseline: list[float] = []
         taken: dict[str, list[float]] = {name: [] for name in commands}

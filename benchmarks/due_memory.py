@@ -118,10 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rfis", type=int, default=100_000, help="requests on the account (default 100,000)")
     parser.add_argument("--runs", type=int, default=3, help="counted runs of each (default 3)")
     parser.add_argument("--baseline", metavar="COMMIT", help="also run this commit's code, in turns")
-    parser.add_argument("--quick", action="store_true", help="600 requests, one run (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="200 requests, one run (a smoke run)")
     parser.add_argument("--write-readme", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args(argv)
-    rfis, runs = (600, 1) if args.quick else (args.rfis, args.runs)
+    rfis, runs = (200, 1) if args.quick else (args.rfis, args.runs)
     table = render(measure(rfis, runs, args.baseline))
     print(table)
     if args.write_readme:

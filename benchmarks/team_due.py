@@ -183,10 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="counted runs of each (default 5)")
     parser.add_argument("--baseline", metavar="COMMIT", help="also run this commit's code, in turns")
     parser.add_argument("--views", action="store_true", help="also the needs-action view (team_views.py)")
-    parser.add_argument("--quick", action="store_true", help="2,000 requests, one run (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="500 requests, one run (a smoke run)")
     parser.add_argument("--write-readme", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args(argv)
-    rfis, runs = (2_000, 1) if args.quick else (args.rfis, args.runs)
+    rfis, runs = (500, 1) if args.quick else (args.rfis, args.runs)
     table = render(measure(rfis, runs, args.baseline, args.views))
     print(table)
     if args.write_readme:

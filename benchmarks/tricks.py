@@ -79,10 +79,10 @@ def main(argv_: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="counted runs of each (default 7)")
     parser.add_argument("--rfis", type=int, default=100_000, help="requests of the walk's account (default 100,000)")
-    parser.add_argument("--quick", action="store_true", help="600 requests, one run (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="200 requests, one run (a smoke run)")
     parser.add_argument("--write-readme", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args(argv_)
-    runs, rfis = (1, 600) if args.quick else (args.runs, args.rfis)
+    runs, rfis = (1, 200) if args.quick else (args.runs, args.rfis)
     table = render(measure(runs, rfis))
     print(table)
     if args.write_readme:

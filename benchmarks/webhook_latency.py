@@ -188,10 +188,10 @@ def measure(deliveries: int) -> list[Row]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deliveries", type=int, default=20)
-    parser.add_argument("--quick", action="store_true", help="3 deliveries (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="2 deliveries (a smoke run)")
     parser.add_argument("--write-readme", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args()
-    rows = measure(3 if args.quick else args.deliveries)
+    rows = measure(2 if args.quick else args.deliveries)
     print("webhook deliveries end to end (sandbox serve -> rfis watch --webhooks -> the team record); baseline: "
           "the poll's interval")
     table = render(rows)

@@ -17,7 +17,6 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 from textual.app import App
-from textual.css.stylesheet import Stylesheet
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input
@@ -119,7 +118,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return max(2, min(3 * cpus, 16))
 
 
-def pytest_configure(config: pytest.Config) -> None:
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
     """As the workers start, what every test process would otherwise make for itself, made once:
 
     - Hypothesis's table of the characters `st.text()` draws from. In a fresh clone each worker would build
@@ -128,60 +128,15 @@ def pytest_configure(config: pytest.Config) -> None:
     - The console's own bytecode (`_package_bytecode`).
 
     The controller makes them beside the workers' start (a few seconds of CPU, while they import and collect
-    for longer than that), not before it; without workers, before the tests."""
-    _one_last_collection(config)
+    for longer than that), not before it; without workers, before the tests. After Hypothesis's own session start
+    (`trylast`): before it, Hypothesis warns of storage read while plugins initialise."""
+    config = session.config
     if hasattr(config, "workerinput"):  # an xdist worker: the controller makes it
         return
     if getattr(config.option, "numprocesses", None):
-        _tests_rewritten(config)
         threading.Thread(target=_made_once, name="made-once", daemon=True).start()
     else:
         _made_once()
-
-
-def _one_last_collection(config: pytest.Config) -> None:
-    """At its end each test process collects its garbage before it reports unraisable exceptions (`__del__`
-    failures): pytest runs five full collections for that, each walking what the run left (3.9 s for the five in
-    one process running tests/test_inbox.py under load, and six workers end at once: the run's last seconds).
-    One finds what a test left raising in `__del__`; the others find only what that one's finalizers freed. The
-    key is pytest's own (its `pytester` sets it too); a pytest without it keeps its five."""
-    try:
-        from _pytest.unraisableexception import gc_collect_iterations_key
-    except ImportError:
-        return
-    config.stash[gc_collect_iterations_key] = 1
-
-
-def _tests_rewritten(config: pytest.Config) -> None:
-    """The test modules with their asserts rewritten, written to `__pycache__` once, before the workers start.
-
-    pytest rewrites each test module's asserts as it imports it, and keeps the result only where it may write
-    bytecode; with PYTHONDONTWRITEBYTECODE set (as on the CI box) each of the six workers rewrote all of them,
-    about 4 s of CPU each, at the same moment. A worker reads a cached module whatever that setting says (pytest
-    checks the source's size and time), so the controller writes them first, each atomically (pytest's own
-    functions; about 4 s once, nothing when they are current). A module not written here (a pytest without these
-    functions, a read-only checkout) is rewritten by each worker as before."""
-    try:
-        from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test, _write_pyc, assertstate_key
-    except ImportError:
-        return
-    state = config.stash.get(assertstate_key, None)
-    if state is None:  # --assert=plain: nothing is rewritten
-        return
-    folder = Path(__file__).parent
-    for source in sorted(folder.glob("test_*.py")) + [folder / "conftest.py"] + [
-        folder / f"{name.rsplit('.', 1)[-1]}.py" for name in pytest_plugins
-    ]:
-        cache = source.parent / "__pycache__"
-        pyc = cache / (source.name[:-3] + PYC_TAIL)
-        try:
-            if _read_pyc(source, pyc) is not None:
-                continue
-            cache.mkdir(exist_ok=True)
-            source_stat, code = _rewrite_test(source, config)
-        except (OSError, SyntaxError):  # read-only, or a module that does not compile: the worker says why
-            continue
-        _write_pyc(state, code, source_stat, pyc)
 
 
 def _made_once() -> None:
@@ -287,28 +242,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             "stablepay-console: the run collected no tests; the whole suite (or CI) must run some.", red=True
         )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-
-_parse_css_rules = Stylesheet._parse_rules
-_parsed_css: dict[tuple[object, ...], Any] = {}
-
-
-def _parse_css_once(
-    self: Stylesheet, css: str, read_from: Any, is_default_rules: bool = False, tie_breaker: int = 0, scope: str = ""
-) -> Any:
-    """Textual parses every stylesheet again for each new app (and on each reparse): here once per process.
-
-    Parsing is a pure function of the CSS, where it came from and the theme's variables, so the rules are
-    shared between apps; a stylesheet with errors still raises (the errors travel with the rules).
-    """
-    key = (css, read_from, is_default_rules, tie_breaker, scope, tuple(sorted(self._variables.items())))
-    found = _parsed_css.get(key)
-    if found is None:
-        found = _parsed_css[key] = _parse_css_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
-    return found
-
-
-Stylesheet._parse_rules = _parse_css_once  # type: ignore[method-assign]
 
 
 # --- sandboxes ---------------------------------------------------------------------------------------------------

@@ -9,32 +9,23 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.bench
+
 ROOT = Path(__file__).resolve().parent.parent
-FIGURES = (
-    "stablepay-console --version",
-    "stablepay-console --help",
-    "console first frame (median)",
-    "console first rows (median)",
-    "page switch p50",
-    "page switch p95",
-    "responsiveness p95",
-    "page switch p95, served 200 ms",
-    "parse: RfiPage.model_validate_json",
-    "parse: client decode() (actual path)",
-    "export (iter_rfis, CSV)",
-    "memory (peak RSS)",
-    "memory: gzip bomb, 1 GiB inflated",
-    "terminal closed: time to end, max",
-    "watch --once, nothing changed",
-    "watch --once, one sweep",
-    "radar, per minute",
-    "rfis due --within 24h, wall",
-    "rfis due --within 24h, peak RSS",
-    "needs action, first rows",
-    "rfis due vs landed, wall",
-    "rfis due vs landed, peak RSS",
-    "rfis due floor: bare httpx paging",
-)
+FIGURES = {
+    "cli": ("stablepay-console --version", "stablepay-console --help"),
+    "startup": ("console first frame (median)", "console first rows (median)"),
+    "page": ("page switch p50", "page switch p95", "responsiveness p95"),
+    "served": ("page switch p95, served 200 ms",),
+    "parse": ("parse: RfiPage.model_validate_json", "parse: client decode() (actual path)"),
+    "export": ("export (iter_rfis, CSV)",),
+    "memory": ("memory (peak RSS)", "memory: gzip bomb, 1 GiB inflated"),
+    "hangup": ("terminal closed: time to end, max",),
+    "scale": ("watch --once, nothing changed", "watch --once, one sweep", "radar, per minute",
+              "rfis due --within 24h, wall", "rfis due --within 24h, peak RSS", "needs action, first rows"),
+    "due": ("rfis due vs landed, wall", "rfis due vs landed, peak RSS", "rfis due floor: bare httpx paging"),
+}
+"""The rows each of `run.py`'s benchmarks prints (`--only NAME`)."""
 MEASURED_BASELINE = {
     "stablepay-console --version": "python -c pass",
     "stablepay-console --help": "python -c pass",
@@ -45,19 +36,30 @@ MEASURED_BASELINE = {
 """Figures whose baseline is measured in the same run, and the baseline their target names."""
 
 
-def test_quick_run_prints_every_figure() -> None:
+def test_every_benchmark_of_the_run_is_smoke_tested() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import run
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    assert tuple(FIGURES) == run.FIGURES
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_quick_run_prints_every_figure(name: str) -> None:
+    """One benchmark of `run.py --quick` each (they run side by side, none the whole run's minutes alone)."""
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick"],
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only", name],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=280,
         cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     header = next(line for line in lines if line.startswith("figure"))
     assert header.split() == ["figure", "measured", "baseline", "ratio", "target", "met?"]
-    for figure in FIGURES:
+    for figure in FIGURES[name]:
         rows = [line for line in lines if line.startswith(figure + "  ")]
         assert len(rows) == 1, f"no row for {figure!r} in:\n{done.stdout}"
         assert rows[0].rstrip().endswith(("yes", "NO", "-")), rows[0]
@@ -89,6 +91,7 @@ def test_the_memory_benchmark_prints_one_persons_peak_through_a_proxy() -> None:
         assert re.search(rf"^rfis due, one person via an HTTP proxy \({shape}\), peak RSS\s+\d+ MB", out, re.MULTILINE)
 
 
+@pytest.mark.postgres
 def test_the_team_due_benchmark_prints_its_end_to_end_figures() -> None:
     from tests.postgres import bin_dir, unavailable
 
@@ -120,6 +123,7 @@ def test_a_benchmark_writes_its_own_section_of_the_readme_and_nothing_else(
         common.write_readme("nowhere", "table", "python benchmarks/x.py")
 
 
+@pytest.mark.postgres
 def test_the_webhook_benchmark_prints_delivery_to_colleague_beside_the_poll() -> None:
     from tests.postgres import bin_dir, unavailable
 

@@ -39,6 +39,7 @@ def test_a_second_start_of_the_built_in_sandbox_records_no_new_round_entry(term_
         assert len(history["rounds"]) == 1, history["rounds"]
 
 
+@pytest.mark.postgres
 async def test_the_detail_says_the_rounds_are_the_teams_or_this_consoles(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from stablepay_console.cli.due import DUE_COLUMNS
 from stablepay_console.cli.rfis import row_of, stored_row_of
 from stablepay_console.cli.wire import compact_text, dumps, dumps_text
@@ -19,6 +21,7 @@ from tests.conftest import FIXED_NOW
 from tests.postgres import TeamDb
 
 
+@pytest.mark.postgres
 def test_a_request_the_watcher_saw_prints_as_the_api_sent_it(sandbox: Sandbox, team_db: TeamDb) -> None:
     rfis = list(sandbox.data.rfis)
     walt = PgRecord(parse(team_db.url("walt")), lambda name: server_key(EMBEDDED_PROFILE))
@@ -38,6 +41,7 @@ def test_a_request_the_watcher_saw_prints_as_the_api_sent_it(sandbox: Sandbox, t
         assert compact_text(kept_text(issued[1], issued[3])) == dumps(rfi, indent=None)  # into a pipe: as kept
 
 
+@pytest.mark.postgres
 def test_without_the_rounds_json_a_row_still_has_its_round(sandbox: Sandbox, team_db: TeamDb) -> None:
     rfis = [r for r in sandbox.data.rfis if r.status == "issued" and r.deadline is not None][:5]
     walt = PgRecord(parse(team_db.url("walt")), lambda name: server_key(EMBEDDED_PROFILE))

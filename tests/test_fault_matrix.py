@@ -1,9 +1,15 @@
-"""The fault matrix: every screen that calls the API, against each fault in turn.
+"""The fault matrix: every screen that calls the API, against the faults.
 
-For each (screen, fault): something good is on screen and the user has typed something; the fault is switched
-on and the screen's request is made; the screen names what failed, keeps what it showed and what was typed,
-answers a key press, and the same request succeeds once the fault is gone. GETs are retried within the
-client's bound (without the waits, so the matrix stays fast); the POST quote refresh is sent exactly once.
+Where the rule lives, every fault against every request a screen makes, in the test process without a console:
+the client raises the fault as an error whose words the screens show, a GET is retried within the client's
+bound (without the waits) and the POST quote refresh is sent exactly once, the screens' one result state keeps
+the last good result as stale under those words, and the rotation wizard keeps or drops the pasted key.
+
+On the screens, a console each: every fault on the inbox, and one or two faults on each other screen (a
+retried and a refused GET, the POST in flight, a refused key on each /ping). For each (screen, fault):
+something good is on screen and the user has typed something; the fault is switched on and the screen's request
+is made; the screen names what failed, keeps what it showed and what was typed, answers a key press, and the
+same request succeeds once the fault is gone.
 """
 
 from __future__ import annotations
@@ -89,10 +95,16 @@ class FaultConnector(Services):
 
 
 @dataclass
-class World:
-    app: MatrixApp
+class Wire:
+    """The sandbox and the transport between it and the console's clients."""
+
     sandbox: Sandbox
     outage: Outage
+
+
+@dataclass
+class World(Wire):
+    app: MatrixApp
 
 
 # --- the faults --------------------------------------------------------------------------------------------------
@@ -107,7 +119,7 @@ class Fault:
     """Whether a GET is retried on it (up to the bound)."""
     key: str = SANDBOX_KEY
 
-    def start(self, world: World, key: str) -> None:
+    def start(self, world: World | Wire, key: str) -> None:
         faults = world.sandbox.faults
         if self.name == "latency":
             faults.latency = LATENCY
@@ -123,7 +135,7 @@ class Fault:
             # `test_client_http.py`'s `test_rate_limit_over_http_honours_retry_after`).
             faults.retry_after = 0
 
-    def stop(self, world: World, key: str) -> None:
+    def stop(self, world: World | Wire, key: str) -> None:
         world.sandbox.faults.clear()
         world.outage.failure = None
         if self.name == "key_deleted":
@@ -508,7 +520,7 @@ def build(sandbox: Sandbox, mode: str) -> World:
     outage = Outage(sandbox)
     connector = FaultConnector(sandbox, outage, book)
     app = MatrixApp(mode, EMBEDDED_PROFILE, connector, clock=lambda: FIXED_NOW, ping_on_start=False, inbox_page_size=20)
-    return World(app, sandbox, outage)
+    return World(sandbox, outage, app)
 
 
 def attempts(world: World, surface: Surface, since: int) -> int:
@@ -530,8 +542,26 @@ async def answers_f1(pilot: Pilot[Any], check: Callable[[], Awaitable[None]]) ->
     assert not isinstance(pilot.app.screen, KeysHelp)
 
 
-@pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
-@pytest.mark.parametrize("make_surface", SURFACES, ids=[s.name for s in SURFACES])  # type: ignore[attr-defined]
+FAULT = {fault.name: fault for fault in FAULTS}
+ON_SCREEN: list[tuple[Callable[[], Surface], Fault]] = [
+    *((InboxSurface, fault) for fault in FAULTS),  # every fault on one screen
+    (BatchSurface, FAULT["502_html"]), (BatchSurface, FAULT["key_deleted"]),  # retried, then refused
+    (QuoteSurface, FAULT["connect_refused"]), (QuoteSurface, FAULT["latency"]),  # the POST: sent once
+    (MetricsSurface, FAULT["500"]), (MetricsSurface, FAULT["read_timeout"]),
+    (ProfilesSurface, FAULT["key_deleted"]), (ProfilesSurface, FAULT["429"]),
+    (RotationSurface, FAULT["key_deleted"]), (RotationSurface, FAULT["invalid_json"]),  # dropped, then kept
+]
+"""(screen, fault) pairs run in a console. Every other pair's rule is proved below the screens (the service
+tests at the end of this file); `test_every_screen_meets_a_fault_on_screen` keeps each screen in the matrix."""
+
+
+def test_every_screen_meets_a_fault_on_screen() -> None:
+    assert {make().name for make, _ in ON_SCREEN} == {make().name for make in SURFACES}
+    assert {fault.name for make, fault in ON_SCREEN if make is InboxSurface} == set(FAULT)
+
+
+@pytest.mark.parametrize(("make_surface", "fault"), ON_SCREEN,
+                         ids=[f"{make.name}-{fault.name}" for make, fault in ON_SCREEN])  # type: ignore[attr-defined]
 async def test_fault(make_surface: Callable[[], Surface], fault: Fault, monkeypatch: pytest.MonkeyPatch) -> None:
     surface = make_surface()
     latency = hold_latency(monkeypatch)
@@ -583,3 +613,96 @@ async def test_fault(make_surface: Callable[[], Surface], fault: Fault, monkeypa
         await settle(pilot)
         surface.recovered(app)
         surface.no_error(app)
+
+
+# --- below the screens: every fault, every request -------------------------------------------------------------------
+
+
+FAILURES = [fault for fault in FAULTS if fault.is_failure]
+REQUESTS: list[tuple[str, str, str, Callable[[StablePayClient], Awaitable[object]]]] = [
+    ("inbox", "GET", "/v2/rfis", lambda c: c.list_rfis()),
+    ("batch", "GET", f"/v2/wallets/transfers/batches/{BATCH_50_ID}", lambda c: c.get_batch_transfer(BATCH_50_ID)),
+    ("quote", "POST", QuoteSurface.path, lambda c: c.refresh_onramp_quote(ONRAMP_OPEN_NO_EXPIRY_ID)),
+    ("metrics", "GET", MetricsSurface.path, lambda c: c.run_metric(METRIC_TX_COUNT_ID)),
+    ("profiles", "GET", "/ping", lambda c: c.ping()),
+]
+"""The request each screen makes, as the console's client makes it."""
+
+
+TEAM = Profile("team", "sandbox", TEAM_URL)
+
+
+def wire(rfis: int = 60) -> tuple[Wire, FaultConnector, ProfileBook]:
+    sandbox = Sandbox(now=FIXED_NOW, rfis=rfis)
+    book = ProfileBook(clock=lambda: FIXED_NOW)
+    book.add(TEAM, ApiKey(SANDBOX_KEY))
+    sandbox.add_key(NEW_KEY, "the key being rotated in")
+    outage = Outage(sandbox)
+    return Wire(sandbox, outage), FaultConnector(sandbox, outage, book), book
+
+
+@pytest.mark.parametrize("fault", FAILURES, ids=[f.name for f in FAILURES])
+async def test_every_request_names_the_fault_is_tried_within_the_bound_and_keeps_the_last_result_stale(
+        fault: Fault) -> None:
+    from stablepay_console.api import APIError
+    from stablepay_console.api.error_text import error_text
+    from stablepay_console.services.provenance import Attempt, Loaded, Provenance, ResultState
+
+    world, connector, _ = wire()
+    client = connector.client_with(EMBEDDED_PROFILE, ApiKey(SANDBOX_KEY))
+    shown = Provenance("embedded", "sandbox", "the last good result", FIXED_NOW)
+    for name, method, path, request in REQUESTS:
+        fault.start(world, SANDBOX_KEY)
+        before = len(world.outage.sent)
+        with pytest.raises(APIError) as caught:
+            await request(client)
+        sent = sum(1 for call in world.outage.sent[before:] if call == (method, path))
+        if method == "POST" or not fault.retried:
+            assert sent == 1, f"{name}: {method} was sent {sent} times"
+        else:
+            assert sent == RETRY_BOUND, f"{name}: a retryable GET was tried {sent} times"
+        # What the screens show: the lookups' status line (the inbox's error says the same), the banner's ping.
+        state: ResultState[str] = ResultState()
+        state.succeed(Loaded("shown", shown, target="shown-id"))
+        state.fail(error_text(caught.value, 300, status=True), Attempt("asked-id", "what was asked"))
+        kind, line = state.status_line()
+        ping = f"✗ {error_text(caught.value, 80)}"  # the banner's ping state, on /ping
+        for words in fault.says:
+            assert words in line, f"{name}: {words!r} not in {line!r}"
+            assert path != "/ping" or words in ping, f"{words!r} not in the ping's {ping!r}"
+        assert kind == "stale" and "Still showing the last good result" in line, line
+        assert any(word.casefold() in line.casefold() for word in FAILURE_WORDS), line
+        assert state.retry_target == "asked-id", "r tries again what failed, not what is shown"
+        fault.stop(world, SANDBOX_KEY)
+        await request(client)  # the same request succeeds once the fault is gone
+        state.succeed(Loaded("new", shown, target="asked-id"))
+        assert state.status_line()[0] == "result"
+    await client.aclose()
+
+
+@pytest.mark.parametrize("fault", FAILURES, ids=[f.name for f in FAILURES])
+async def test_a_fault_while_the_new_key_is_checked_switches_nothing(fault: Fault) -> None:
+    from stablepay_console.profiles.keys import entry_name
+
+    world, connector, book = wire()
+    rotation = book.rotation(TEAM, connector.client_with)
+    rotation.start()
+    rotation.confirm_generated()
+    rotation.paste(ApiKey(NEW_KEY))
+    fault.start(world, NEW_KEY)
+    before = len(world.outage.sent)
+    assert await rotation.verify_new() is False
+    pings = world.outage.sent[before:].count(("GET", "/ping"))
+    assert pings == (RETRY_BOUND if fault.retried else 1), pings
+    for words in fault.says:
+        assert words in rotation.error, f"{words!r} not in {rotation.error!r}"
+    if fault.name == "key_deleted":  # a 401: the pasted key is not valid, and it is asked for again
+        assert rotation.step is Step.PASTE and "Paste it again" in rotation.error
+    else:  # any other failure keeps the pasted key and offers to check again
+        assert rotation.step is Step.VERIFY_NEW and "could not be checked" in rotation.error
+    assert book.keys.get(entry_name(TEAM.name)) == ApiKey(SANDBOX_KEY), "nothing was switched"
+    fault.stop(world, NEW_KEY)
+    if rotation.step is Step.PASTE:
+        rotation.paste(ApiKey(NEW_KEY))
+    assert await rotation.verify_new() is True
+    assert rotation.step is Step.SWITCH and rotation.error == ""

@@ -2,10 +2,10 @@
 
 On every screen, pushed screen and dialog, at 80x24, 120x40 and 200x50: the environment banner is the
 top line, the footer's last keys are help and quit (the keys that work now: `?` and `q`, or `f1` and
-`^c` in a text field), the numbered tabs name every screen, and every focusable widget, once focused,
-is on screen between the banner and the footer. Then the 80x24 layouts the issue names: the inbox's
-columns and page size, the RFI detail, batch lookup, metrics and the rotation wizard. Snapshots of
-every top-level screen and the detail at 80x24 close the file.
+`^c` in a text field) and the numbered tabs name every screen; at 80x24, where room is least, every
+focusable widget, once focused, is on screen between the banner and the footer. Then the 80x24
+layouts the issue names: the inbox's columns and page size, the RFI detail, batch lookup, metrics and
+the rotation wizard. Snapshots of every top-level screen and the detail at 80x24 close the file.
 """
 
 from __future__ import annotations
@@ -115,8 +115,13 @@ async def assert_focusables_on_screen(pilot: Pilot[Any], where: str) -> None:
 
 
 async def check(pilot: Pilot[Any], where: str) -> None:
+    """The banner, the tabs and the footer's help and quit; at 80x24 (the least room) every focusable widget too,
+    focused in turn. Where a widget lands at the larger sizes is Textual's layout with more room: 80x24 proves
+    each widget fits, and the chrome at every size proves the frame around them."""
     await settle(pilot)
     assert_chrome(pilot.app, where)
+    if pilot.app.size != SMALL:
+        return
     await assert_focusables_on_screen(pilot, where)
     # Focus moved: the footer lays out the keys of the focused widget again; wait until its keys have a place
     # (on a busy machine that takes more than a frame), then check where they are.
@@ -155,18 +160,25 @@ async def test_every_screen_keeps_banner_help_quit_and_its_widgets_on_screen(siz
         await check(pilot, "RFI detail")
         await press(pilot, "escape")
 
+        # The results of the lookups fill the screens between the docked banner and footer: at 80x24, where room is
+        # least, the walk looks them up and focuses what they show; at the larger sizes it checks the chrome of each
+        # screen as it opens.
+        small = size == SMALL
         await open_mode(pilot, "batch")
         await check(pilot, "batch, before a lookup (the ID field has the keys)")
-        await submit_id(pilot, data.BATCH_50_ID)
-        await check(pilot, "batch, after a lookup")
+        if small:
+            await submit_id(pilot, data.BATCH_50_ID)
+            await check(pilot, "batch, after a lookup")
 
         await open_mode(pilot, "quote")
-        await submit_id(pilot, data.ONRAMP_OPEN_ID)
-        await press(pilot, "r")
-        await check(pilot, "quote, refreshed twice")
+        if small:
+            await submit_id(pilot, data.ONRAMP_OPEN_ID)
+            await press(pilot, "r")
+        await check(pilot, "quote, refreshed twice" if small else "quote")
 
         await open_mode(pilot, "metrics")
-        await submit_id(pilot, data.METRIC_DAILY_VOLUME_ID)
+        if small:
+            await submit_id(pilot, data.METRIC_DAILY_VOLUME_ID)
         await check(pilot, "metrics")
 
         await open_mode(pilot, "audit")

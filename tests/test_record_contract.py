@@ -38,7 +38,7 @@ class Store:
     """Whoever records what the API said: the team watcher, or the one person of a local file."""
 
 
-@pytest.fixture(params=["local", "team"])
+@pytest.fixture(params=["local", pytest.param("team", marks=pytest.mark.postgres)])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "local":
         record = open_record(tmp_path / "record.sqlite3")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 TESTS = Path(__file__).parent
@@ -48,3 +49,19 @@ async def test_what_the_console_said_is_kept_after_its_toast_is_gone(make_app) -
             ("One", "first \\x1b[31mthing", "information"), ("Two", "second", "warning")]
         app.clear_notifications()
         assert list(app.said) == []
+
+
+LANES = {"pg_server": "postgres", "chromium": "browser"}
+"""A fixture of a real part, and the marker of its lane (CONTRIBUTING.md: `-m postgres`, `-m "not browser"`)."""
+
+
+def test_every_test_of_a_real_part_is_in_its_lane(request: pytest.FixtureRequest) -> None:
+    """A test that needs PostgreSQL or Chromium carries the marker that runs (or skips) its lane, so `-m` picks
+    every one of them. Checked over the tests this run collected."""
+    unmarked = sorted(
+        f"{item.nodeid} needs {fixture}: mark it {marker}"
+        for item in request.session.items
+        for fixture, marker in LANES.items()
+        if fixture in getattr(item, "fixturenames", ()) and item.get_closest_marker(marker) is None
+    )
+    assert unmarked == []

@@ -24,6 +24,8 @@ from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import parse
 from tests.postgres import TeamDb
 
+pytestmark = pytest.mark.postgres
+
 RFI = "33333333-3333-4333-8333-333333333333"
 SERVER = server_key(EMBEDDED_PROFILE)
 

@@ -41,6 +41,7 @@ def local_file() -> Path:
 # --- record init, use, status -------------------------------------------------------------------------------
 
 
+@pytest.mark.postgres
 def test_init_as_the_owner_then_up_to_date(bare_db: TeamDb, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("record", "init", bare_db.url(OWNER)) == 0
     said = capsys.readouterr()
@@ -49,6 +50,7 @@ def test_init_as_the_owner_then_up_to_date(bare_db: TeamDb, capsys: pytest.Captu
     assert f"is up to date: schema version {LATEST}" in capsys.readouterr().out
 
 
+@pytest.mark.postgres
 def test_use_saves_the_url_and_status_says_who_you_are(team_db: TeamDb, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("record", "use", team_db.url("bob")) == 0
     capsys.readouterr()
@@ -130,6 +132,7 @@ def test_a_refused_url_in_the_environment_stops_every_record_command(
 # --- notes and claims as database roles ----------------------------------------------------------------------
 
 
+@pytest.mark.postgres
 def test_notes_and_claims_name_the_role_and_as_is_refused(as_role, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     assert cli("rfis", "note", RFI, "Asked for a new scan") == 0
     assert "by alice" in capsys.readouterr().err
@@ -148,6 +151,7 @@ def test_notes_and_claims_name_the_role_and_as_is_refused(as_role, capsys: pytes
     assert not local_file().exists()  # nothing went to this machine's file
 
 
+@pytest.mark.postgres
 def test_a_claim_for_a_while(as_role, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     assert cli("rfis", "claim", RFI, "--for", "4h") == 0
     assert "claimed by alice until" in capsys.readouterr().err
@@ -161,6 +165,7 @@ def test_for_needs_the_team_record(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--for needs the team record" in capsys.readouterr().err
 
 
+@pytest.mark.postgres
 def test_the_audit_log_and_its_check_from_the_shell(as_role, team_db: TeamDb, capsys) -> None:  # type: ignore[no-untyped-def]
     for n in range(3):
         assert cli("rfis", "note", RFI, f"note {n}") == 0
@@ -189,6 +194,7 @@ def test_database_down_at_start_is_one_line_and_nothing_local(
     assert not local_file().exists()
 
 
+@pytest.mark.postgres
 def test_a_role_without_rights_is_told_what_failed(as_role, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     as_role("mallory")
     assert cli("rfis", "note", RFI, "not an analyst") == 1
@@ -211,6 +217,7 @@ def test_without_the_team_extra_the_message_says_what_to_install(
     assert "install stablepay-console[team]" in capsys.readouterr().err
 
 
+@pytest.mark.postgres
 def test_a_connection_dropped_while_idle_is_replaced_before_the_next_save(team_db: TeamDb) -> None:
     alice = PgRecord(parse(team_db.url("alice")), lambda name: "s")
     alice.check_after = 0.0
@@ -220,6 +227,7 @@ def test_a_connection_dropped_while_idle_is_replaced_before_the_next_save(team_d
     assert alice.add_note("p", RFI, "", "kept", datetime.now(timezone.utc)).author == "alice"
 
 
+@pytest.mark.postgres
 def test_a_connection_lost_mid_write_is_said_and_nothing_is_half_written(team_db: TeamDb) -> None:
     from stablepay_console.storage.team.connection import RecordUnavailable
 
@@ -256,6 +264,7 @@ def _try(failed: list[BaseException], work: Callable[[], object]) -> None:
 # --- contention, as two analysts' shells ----------------------------------------------------------------------
 
 
+@pytest.mark.postgres
 def test_sixteen_claims_at_once_from_two_shells(team_db: TeamDb, isolated_config: Path) -> None:
     base = {k: v for k, v in os.environ.items() if k != URL}
     runs = []

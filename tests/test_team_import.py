@@ -38,6 +38,7 @@ def make_local_record(capsys: pytest.CaptureFixture[str]) -> list[str]:
     return ids
 
 
+@pytest.mark.postgres
 def test_import_copies_everything_once(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -90,6 +91,7 @@ def test_import_copies_everything_once(
         assert conn.execute("SELECT DISTINCT imported_by FROM stablepay.notes").fetchall() == [("alice",)]
 
 
+@pytest.mark.postgres
 def test_a_broken_local_chain_is_not_imported(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

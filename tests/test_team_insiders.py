@@ -36,6 +36,8 @@ from stablepay_console.storage.team.url import parse
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb, wait_for
 
+pytestmark = pytest.mark.postgres
+
 RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"
 OTHER = "7a2c0f55-3b1e-4d7c-9a0e-5f6b7c8d9e0f"
 SERVER = "production https://api.stablepay.example"

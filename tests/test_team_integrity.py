@@ -33,6 +33,8 @@ from stablepay_console.storage.writing import NotWritten
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb, wait_for
 
+pytestmark = pytest.mark.postgres
+
 RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"
 SERVER = "production https://api.stablepay.example"
 ODD = 'quote " backslash \\ tab\t newline\n é 😀 \x7f end'

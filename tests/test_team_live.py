@@ -78,6 +78,7 @@ class OtherConsole:
         return found
 
 
+@pytest.mark.postgres
 async def test_two_consoles_see_each_others_claims_and_notes_within_two_seconds(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -146,6 +147,7 @@ async def test_down_at_start_the_console_works_and_a_note_stays_in_its_field(  #
     assert not (locations.data_dir() / "record.sqlite3").exists(), "nothing went to the local file instead"
 
 
+@pytest.mark.postgres
 def test_the_listener_reconnects_with_backoff_and_asks_for_a_resync(team_db: TeamDb) -> None:
     heard: list[Change] = []
     states: list[bool] = []
@@ -172,6 +174,7 @@ def test_the_listener_reconnects_with_backoff_and_asks_for_a_resync(team_db: Tea
             team_db.server.start()
 
 
+@pytest.mark.postgres
 def test_live_changes_arrive_by_notify_not_polling(team_db: TeamDb) -> None:
     """One change is one notification, delivered in well under the 2 s the console promises."""
     arrived = threading.Event()

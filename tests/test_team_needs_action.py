@@ -22,6 +22,8 @@ from stablepay_console.tui.screens.inbox import InboxScreen
 from tests.conftest import FIXED_NOW, wait_for_workers
 from tests.postgres import TeamDb
 
+pytestmark = pytest.mark.postgres
+
 URL = "STABLEPAY_RECORD_URL"
 
 

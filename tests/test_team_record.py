@@ -28,6 +28,8 @@ from stablepay_console.storage.team.url import parse
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb
 
+pytestmark = pytest.mark.postgres
+
 RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"
 SERVER = "production https://api.stablepay.example"
 

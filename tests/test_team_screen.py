@@ -128,6 +128,7 @@ async def test_at_80x24_the_analysts_keep_approved_and_open_gives_way(
                     "at 200 columns every analysts' column shows")
 
 
+@pytest.mark.postgres
 async def test_on_the_team_record_the_analysts_approved_shows_at_80x24(  # type: ignore[no-untyped-def]
     make_app, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -154,6 +155,7 @@ async def test_on_the_team_record_the_analysts_approved_shows_at_80x24(  # type:
 # --- the service levels in force -------------------------------------------------------------------------------------
 
 
+@pytest.mark.postgres
 async def test_the_levels_in_force_who_set_them_and_the_command_that_changes_them(  # type: ignore[no-untyped-def]
     make_app, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -207,6 +209,7 @@ def test_snapshot_team(snap_compare, sandbox: Sandbox, monkeypatch: pytest.Monke
 # --- before the watcher's first sweep -------------------------------------------------------------------------------
 
 
+@pytest.mark.postgres
 async def test_before_the_first_sweep_it_says_what_it_waits_for_and_lists_every_analyst(  # type: ignore[no-untyped-def]
     make_app, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:

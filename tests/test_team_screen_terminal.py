@@ -131,7 +131,7 @@ def some_work(env: dict[str, str], claim_as: str | None, approve_as: str | None)
         shell(as_role(env, approve_as), "rfis", "approve", first)
 
 
-@pytest.mark.parametrize("record", ["local", "team"])
+@pytest.mark.parametrize("record", ["local", pytest.param("team", marks=pytest.mark.postgres)])
 def test_the_team_screens_first_paint_shows_the_reports_figures_at_80x24(
     term_env: dict[str, str], record: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:

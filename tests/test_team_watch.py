@@ -33,6 +33,7 @@ def said(app: Any) -> list[str]:
     return [n.message for n in app.said if n.title == "Team record"]
 
 
+@pytest.mark.postgres
 def test_the_watch_marks_each_sweep_in_the_team_record(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -52,6 +53,7 @@ def test_the_watch_without_a_team_record_marks_nothing(capsys: pytest.CaptureFix
     assert main(["rfis", "watch", "--once"]) == 0  # and no database is needed
 
 
+@pytest.mark.postgres
 async def test_a_console_takes_the_radar_from_a_fresh_team_watcher(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -100,6 +102,7 @@ def test_a_stale_or_missing_sweep_is_not_used() -> None:
     assert deadlines("not json") == []
 
 
+@pytest.mark.postgres
 def test_a_sweep_whose_requests_were_not_recorded_is_not_marked_and_says_so(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -116,6 +119,7 @@ def test_a_sweep_whose_requests_were_not_recorded_is_not_marked_and_says_so(
 
 
 
+@pytest.mark.postgres
 def test_rfis_due_says_it_read_the_api_and_why_not_the_team_watcher(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -63,6 +63,7 @@ def sweep(db: TeamDb, monkeypatch: pytest.MonkeyPatch) -> None:
     assert flush_all(10) == 0
 
 
+@pytest.mark.postgres
 def test_steps_taken_before_the_first_sweep_keep_counting_after_it(
     as_role, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
 ) -> None:
@@ -110,6 +111,7 @@ def insert(conn: psycopg.Connection, step: str, rfi: str, round_no: int | None, 
     return row[0] if row else None
 
 
+@pytest.mark.postgres
 def test_the_round_a_console_names_is_checked_and_cannot_reopen_an_approved_answer(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -159,6 +161,7 @@ def observe_as_watcher(db: TeamDb) -> None:
         conn.execute("DROP FUNCTION stablepay.hold_sightings(text[])")
 
 
+@pytest.mark.postgres
 def test_a_version_5_record_with_roundless_steps_is_repaired_and_says_so(
     bare_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

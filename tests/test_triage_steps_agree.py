@@ -71,6 +71,7 @@ def python_answers(record: Record, profile: str) -> dict[tuple[str, str, str, st
     return answers
 
 
+@pytest.mark.postgres
 def test_the_python_rules_the_local_record_and_the_database_agree_on_every_step(
     team_db: TeamDb, tmp_path: Path
 ) -> None:

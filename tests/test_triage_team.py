@@ -21,6 +21,8 @@ from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import parse
 from tests.postgres import OWNER, TeamDb
 
+pytestmark = pytest.mark.postgres
+
 RFI = "33333333-3333-4333-8333-333333333333"
 OTHER = "44444444-4444-4444-8444-444444444444"
 URL = "STABLEPAY_RECORD_URL"

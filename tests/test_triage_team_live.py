@@ -13,6 +13,8 @@ from tests.conftest import wait_for_workers
 from tests.postgres import TeamDb
 from tests.test_team_live import URL, console, until
 
+pytestmark = pytest.mark.postgres
+
 
 async def test_bobs_step_from_his_shell_shows_in_alices_inbox(  # type: ignore[no-untyped-def]
     make_app, sandbox: Sandbox, team_db: TeamDb, monkeypatch: pytest.MonkeyPatch

@@ -23,7 +23,7 @@ from tests.postgres import TeamDb
 from tests.terminal import Terminal, console_command
 from tests.test_team_live import LIVE_SECONDS, URL
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
 
 SERVER = server_key(EMBEDDED_PROFILE)
 

@@ -17,6 +17,8 @@ from stablepay_console.sandbox import Sandbox
 from tests.conftest import CANARY_KEY, FIXED_NOW
 from tests.web_harness import free_port, headless_chromium, open_console, wait_until, web_server
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture
 def chromium() -> Iterator[object]:

@@ -18,6 +18,8 @@ from stablepay_console.storage.record_types import AuditEntry
 from stablepay_console.wiring import Services
 from tests.web_harness import headless_chromium, open_console, wait_until, web_server
 
+pytestmark = pytest.mark.browser
+
 FILES = ("rfi.json", "rounds.json", "notes.json", "audit.json", "README.md")
 STAGED = Path("/dev/shm")
 

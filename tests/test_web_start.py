@@ -52,6 +52,7 @@ def test_a_server_that_cannot_start_a_console_refuses_to_start(
     assert served.stderr.strip().splitlines()[-1] == shell_said.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.browser
 def test_a_console_that_ends_on_its_own_says_why_in_the_page(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
     add_profile("live", "production", "https://api.example.com")
     env = {"STABLEPAY_PROFILE": "live", "STABLEPAY_API_KEY": "sk_live_0123456789abcdef0123456789"}
@@ -73,6 +74,7 @@ def test_a_console_that_ends_on_its_own_says_why_in_the_page(isolated_config: Pa
         assert wait_until(lambda: not server.consoles(), 15)
 
 
+@pytest.mark.browser
 def test_a_tab_over_the_per_user_limit_says_why_in_the_page(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
     with web_server(isolated_config, "--max-sessions-per-user", "1") as server:
         first = open_console(chromium, server.signin_line)

@@ -56,6 +56,7 @@ def chromium():  # type: ignore[no-untyped-def]
         yield browser
 
 
+@pytest.mark.browser
 def test_a_second_visit_takes_the_script_from_the_browsers_cache(isolated_config: Path, chromium) -> None:  # type: ignore[no-untyped-def]
     sizes = "performance.getEntriesByType('resource').filter(e => e.name.includes('textual.js'))" \
             ".map(e => [e.transferSize, e.encodedBodySize, e.decodedBodySize])"

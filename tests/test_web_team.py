@@ -10,8 +10,12 @@ import urllib.request
 import uuid
 from pathlib import Path
 
+import pytest
+
 from tests.postgres import TeamDb
 from tests.web_harness import Terminal, console_refusal, pump, send_keys, wait_until, web_server, ws_session
+
+pytestmark = pytest.mark.postgres
 
 PROXY = ("--trusted-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1")
 

@@ -22,6 +22,8 @@ from tests.test_web_evidence import server_leftovers
 from tests.test_web_team import PROXY, authenticator
 from tests.web_harness import VIEWPORT, Browser, headless_chromium, wait_until, web_server
 
+pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+
 TITLE = re.compile(r"Request for information ([0-9a-f-]{36})")
 APPROVED = "Triage: approved · made ready by alice · approved by bob"
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.cli_e2e import Server, add_profile, command_env, console, free_port, serve
 from tests.postgres import TeamDb
@@ -93,6 +94,7 @@ def event(lines: Lines, kind: str, rfi_id: str) -> dict[str, Any] | None:
     return None
 
 
+@pytest.mark.postgres
 def test_a_new_request_and_its_answer_are_reported_within_seconds(tmp_path: Path, team_db: TeamDb) -> None:
     public, private = write_keys(tmp_path)
     port = free_port()
@@ -131,6 +133,7 @@ def test_webhooks_need_the_team_record(tmp_path: Path) -> None:
     assert "--webhooks needs the team record (STABLEPAY_RECORD_URL)" in done.stderr
 
 
+@pytest.mark.postgres
 def test_two_watchers_given_the_same_delivery_take_it_once(tmp_path: Path, team_db: TeamDb) -> None:
     from tests.webhook_keys import body_of, envelope, token
 

@@ -21,6 +21,8 @@ from stablepay_console.wiring import Services
 from tests.postgres import TeamDb
 from tests.webhook_keys import body_of, envelope
 
+pytestmark = pytest.mark.postgres
+
 URL = "STABLEPAY_RECORD_URL"
 TEN_DAYS = 10 * 24 * 60
 """A deadline far from every mark (72 h, 24 h, 1 h): the events are the request's, not its deadline's."""
