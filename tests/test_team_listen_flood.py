@@ -11,11 +11,15 @@ import json
 import threading
 import time
 
+import pytest
+
 from stablepay_console.storage.team.listen import Change, TeamListener
 from stablepay_console.storage.team.store import PgRecord
 from stablepay_console.storage.team.url import parse
 from tests.conftest import FIXED_NOW
 from tests.postgres import TeamDb, wait_for
+
+pytestmark = pytest.mark.postgres
 
 FLOOD_SECONDS = 4.0
 CORE_SHARE = 0.05

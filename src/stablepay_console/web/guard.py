@@ -30,7 +30,8 @@ OPEN_PATHS = frozenset({"/healthz"})
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 """Every other method (the sign-out's POST) must come from a page of the console's own origin, as `/ws` must: the
 cookie is SameSite=Strict, and the browser's Origin or Sec-Fetch-Site header says which page sent the form."""
-SIGNIN_KEY = "stablepay.signin"
+SIGNIN_KEY = web.RequestKey("stablepay.signin", SignIn)
+"""Where the guard leaves the request's sign-in for the handlers."""
 
 
 def refuse(request: web.Request, status: int, title: str, why: str) -> web.Response:
@@ -40,8 +41,7 @@ def refuse(request: web.Request, status: int, title: str, why: str) -> web.Respo
 
 
 def signed_in(request: web.Request) -> SignIn:
-    signin: SignIn = request[SIGNIN_KEY]
-    return signin
+    return request[SIGNIN_KEY]
 
 
 def same_origin_fetch(request: web.Request) -> bool:
