@@ -8,8 +8,9 @@ from datetime import timedelta
 import pytest
 
 from stablepay_console.cli.due import DUE_COLUMNS
+from stablepay_console.cli.kept_json import compact_text, dumps_text
 from stablepay_console.cli.rfis import row_of, stored_row_of
-from stablepay_console.cli.wire import compact_text, dumps, dumps_text
+from stablepay_console.cli.wire import dumps
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.history import sighting

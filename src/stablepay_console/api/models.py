@@ -31,7 +31,7 @@ from stablepay_console.api.metric_models import (
 from stablepay_console.api.metric_models import (
     MetricValue as MetricValue,
 )
-from stablepay_console.api.numbers import exact_sum, usable_number
+from stablepay_console.api.numbers import SENT_AS_STRING, exact_sum, usable_number
 from stablepay_console.api.vocabulary import RFI_KINDS as RFI_KINDS
 from stablepay_console.api.vocabulary import RFI_STATUSES as RFI_STATUSES
 from stablepay_console.api.wire import DateOrTime as DateOrTime
@@ -144,10 +144,9 @@ class RfiPage(WireModel):
 # --- Transfers (2.5, 2.6) -----------------------------------------------------
 
 
-WIRE_STRING = PlainSerializer(str, return_type=str, when_used="json")
+StringDecimal = Annotated[Decimal, SENT_AS_STRING, PlainSerializer(str, return_type=str, when_used="json")]
 """A decimal the spec sends as a JSON string (batch amounts, quote amounts and rate): written back as that string.
 Every other decimal (an onramp's `source.amount`, metric values) goes out as a JSON number with all its digits."""
-StringDecimal = Annotated[Decimal, WIRE_STRING]
 
 
 class BatchRecipient(WireModel):

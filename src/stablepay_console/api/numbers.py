@@ -101,3 +101,14 @@ def utc_key(value: date | datetime) -> datetime:
     if usable_time(value):
         return value.astimezone(timezone.utc)
     return _EARLIEST if value.year < 5000 else _LATEST
+
+
+class SentAsString:
+    """Marks a decimal field the spec sends as a JSON string (batch amounts, quote amounts and rate): `--json`
+    writes it back as that string (`cli/wire.py`); every other decimal goes out as a JSON number with all its
+    digits. Here, not beside the models, so the printer knows it without importing them."""
+
+    __slots__ = ()
+
+
+SENT_AS_STRING = SentAsString()

@@ -87,7 +87,7 @@ class Output:
         """A JSON list of requests kept as their JSON text, printed as `json` prints their models: one item at a
         time (no list of models, no text of the whole list: `rfis due --json` prints thousands). Compact, each
         text is printed as it is kept, made safe: no parse, no layout."""
-        from stablepay_console.cli.wire import compact_text, dumps_text
+        from stablepay_console.cli.kept_json import compact_text, dumps_text
 
         write = self.stream.write
         opening, between, closing = ("[\n  ", ",\n  ", "\n]\n") if self.indented else ("[", ",", "]\n")

@@ -15,9 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from stablepay_console.api.models import WIRE_STRING
+from stablepay_console.api.numbers import SENT_AS_STRING
 from stablepay_console.api.sanitize import json_safe
-from stablepay_console.storage import record_json
 
 
 class Number:
@@ -38,12 +37,12 @@ def _time(value: date) -> str:
 
 def plain_value(value: Any, as_string: bool = False) -> Any:
     """JSON-ready values: models as camelCase dicts, `Number` for decimals the wire sends as numbers (the model's
-    field says which it sends as a string: `api.models.WIRE_STRING`)."""
+    field says which it sends as a string: `api.numbers.SENT_AS_STRING`)."""
     if isinstance(value, BaseModel):
         cls = type(value)
         out: dict[str, Any] = {}
         for field_name, info in cls.model_fields.items():
-            out[info.alias or field_name] = plain_value(getattr(value, field_name), WIRE_STRING in info.metadata)
+            out[info.alias or field_name] = plain_value(getattr(value, field_name), SENT_AS_STRING in info.metadata)
         for key, extra in (value.model_extra or {}).items():
             out[key] = plain_value(extra)
         return out
@@ -83,20 +82,3 @@ def dumps(value: Any, indent: int | None = 2) -> str:
     text = _encode(plain_value(value), indent, 0)
     # json.dumps never writes a raw newline inside a string: each line can be made safe on its own.
     return "\n".join(json_safe(line) for line in text.split("\n"))
-
-
-def dumps_text(json_text: str) -> str:
-    """JSON text (a request as the record keeps it) printed as `dumps` prints its model, without building one: its
-    values are JSON's own (no decimal, date or model), so `json.dumps` lays it out as `_encode` would."""
-    try:
-        value = record_json.loads(json_text)
-    except record_json.UnreadableJson:
-        value = record_json.UNREADABLE
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    return "\n".join(json_safe(line) for line in text.split("\n"))
-
-
-def compact_text(json_text: str) -> str:
-    """JSON text the record keeps (a request as pydantic wrote it: one line, no spaces) as `dumps` prints its model
-    compact, made safe for a terminal, without parsing it."""
-    return json_safe(json_text)
