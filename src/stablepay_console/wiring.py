@@ -73,8 +73,6 @@ class Services:
         self.record = (team_worker(self.team, lambda name: self.book.find(name), witness) if self.team
                        else RecordWorker(witness=witness))
         """The record (round history, notes, claims, audit log), used on its own thread."""
-        self.team_record: RecordWorker | None = self.record if self.team else None
-        """The record's worker when it is the team record (what `services/team` reads); None: the local file."""
         self.record_clock: Clock = clock
         """When what is recorded happened: the console puts its own clock here (which tests fix)."""
         self.history = HistoryRecorder(self.record)
@@ -183,6 +181,11 @@ class Services:
         """A client for `profile` with its own key; every RFI it receives goes to the local record."""
         recording = self.history.hook(profile.name, profile.environment, self.recorded_at)
         return self.client_with(profile, self.key(profile), on_rfis=recording)
+
+    @property
+    def team_record(self) -> RecordWorker | None:
+        """The record's worker when it is the team record (what `services/team` reads); None: the local file."""
+        return self.record if self.team else None
 
     def recorded_at(self) -> datetime:
         return self.record_clock()
