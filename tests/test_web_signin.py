@@ -90,6 +90,16 @@ def test_idle_signins_are_forgotten() -> None:
     assert signins.by_cookie("") is None and signins.by_cookie(None) is None
 
 
+def test_a_signed_out_sign_in_is_ended_and_its_cookie_opens_nothing() -> None:
+    signins = SignIns(WebSettings(), "ops")
+    out, kept = signins.start("ops", "token"), signins.start("ops", "token")
+    signins.end(out)
+    assert out.ended, "what the server's handlers check before they open a page or a console"
+    assert signins.by_cookie(out.id) is None, "a signed-out cookie still signed in"
+    assert signins.by_cookie(kept.id) is kept and not kept.ended, "signing one browser out signs out no other"
+    signins.end(out)  # a second sign-out of the same browser (two tabs) is no error
+
+
 NOT_A_NAME = "the sign-in header does not hold a valid user name"
 
 

@@ -101,6 +101,8 @@ def test_token_sign_in_with_a_team_record_is_refused_naming_the_trusted_header()
     why = startup_refusal(WebSettings(), team=True, server_user="svc-console")
     assert why is not None
     assert "--trusted-header" in why and "svc-console" in why and "not a person of the team" in why
+    assert ("Sign people in through your sign-in proxy instead: --trusted-header NAME (with --trusted-proxy ADDRESS "
+            "or --socket PATH), and each console acts as the signed-in person's own role") in why, "what to do instead"
     # A trusted header names each person: that can work with a team record; a token without a team record too.
     assert startup_refusal(WebSettings(trusted_header="X-Forwarded-User"), team=True, server_user="svc-console") is None
     assert startup_refusal(WebSettings(), team=False, server_user="alice") is None
@@ -118,6 +120,14 @@ def test_every_other_configuration_no_sign_in_could_use_is_refused(settings: dic
 
     why = startup_refusal(WebSettings(**settings), team=False, server_user=user)  # type: ignore[arg-type]
     assert why is not None and said in why
+
+
+def test_one_console_in_all_and_one_a_person_is_enough_to_start() -> None:
+    from stablepay_console.web.settings import WebSettings
+    from stablepay_console.web.signin import startup_refusal
+
+    one = WebSettings(max_sessions=1, max_sessions_per_user=1)
+    assert startup_refusal(one, team=False, server_user="alice") is None
 
 
 def test_web_with_a_team_record_and_token_sign_in_exits_2_before_serving(isolated_config: Path) -> None:
