@@ -227,10 +227,12 @@ class TeamListener:
                         log.warning("The team record's announcements flood in (over %d in %.0f s); listening again "
                                     "each %.0f s, and reading everything again then", FLOOD, hints.seconds,
                                     hints.seconds)
-                hints.flush()
-                if deaf and not hints.pending:  # the window ended (told as one resync): listen again
+                if deaf and hints.wait(POLL_SECONDS) == 0:
+                    # The window is over: listen again before it is told as one resync, so a change made after the
+                    # re-read began is heard, not lost between the two.
                     conn.execute(pg.sql.SQL("LISTEN {}").format(pg.sql.Identifier(CHANNEL)))
                     deaf = False
+                hints.flush()
                 if time.monotonic() - checked > CHECK_SECONDS:
                     with deadline(conn, CHECK_ANSWER_SECONDS):  # a server that went away, or stopped answering
                         conn.execute("SELECT 1")
