@@ -8,7 +8,7 @@ Entries are read in the order they were first seen, so rounds imported from a la
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from stablepay_console.storage.record_json import object_or_unreadable
 from stablepay_console.storage.record_types import (
@@ -250,28 +250,31 @@ def issued(conn: psycopg.Connection, server: str) -> list[Issued]:
 def issued_due(conn: psycopg.Connection, server: str, before: str, rounds: bool) -> list[DueIssued]:
     """(ID, request wire, round number, round wire or None, deadline) of each request of `server` the team watcher
     last saw as issued whose deadline falls by `before`, nearest first: one scan of the deadline index. The round's
-    wire (the larger part, with its items) only with `rounds`: a row printed needs its number alone."""
+    wire (the larger part, with its items) only with `rounds`: a row printed needs its number alone, which the
+    request's row carries (migration 10), so then no round is read."""
+    if rounds:
+        query = ("SELECT r.rfi_id, r.wire, r.round_no, ro.wire, r.deadline "
+                 "FROM stablepay.rfis r JOIN stablepay.rounds ro ON ro.id = r.round_row ")
+    else:
+        query = "SELECT r.rfi_id, r.wire, r.round_no, NULL, r.deadline FROM stablepay.rfis r "
+    conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
     rows = conn.execute(
-        "SELECT r.rfi_id, r.wire, ro.round_no, " + ("ro.wire" if rounds else "NULL") + ", r.deadline "
-        "FROM stablepay.rfis r JOIN stablepay.rounds ro ON ro.id = r.round_row "
-        "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL AND r.deadline <= %s "
-        "ORDER BY r.deadline, r.rfi_id",
+        query + "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL AND r.deadline <= %s "
+        "AND r.round_no IS NOT NULL ORDER BY r.deadline, r.rfi_id",
         (server, before),
     ).fetchall()
-    return [(str(i), str(w), None if n is None else int(n), None if rw is None else str(rw), str(d))
-            for i, w, n, rw, d in rows]
+    return cast("list[DueIssued]", rows)  # the columns' types are the tuple's (text, integer): no copy of each
 
 
 def open_rounds(conn: psycopg.Connection, server: str) -> list[OpenRound]:
     """(ID, round, issuedAt, expiresAt) of the current round of every request of `server` the team watcher last
-    saw as issued."""
+    saw as issued: from the request rows alone (migration 10 keeps the current round's number and times there)."""
     rows = conn.execute(
-        "SELECT r.rfi_id, ro.round_no, ro.issued_at, ro.expires_at FROM stablepay.rfis r "
-        "JOIN stablepay.rounds ro ON ro.id = r.round_row "
-        "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL",
+        "SELECT rfi_id, round_no, round_issued_at, deadline FROM stablepay.rfis "
+        "WHERE server = %s AND status = 'issued' AND imported_by IS NULL AND round_no IS NOT NULL",
         (server,),
     ).fetchall()
-    return [(str(i), int(n), str(a), None if e is None else str(e)) for i, n, a, e in rows]
+    return cast("list[OpenRound]", rows)  # text, integer, text, text: the tuple's types, so no copy of each
 
 
 def issued_first(conn: psycopg.Connection, server: str, after: str, limit: int) -> tuple[list[Issued], int]:
