@@ -4,7 +4,6 @@ init` sets one): without one there is no level, so no row and no word of one."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -23,19 +22,16 @@ def breach_row(breach: Breach) -> BreachRow:
 
 
 def late_words(seconds: float) -> str:
-    return _minutes_words(max(1, int(seconds // 60)))
+    """`2 days 3 h`, `4 h 10 min`, `5 min` (at least a minute)."""
+    minutes = int(seconds // 60)
+    if minutes >= _DAY:  # most breaches `rfis due` words: a day or more late, worded to the hour
+        days, rest = divmod(minutes, _DAY)
+        return f"{days} day{'s' if days != 1 else ''} {rest // 60} h"
+    hours, mins = divmod(max(1, minutes), 60)
+    return f"{hours} h {mins} min" if hours else f"{mins} min"
 
 
-@functools.lru_cache(maxsize=8192)
-def _minutes_words(minutes: int) -> str:
-    # `rfis due` words tens of thousands of breaches, most of them late by a few thousand distinct minutes.
-    days, rest = divmod(minutes, 24 * 60)
-    hours, mins = divmod(rest, 60)
-    if days:
-        return f"{days} day{'s' if days != 1 else ''} {hours} h"
-    if hours:
-        return f"{hours} h {mins} min"
-    return f"{mins} min"
+_DAY = 24 * 60
 
 
 def print_breaches(out: Output, rows: Sequence[BreachRow], after_rows: bool = True) -> None:

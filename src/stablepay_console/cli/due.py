@@ -156,8 +156,12 @@ class Watcher:
         due = watcher_due(team, profile, rows.now + rows.within, rounds=rows.keep_rounds)
         rounds = watcher_rounds(team, profile) if breaches is not None else None  # read while rows are made
         try:
+            moments: dict[str, datetime] = {}  # a few hundred deadlines among thousands of due requests
             for issued in due.result(60):  # the database filtered and sorted them
-                rows.add_stored(issued, parse_stamp(issued[4]))
+                moment = moments.get(issued[4])
+                if moment is None:
+                    moment = moments[issued[4]] = parse_stamp(issued[4])
+                rows.add_stored(issued, moment)
             if rounds is not None and breaches is not None:
                 opened, self._held = rounds.result(60)
                 breaches.add_open_rounds(opened)

@@ -58,6 +58,16 @@ def stored_row_of(columns: tuple[str, ...], now: datetime) -> Callable[[DueIssue
     from stablepay_console.services.watch.events import deadline_words, stamp
     from stablepay_console.storage.record_types import parse_stamp
 
+    worded: dict[datetime, tuple[str, str]] = {}
+    """Each deadline's cells (its stamp, the time left): thousands of due requests share a few hundred deadlines,
+    so each is worded once."""
+
+    def cells(deadline: datetime) -> tuple[str, str]:
+        found = worded.get(deadline)
+        if found is None:  # issued, all of them: the time left is worded as for any issued request
+            found = worded[deadline] = (stamp(deadline), deadline_words(deadline, now).removeprefix("deadline "))
+        return found
+
     Wire = dict[str, Any]
     ways: dict[str, Callable[[DueIssued, Wire, datetime], str]] = {
         "id": lambda issued, _, __: issued[0],
@@ -65,8 +75,8 @@ def stored_row_of(columns: tuple[str, ...], now: datetime) -> Callable[[DueIssue
         "kind": lambda _, rfi, __: str(rfi.get("kind", "")),
         "user": lambda _, rfi, __: rfi.get("userId") or "",
         "round": lambda issued, _, __: "" if issued[2] is None else str(issued[2]),
-        "deadline": lambda _, __, deadline: stamp(deadline),
-        "left": lambda _, __, deadline: deadline_words(deadline, now).removeprefix("deadline "),  # issued, all
+        "deadline": lambda _, __, deadline: cells(deadline)[0],
+        "left": lambda _, __, deadline: cells(deadline)[1],
         "created": lambda _, rfi, __: stamp(parse_stamp(rfi["createdAt"])) if "createdAt" in rfi else "",
     }
     picked = [ways[column] for column in columns]

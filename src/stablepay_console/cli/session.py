@@ -13,7 +13,6 @@ Exit codes are the same for every command:
 from __future__ import annotations
 
 import argparse
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -104,6 +103,8 @@ def open_session(args: argparse.Namespace) -> Session | None:
 
 def run_async(work: Callable[[], Awaitable[T]]) -> T | int:
     """Run `work`; an API failure becomes exit 1 (its kind and message on stderr), Ctrl+C exit 130."""
+    import asyncio  # here: a command the record answers (`rfis due` from the team watcher) starts no loop
+
     from stablepay_console.api.errors import APIError
 
     try:

@@ -8,7 +8,6 @@ returns before its last page is written loses nothing.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import logging
 import threading
@@ -20,7 +19,6 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from stablepay_console.storage.local import open_record, record_file
 from stablepay_console.storage.record import Record, RecordError, RecordNotWritten
 from stablepay_console.storage.witness import Witness, WitnessCheck, WitnessUnreadable
 from stablepay_console.storage.writing import NOT_WRITTEN, NotWritten
@@ -40,6 +38,8 @@ _made = 0
 
 def file_opener(path: Path) -> Opener:
     """Opens the record file at `path` (fixed when the worker is made, not when it first opens)."""
+    from stablepay_console.storage.local import open_record  # here: a team record's commands never open SQLite
+
     return lambda check: open_record(path, check=check)
 
 
@@ -49,7 +49,11 @@ class RecordWorker:
     def __init__(
         self, opener: Opener | None = None, idle_seconds: float = IDLE_SECONDS, witness: Witness | None = None
     ) -> None:
-        self._opener = opener or file_opener(record_file())
+        if opener is None:
+            from stablepay_console.storage.local import record_file
+
+            opener = file_opener(record_file())
+        self._opener = opener
         self.witness = witness
         """Where this machine keeps the last chain head it saw; looked at once, when the record first opens."""
         self.witnessed: WitnessCheck | None = None
@@ -111,6 +115,8 @@ class RecordWorker:
 
     async def run(self, fn: Callable[[Record], T]) -> T:
         """Run `fn` after everything held back, without blocking the event loop."""
+        import asyncio  # here: the headless commands (`call`, `submit`) start no loop
+
         self._feed()
         return await asyncio.wrap_future(self.submit(fn))
 

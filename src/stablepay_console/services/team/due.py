@@ -13,7 +13,7 @@ from concurrent.futures import Future
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from stablepay_console.services.team.radar import ago
+from stablepay_console.services.team.swept import ago
 from stablepay_console.services.triage.due import HeldTriage, held_triage
 from stablepay_console.storage.record import RecordError, team_feed
 

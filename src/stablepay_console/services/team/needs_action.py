@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from stablepay_console.api.models import Rfi, RfiRound
 from stablepay_console.services.kept import Kept
 from stablepay_console.services.needs_action import PAGE, NeedsActionRows, Partial, Shown
-from stablepay_console.services.team.radar import ago
+from stablepay_console.services.team.swept import ago
 
 if TYPE_CHECKING:
     from stablepay_console.api.filters import RfiFilters

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from stablepay_console.services.team.swept import ago
 from stablepay_console.services.watch.events import ISSUED, Tracker
 from stablepay_console.services.watch.radar import DUE_WITHIN, RadarUpdate
 from stablepay_console.storage import record_json
@@ -76,12 +77,6 @@ class TeamRadar:
     def said(self) -> str:
         """`radar from the team watcher, 40 s ago`"""
         return f"radar from the team watcher ({self.sweep.by_role}), {ago(self.sweep)}"
-
-
-def ago(sweep: Sweep) -> str:
-    """How long ago the watcher swept: `40 s ago`, `3 min ago`."""
-    age = int(sweep.age_seconds)
-    return f"{age} s ago" if age < 120 else f"{age // 60} min ago"
 
 
 async def from_team(team: RecordWorker | None, profile: Profile, now: datetime) -> TeamRadar | None:

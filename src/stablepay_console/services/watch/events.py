@@ -60,7 +60,16 @@ def deadline_words(deadline: datetime | None, now: datetime) -> str:
 
 
 def stamp(when: datetime) -> str:
-    return when.strftime("%Y-%m-%d %H:%M UTC") if when.utcoffset() == timedelta(0) else when.isoformat("minutes")
+    """`2026-12-02 16:27 UTC`; a moment not in UTC keeps its offset (`2026-12-02T17:27+01:00`)."""
+    if when.utcoffset() != _UTC:
+        return when.isoformat(timespec="minutes")
+    if when.year < 1000:  # strftime's %Y does not pad it
+        return when.strftime("%Y-%m-%d %H:%M UTC")
+    # The fields themselves: strftime took twice as long, for each of thousands of rows `rfis due` prints.
+    return f"{when.year}-{when.month:02}-{when.day:02} {when.hour:02}:{when.minute:02} UTC"
+
+
+_UTC = timedelta(0)
 
 
 # --- what changed ----------------------------------------------------------------------
