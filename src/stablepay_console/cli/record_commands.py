@@ -58,7 +58,6 @@ def add_history(sub: a.Commands, common: a.Parser) -> a.Parser:
                              help="the rounds and statuses this console has seen of a request")
     history.add_argument("rfi_id", type=_request(), metavar="RFI_ID")
     _json_flag(history)
-    history.set_defaults(record_command="history")
     return history
 
 
@@ -67,7 +66,6 @@ def add_note(sub: a.Commands, common: a.Parser) -> a.Parser:
     note.add_argument("rfi_id", type=_request(), metavar="RFI_ID")
     note.add_argument("text", help="the note (quote it)")
     note.add_argument("--as", **WHO)
-    note.set_defaults(record_command="note")
     return note
 
 
@@ -78,7 +76,6 @@ def add_claim(sub: a.Commands, common: a.Parser) -> a.Parser:
     claim.add_argument("--as", **WHO)
     claim.add_argument("--for", dest="lapse", type=a.duration, metavar="DURATION",
                        help="the claim lapses after DURATION (4h, 90m), then anyone may take it (team record)")
-    claim.set_defaults(record_command="claim")
     return claim
 
 
@@ -87,7 +84,6 @@ def add_release(sub: a.Commands, common: a.Parser) -> a.Parser:
     release.add_argument("rfi_id", type=_request(), metavar="RFI_ID")
     release.add_argument("--as", **WHO)
     release.add_argument("--force", action="store_true", help="release it even if someone else holds it")
-    release.set_defaults(record_command="release")
     return release
 
 
@@ -100,7 +96,6 @@ def add_evidence(sub: a.Commands, common: a.Parser) -> a.Parser:
     )
     evidence.add_argument("rfi_id", type=_request(), metavar="RFI_ID")
     evidence.add_argument("--output", "-o", required=True, metavar="DIR", help="the folder to write")
-    evidence.set_defaults(record_command="evidence")
     return evidence
 
 
@@ -112,7 +107,6 @@ def add_audit_verify(sub: a.Commands, common: a.Parser) -> a.Parser:
     verify = sub.add_parser("verify", epilog=VERIFY_EXIT_CODES, help="check that no entry was changed, removed or "
                             "reordered")
     _json_flag(verify)
-    verify.set_defaults(record_command="verify")
     return verify
 
 
@@ -123,5 +117,4 @@ def add_audit_log(sub: a.Commands, common: a.Parser) -> a.Parser:
     log.add_argument("--profile", metavar="NAME", help="only entries of this profile")
     log.add_argument("--limit", type=a.positive, metavar="N", help="only the latest N entries")
     _json_flag(log)
-    log.set_defaults(record_command="log")
     return log

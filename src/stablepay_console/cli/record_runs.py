@@ -1,18 +1,16 @@
-"""What each record command does, and `run`, which picks it (`record_commands` has the arguments and exit codes)."""
+"""What each record command does (`record_commands` has the arguments and exit codes; `cli.commands` names each)."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from stablepay_console import __version__
 from stablepay_console.api.sanitize import has_control
 from stablepay_console.cli.output import Output, fail, note
-from stablepay_console.cli.record_team import RUNS as TEAM_RUNS
 from stablepay_console.cli.record_team import refused_team, until_text, where_text
-from stablepay_console.cli.session import FAILED, OK, USAGE, pick_profile, services_for
+from stablepay_console.cli.session import FAILED, OK, USAGE, pick_profile, record_run, services_for
 from stablepay_console.services.audit import verify
 from stablepay_console.services.export import evidence as packs
 from stablepay_console.services.history_view import history_json, history_text
@@ -25,6 +23,7 @@ if TYPE_CHECKING:
 AUDIT_COLUMNS = ("seq", "time", "actor", "profile", "environment", "action", "target", "outcome")
 
 
+@record_run
 def run_history(args: argparse.Namespace) -> int:
     found = profile_for(args)
     if found is None:
@@ -43,6 +42,7 @@ def run_history(args: argparse.Namespace) -> int:
     return OK
 
 
+@record_run
 def run_note(args: argparse.Namespace) -> int:
     found = profile_for(args)
     if found is None:
@@ -61,6 +61,7 @@ def run_note(args: argparse.Namespace) -> int:
     return OK
 
 
+@record_run
 def run_claim(args: argparse.Namespace) -> int:
     found = profile_for(args)
     if found is None:
@@ -83,6 +84,7 @@ def run_claim(args: argparse.Namespace) -> int:
     return OK
 
 
+@record_run
 def run_release(args: argparse.Namespace) -> int:
     found = profile_for(args)
     if found is None:
@@ -106,6 +108,7 @@ def run_release(args: argparse.Namespace) -> int:
     return FAILED
 
 
+@record_run
 def run_evidence(args: argparse.Namespace) -> int:
     if has_control(args.output) or not args.output.strip():
         fail("The output folder name is empty or holds control characters or escape sequences.")
@@ -141,6 +144,7 @@ WITNESS_HELP = ("If the team has dealt with it (a restore it chose, say), forget
                 "the record's line from {path}.")
 
 
+@record_run
 def run_verify(args: argparse.Namespace) -> int:
     """The chain on its own (each entry follows the one before, and ends at the head), then against what this
     machine saw of it before (the witness, looked at when the record opened)."""
@@ -169,6 +173,7 @@ def run_verify(args: argparse.Namespace) -> int:
     return OK if report.ok and (witnessed is None or witnessed.ok) else FAILED
 
 
+@record_run
 def run_log(args: argparse.Namespace) -> int:
     services = record_services(args)
     entries = services.record.call(
@@ -193,36 +198,6 @@ def _actor_text(entry: AuditEntry) -> str:
     if entry.imported is not None:
         return f"{entry.actor} (imported: {entry.imported.written_as})"
     return f"{entry.actor} (typed)" if entry.typed else entry.actor
-
-
-RUNS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "history": run_history,
-    "note": run_note,
-    "claim": run_claim,
-    "release": run_release,
-    "evidence": run_evidence,
-    "verify": run_verify,
-    "log": run_log,
-}
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the record command `args.record_command`."""
-    return guarded(lambda: {**RUNS, **TEAM_RUNS}[args.record_command](args))
-
-
-def guarded(work: Callable[[], int]) -> int:
-    """`work`'s exit code; a record that cannot be used, or does not answer in time, is exit 1 with its message."""
-    from stablepay_console.storage.record import RecordError
-
-    try:
-        return work()
-    except RecordError as exc:
-        fail(str(exc))
-        return FAILED
-    except TimeoutError:
-        fail("the record did not answer in time (another program may hold it locked).")
-        return FAILED
 
 
 def profile_for(args: argparse.Namespace) -> tuple[Profile, Services] | None:

@@ -12,6 +12,7 @@ from datetime import timezone
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.cli import arguments as a
+from stablepay_console.cli.session import record_run
 
 if TYPE_CHECKING:
     from stablepay_console.services.team.scope import Team
@@ -39,7 +40,6 @@ def add_init(sub: a.Commands, common: a.Parser) -> a.Parser:
     init.add_argument("url", nargs="?", metavar="URL", help="postgresql://OWNER@HOST:PORT/DB (no password in it)")
     init.add_argument("--print-sql", action="store_true",
                       help="print the SQL of the whole set-up (the DBA's roles first) instead of running it")
-    init.set_defaults(record_command="record.init")
     return init
 
 
@@ -48,7 +48,6 @@ def add_status(sub: a.Commands, common: a.Parser) -> a.Parser:
                             help="which record is in use, who you are in it, and whether it is reachable")
     status.add_argument("--json", dest="format", action="store_const", const="json", default="text",
                         help="print JSON")
-    status.set_defaults(record_command="record.status")
     return status
 
 
@@ -61,7 +60,6 @@ def add_use(sub: a.Commands, common: a.Parser) -> a.Parser:
     where = use.add_mutually_exclusive_group(required=True)
     where.add_argument("url", nargs="?", metavar="URL", help="postgresql://ROLE@HOST:PORT/DB[?sslmode=require]")
     where.add_argument("--local", action="store_true", help="go back to this machine's record file")
-    use.set_defaults(record_command="record.use")
     return use
 
 
@@ -71,7 +69,6 @@ def add_import(sub: a.Commands, common: a.Parser) -> a.Parser:
     )
     imports.add_argument("--json", dest="format", action="store_const", const="json", default="text",
                          help="print JSON")
-    imports.set_defaults(record_command="record.import")
     return imports
 
 
@@ -113,6 +110,7 @@ def _team_or_usage(services: Services) -> Team | None:
     return team
 
 
+@record_run
 def run_init(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import fail, note
     from stablepay_console.storage.record import RecordError
@@ -157,6 +155,7 @@ def run_init(args: argparse.Namespace) -> int:
     return OK
 
 
+@record_run
 def run_status(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import Output, fail
     from stablepay_console.storage.local import open_record, record_file
@@ -239,6 +238,7 @@ def _team_status(services: Services, team: Team) -> dict[str, Any]:
     return fields
 
 
+@record_run
 def run_use(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import fail, note
     from stablepay_console.storage.team import url as record_url
@@ -261,6 +261,7 @@ def run_use(args: argparse.Namespace) -> int:
     return OK
 
 
+@record_run
 def run_import(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import Output, note
     from stablepay_console.services.team.importing import IMPORT_SECONDS, import_local
@@ -298,4 +299,3 @@ def _services(args: argparse.Namespace) -> Services:
     return services_for(args)
 
 
-RUNS = {"record.init": run_init, "record.status": run_status, "record.use": run_use, "record.import": run_import}

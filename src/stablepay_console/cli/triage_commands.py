@@ -82,5 +82,4 @@ def add_policy(sub: a.Commands, common: a.Parser) -> a.Parser:
     policy.add_argument("--ready-within", type=a.duration, metavar="DURATION", help="e.g. 24h")
     policy.add_argument("--approve-before", type=a.duration, metavar="DURATION", help="e.g. 12h")
     _json_flag(policy)
-    policy.set_defaults(record_command="record.policy")
     return policy

@@ -8,8 +8,8 @@ from typing import Any
 
 from stablepay_console.cli.durations import format_duration
 from stablepay_console.cli.output import Output, fail, note
-from stablepay_console.cli.record_runs import guarded, profile_for, record_services
-from stablepay_console.cli.session import FAILED, OK, USAGE
+from stablepay_console.cli.record_runs import profile_for, record_services
+from stablepay_console.cli.session import FAILED, OK, USAGE, record_run
 from stablepay_console.services.triage.report import ANALYST_FIELDS, SPANS, WEEK_FIELDS, Report
 from stablepay_console.storage.record_triage_types import TriagePolicy
 from stablepay_console.storage.triage_steps import STEPS
@@ -31,6 +31,7 @@ def step_words(rfi_id: str, step: str, now: str, actor: str, at: datetime) -> st
     return f"{rfi_id}: {DONE.get(step, step)} by {actor} at {at:%Y-%m-%d %H:%M} UTC; its step is now {now}."
 
 
+@record_run
 def run_step(args: argparse.Namespace) -> int:
     step = args.triage_step
     found = profile_for(args)
@@ -60,6 +61,7 @@ def run_step(args: argparse.Namespace) -> int:
     return OK
 
 
+@record_run
 def run_assign(args: argparse.Namespace) -> int:
     found = profile_for(args)
     if found is None:
@@ -103,6 +105,7 @@ def policy_json(policy: TriagePolicy) -> dict[str, Any]:
     }
 
 
+@record_run
 def run_policy(args: argparse.Namespace) -> int:
     services = record_services(args)
     change = (args.claim_within, args.ready_within, args.approve_before)
@@ -129,6 +132,7 @@ def hours(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds / 3600:.1f}h"
 
 
+@record_run
 def run_report(args: argparse.Namespace) -> int:
     found = profile_for(args)
     if found is None:
@@ -168,12 +172,3 @@ def run_report(args: argparse.Namespace) -> int:
     return OK
 
 
-def run(args: argparse.Namespace) -> int:
-    """`rfis ready|approve|reject|wait|resume|assign|report` and `record policy` (in the command table)."""
-    if getattr(args, "record_command", "") == "record.policy":
-        return guarded(lambda: run_policy(args))
-    if args.rfis_command == "report":
-        return guarded(lambda: run_report(args))
-    if args.rfis_command == "assign":
-        return guarded(lambda: run_assign(args))
-    return guarded(lambda: run_step(args))
