@@ -190,7 +190,7 @@ def test_rfis_due_from_the_team_watcher_lists_each_breach_of_its_issued_rows(  #
     swept_by_alice(sandbox, team_db)
     monkeypatch.setenv(URL, team_db.url("bob"))
     before = breached(datetime.now(timezone.utc))
-    assert main(["rfis", "due", "--within", "24h"]) == 4
+    assert main(["rfis", "due", "--within", "24h", "--breaches", "all"]) == 4
     after = breached(datetime.now(timezone.utc))
     said = capsys.readouterr()
     assert "from the team watcher (walt), swept " in said.err

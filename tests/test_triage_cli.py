@@ -134,6 +134,26 @@ def test_rfis_due_lists_the_breached_service_levels(capsys: pytest.CaptureFixtur
     assert isinstance(json.loads(capsys.readouterr().out), list)  # the API's requests, as before
 
 
+def test_rfis_due_lists_the_50_breached_longest_ago_and_counts_them_all(capsys: pytest.CaptureFixture[str]) -> None:
+    set_levels(capsys)
+    assert cli("rfis", "due", "--within", "1d", "--breaches", "all") in (3, 4)
+    said = capsys.readouterr()
+    every = list(breach_rows(said.out))
+    count = int(re.search(r"(\d+) service levels breached", said.err).group(1))  # type: ignore[union-attr]
+    assert len(every) == count > 50, "the sandbox breaches more than the default lists"
+    assert "are listed" not in said.err
+    assert cli("rfis", "due", "--within", "1d") in (3, 4)
+    said = capsys.readouterr()
+    assert list(breach_rows(said.out)) == every[:50], "the 50 breached longest ago, in the same order"
+    assert f"{count} service levels breached" in said.err
+    assert "the 50 breached longest ago are listed (`--breaches all` lists every one)" in said.err
+    assert cli("rfis", "due", "--within", "1d", "--breaches", "3") in (3, 4)
+    assert list(breach_rows(capsys.readouterr().out)) == every[:3]
+    with pytest.raises(SystemExit) as usage:
+        cli("rfis", "due", "--within", "1d", "--breaches", "0")
+    assert usage.value.code == 2 and "list at least 1, or all" in capsys.readouterr().err
+
+
 def breach_rows(out: str) -> dict[str, tuple[str, str, str]]:
     """The breach table of `rfis due`: id -> (step, level, late by)."""
     table = out[out.index("LATE BY"):].splitlines()[1:]
@@ -143,7 +163,7 @@ def breach_rows(out: str) -> dict[str, tuple[str, str, str]]:
 
 def test_rfis_due_counts_each_request_at_its_own_step(capsys: pytest.CaptureFixture[str]) -> None:
     set_levels(capsys)
-    assert cli("rfis", "due", "--within", "1d") in (3, 4)
+    assert cli("rfis", "due", "--within", "1d", "--breaches", "all") in (3, 4)
     before = breach_rows(capsys.readouterr().out)
     # Late to be claimed by more than a day: the answer is late to be made ready as well.
     rfi = next(i for i, (step, level, late) in before.items() if step == "unclaimed" and re.match(r"\d+ days? ", late))
@@ -151,11 +171,11 @@ def test_rfis_due_counts_each_request_at_its_own_step(capsys: pytest.CaptureFixt
     assert cli("rfis", "claim", rfi) == 0
     assert cli("rfis", "wait", rfi, "--note", "asked for a bank statement") == 0
     capsys.readouterr()
-    assert cli("rfis", "due", "--within", "1d") in (3, 4)
+    assert cli("rfis", "due", "--within", "1d", "--breaches", "all") in (3, 4)
     waiting = breach_rows(capsys.readouterr().out)
     assert rfi not in waiting, "a request waiting on the user breaches nothing"
     assert len(waiting) == len(before) - 1
     assert cli("rfis", "resume", rfi) == 0
     capsys.readouterr()
-    assert cli("rfis", "due", "--within", "1d") in (3, 4)
+    assert cli("rfis", "due", "--within", "1d", "--breaches", "all") in (3, 4)
     assert breach_rows(capsys.readouterr().out)[rfi][:2] == ("claimed", "ready")

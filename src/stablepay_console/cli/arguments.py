@@ -57,6 +57,16 @@ def positive(text: str) -> int:
     return value
 
 
+def how_many(text: str) -> int | None:
+    """A count of things to list: a whole number from 1, or `all` (None: no limit)."""
+    if text.strip().lower() == "all":
+        return None
+    value = positive(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: list at least 1, or all")
+    return value
+
+
 def port(text: str) -> int:
     value = positive(text)
     if not 0 < value < 65536:

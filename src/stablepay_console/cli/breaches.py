@@ -17,7 +17,7 @@ BreachRow = tuple[str, str, str, str, str]
 
 
 def breach_row(breach: Breach) -> BreachRow:
-    """The row of a breach. `rfis due` makes it as the breach is found, while the pages come."""
+    """The row of a breach, as `rfis due` lists it."""
     return breach.rfi_id, str(breach.round_no), breach.step, breach.level, late_words(breach.late_seconds)
 
 
@@ -34,11 +34,17 @@ def late_words(seconds: float) -> str:
 _DAY = 24 * 60
 
 
-def print_breaches(out: Output, rows: Sequence[BreachRow], after_rows: bool = True) -> None:
-    """After the deadlines: the open requests whose next service level is breached, the latest first."""
-    if not rows or not out.is_text:
+def print_breaches(out: Output, breaches: Sequence[Breach], count: int, after_rows: bool = True) -> None:
+    """After the deadlines: the open requests whose next service level is breached, the latest first (`breaches`,
+    of `count` found: `rfis due` lists the 50 latest unless asked for more)."""
+    if not count or not out.is_text:
         return
-    if after_rows:
-        out.blank()
-    out.table(("id", "round", "step", "level", "late by"), rows, title="Service levels breached")
-    note(f"{len(rows)} service level{'s' if len(rows) != 1 else ''} breached (the levels `record policy` set).")
+    if breaches:
+        if after_rows:
+            out.blank()
+        out.table(("id", "round", "step", "level", "late by"), [breach_row(b) for b in breaches],
+                  title="Service levels breached")
+    said = f"{count} service level{'s' if count != 1 else ''} breached (the levels `record policy` set)"
+    if len(breaches) < count:
+        said += f"; the {len(breaches)} breached longest ago are listed (`--breaches all` lists every one)"
+    note(said + ".")

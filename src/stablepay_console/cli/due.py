@@ -3,8 +3,8 @@
 One pipeline, whatever answers. The source is chosen once (`source_for`): the team watcher's fresh sweep, or
 the API. Each issued request it hands on goes through one tally of what is due (`DueTally`), kept as what will
 be printed (its row, or with `--json` its JSON text), and, for the text, through one tally of the breaches
-(`BreachTally`), each kept as its row. Then the rows, the breaches and the summary; the exit code says what was
-found (0 nothing due, 3 due, 4 overdue).
+(`BreachTally`). Then the rows, the breaches longest past their level (`--breaches`, 50 by default; all are counted)
+and the summary; the exit code says what was found (0 nothing due, 3 due, 4 overdue).
 
 - the API: every issued request, page by page; the record's claims, steps and policy are read on its thread
   while the pages come. A request is kept as it passes: no model is rebuilt to print it.
@@ -15,7 +15,7 @@ found (0 nothing due, 3 due, 4 overdue).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,6 @@ from stablepay_console.services.watch.due import DueTally
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
-    from stablepay_console.cli.breaches import BreachRow
     from stablepay_console.services.triage.due import BreachTally
     from stablepay_console.storage.record_types import DueIssued, Sweep
 
@@ -70,7 +69,6 @@ class DueRows(DueTally[Any]):
 
 
 def _due(args: argparse.Namespace) -> int:
-    from stablepay_console.cli.breaches import breach_row
     from stablepay_console.services.triage.due import BreachTally
 
     session = open_session(args)
@@ -81,7 +79,7 @@ def _due(args: argparse.Namespace) -> int:
     source = source_for(session, args.live, breaches=out.is_text)
     keep = _keep_rows(now) if out.is_text else _keep_json()
     rows = DueRows(now, args.within, keep)
-    breaches = BreachTally(source.held, now, ready=source.held_ready, keep=breach_row) if out.is_text else None
+    breaches = BreachTally(source.held, now, ready=source.held_ready) if out.is_text else None
     checked = source.read(rows, breaches)
     if isinstance(checked, int):
         return checked
@@ -93,8 +91,8 @@ def _due(args: argparse.Namespace) -> int:
             out.table(DUE_COLUMNS, [*overdue, *due])
     else:
         out.json_texts([*overdue, *due])
-    return _said_due(out, breaches.found() if breaches else None, len(overdue), len(due),
-                     format_duration(args.within), f"{checked}; {session.where}")
+    return _said_due(out, breaches, args.breaches, len(overdue), len(due), format_duration(args.within),
+                     f"{checked}; {session.where}")
 
 
 def source_for(session: Session, live: bool, breaches: bool) -> Api | Watcher:
@@ -124,7 +122,7 @@ class Api:
     def held(self) -> Any:
         return self._held.result(60) if self._held is not None else None
 
-    def read(self, rows: DueRows, breaches: BreachTally[Any] | None) -> str | int:
+    def read(self, rows: DueRows, breaches: BreachTally | None) -> str | int:
         from stablepay_console.services.watch import walk
 
         pages = [rows.add_page, *([breaches.add_page] if breaches else [])]
@@ -147,7 +145,7 @@ class Watcher:
     def held(self) -> Any:
         return self._held
 
-    def read(self, rows: DueRows, breaches: BreachTally[Any] | None) -> str | int:
+    def read(self, rows: DueRows, breaches: BreachTally | None) -> str | int:
         from stablepay_console.services.team.due import said, watcher_due, watcher_rounds
         from stablepay_console.storage.record import RecordError
         from stablepay_console.storage.record_types import parse_stamp
@@ -184,12 +182,13 @@ def _keep_json() -> Keep:
     return Keep(keep, lambda issued, deadline: kept_text(issued[1], issued[3]), rounds=True)
 
 
-def _said_due(out: Output, breaches: Sequence[BreachRow] | None, overdue: int, due: int, window: str,
+def _said_due(out: Output, breaches: BreachTally | None, most: int | None, overdue: int, due: int, window: str,
               checked: str) -> int:
     """The breaches after the rows, then the summary and the exit code."""
     from stablepay_console.cli.breaches import print_breaches
 
-    print_breaches(out, breaches or (), bool(overdue or due))
+    if breaches is not None:
+        print_breaches(out, breaches.found(most), breaches.count, bool(overdue or due))
     if not (overdue or due):
         note(f"Nothing due within {window}: {checked}.")
         return OK

@@ -121,8 +121,16 @@ def add_due(sub: a.Commands, common: a.Parser) -> a.Parser:
                      help="how far ahead to look: 90m, 24h, 3d (default 24h)")
     due.add_argument("--live", action="store_true",
                      help="ask the API even when a team watcher's sweep is fresh (team record only)")
+    due.add_argument("--breaches", type=a.how_many, default=BREACHES_LISTED, metavar="N|all",
+                     help=f"list the N service levels breached longest ago (default {BREACHES_LISTED}; all: every "
+                     "one; text only, the count is always said)")
     add_format(due)
     return due
+
+
+BREACHES_LISTED = 50
+"""How many breached service levels `rfis due` lists by default (it counts them all): tens of thousands of lines
+after the deadlines help nobody; `--breaches all` lists every one."""
 
 
 def webhook_url(text: str) -> str:

@@ -9,11 +9,12 @@ the team watcher's sweep, as its issued rows are read). The banner's count works
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, NamedTuple
 
 from stablepay_console.services.triage.cases import cases
 from stablepay_console.services.triage.levels import RoundClock, TimeLeft, time_left
@@ -25,7 +26,6 @@ from stablepay_console.storage.record_types import Claim, OpenRound, parse_stamp
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
 
-K = TypeVar("K")
 
 
 @dataclass(frozen=True)
@@ -102,10 +102,9 @@ def held_triage(record: Record, profile: str) -> HeldTriage:
     return HeldTriage(record.claims(profile), record.every_triage_step(profile), record.triage_policy())
 
 
-class BreachTally(Generic[K]):
+class BreachTally:
     """The breaches among requests streaming past: only the breaches are kept. From the API (`add`: `rfis due`
-    reads every issued request) or from the team watcher's rows (`add_round`). `keep` turns a breach into what
-    is kept of it as it is found (the row a command prints, made while the pages come); by default, the breach.
+    reads every issued request) or from the team watcher's rows (`add_open_rounds`).
 
     `held` is called once: the record is read while the first page is on its way. With `ready`, rounds wait
     in a list until `ready()` says the read is done (or `found` is asked), so the walk never waits on the
@@ -113,25 +112,14 @@ class BreachTally(Generic[K]):
     called at the first request. A record that cannot be read leaves `problem` saying why, and the tally
     empty."""
 
-    @overload
-    def __init__(self: BreachTally[Breach], held: Callable[[], HeldTriage], now: datetime,
-                 ready: Callable[[], bool] | None = None) -> None: ...
-
-    @overload
-    def __init__(self, held: Callable[[], HeldTriage], now: datetime, ready: Callable[[], bool] | None = None, *,
-                 keep: Callable[[Breach], K]) -> None: ...
-
-    def __init__(self, held: Callable[[], HeldTriage], now: datetime, ready: Callable[[], bool] | None = None, *,
-                 keep: Callable[[Breach], Any] | None = None) -> None:
+    def __init__(self, held: Callable[[], HeldTriage], now: datetime, ready: Callable[[], bool] | None = None) -> None:
         self._held_of: Callable[[], HeldTriage] | None = held
         self._held: HeldTriage | None = None
         self._ready = ready
         self._waiting: list[tuple[str, str, int, datetime, datetime | None]] = []
-        self._keep: Callable[[Breach], Any] = keep or _itself
         self.now = now
         self.problem: str | None = None
-        self._found: list[tuple[float, K]] = []
-        """(seconds late, what is kept) of each breach."""
+        self._found: list[Breach] = []
         self._claim_by = now
         """An unclaimed round issued before this is past its claim level (now less the policy's claim time)."""
 
@@ -178,7 +166,7 @@ class BreachTally(Generic[K]):
         held = self._read()
         if held is None:
             return
-        claims, steps, claim_by, keep, found = held.claims, held.steps, self._claim_by, self._keep, self._found
+        claims, steps, claim_by, found = held.claims, held.steps, self._claim_by, self._found
         for rfi_id, round_no, issued_at, expires_at in rounds:
             if rfi_id in claims or rfi_id in steps:  # a few: someone acted on them
                 self._tally(rfi_id, "issued", round_no, parse_stamp(issued_at),
@@ -186,8 +174,7 @@ class BreachTally(Generic[K]):
                 continue
             issued = parse_stamp(issued_at)
             if issued < claim_by:  # it had to be claimed before now
-                late = (claim_by - issued).total_seconds()
-                found.append((late, keep(Breach(rfi_id, round_no, UNCLAIMED, "claim", late))))
+                found.append(Breach(rfi_id, round_no, UNCLAIMED, "claim", (claim_by - issued).total_seconds()))
 
     def _catch_up(self) -> None:
         """The rounds that waited for the record's read, now that it is done (or must be waited for)."""
@@ -207,21 +194,33 @@ class BreachTally(Generic[K]):
         if claim is None and not steps:  # most requests: unclaimed, no step taken, nothing paused
             if issued_at < self._claim_by:  # it had to be claimed before now
                 late = (self._claim_by - issued_at).total_seconds()
-                self._found.append((late, self._keep(Breach(rfi_id, round_no, UNCLAIMED, "claim", late))))
+                self._found.append(Breach(rfi_id, round_no, UNCLAIMED, "claim", late))
             return
         step = step_of(status, claim, steps)
         clock = RoundClock(issued_at, expires_at, claim.at if claim else None, steps)
         left = time_left(step, clock, held.policy, self.now)
         if left is not None and left.breached and left.left is not None:
-            late = -left.left.total_seconds()
-            self._found.append((late, self._keep(Breach(rfi_id, round_no, step, left.level, late))))
+            self._found.append(Breach(rfi_id, round_no, step, left.level, -left.left.total_seconds()))
 
-    def found(self) -> list[K]:
-        """What is kept of the breaches, the latest first (as `open_breaches`)."""
+    def _settle(self) -> list[Breach]:
+        """Every breach, once the rounds that waited for the record's read are tallied."""
         self._catch_up()
         self._read()
-        return [kept for _, kept in sorted(self._found, key=itemgetter(0), reverse=True)]
+        return self._found
+
+    @property
+    def count(self) -> int:
+        """How many breaches were found."""
+        return len(self._settle())
+
+    def found(self, most: int | None = None) -> list[Breach]:
+        """The breaches, the latest first (as `open_breaches`): with `most`, only that many of the latest (`rfis
+        due` lists 50 of tens of thousands: only those are sorted)."""
+        self._settle()
+        if most is not None and most < len(self._found):
+            return heapq.nlargest(most, self._found, key=_lateness)
+        return sorted(self._found, key=_lateness, reverse=True)
 
 
-def _itself(breach: Breach) -> Breach:
-    return breach
+_lateness = itemgetter(4)
+"""A breach's seconds late (`Breach.late_seconds`)."""
