@@ -6,7 +6,8 @@ asking the API. Each run is a whole process (interpreter start, imports, the pro
 the rows printed to a pipe, the exit), timed from spawn to exit with its peak RSS, text and `--json` alike.
 
 With a COMMIT, the same commands of that commit's code (its `src` read with `git archive`) run in turns with
-this tree's, in the same run, against the same database: the figures side by side.
+this tree's, in the same run: the figures side by side. Each tree reads a database of its own schema (a console
+refuses any other version), made by its own `record init` and filled by its own code with the same requests.
 
 It starts its own PostgreSQL from Debian's `postgresql` package (as the test suite does) and removes it at the
 end:
@@ -27,6 +28,7 @@ import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -36,6 +38,9 @@ sys.path.insert(0, str(HERE))
 from common import Row, bench_env, render, secs, write_readme  # noqa: E402
 from due_speed import timed  # noqa: E402
 from scale import baseline_src  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.postgres import TeamDb
 
 GOAL_S = 1.0
 SERVER = "production https://api.stablepay.example"
@@ -61,6 +66,30 @@ def fill(url: str, rfis: int) -> int:
     assert walt.mark_sweep(PROFILE, SWEEP_SECONDS, json.dumps({"issued": []})), "walt is the team watcher"
     walt.close()
     return sum(1 for r in data if r.status == "issued")
+
+
+def _on(src: Path | None) -> dict[str, str]:
+    """The environment of a child that runs `src`'s code (None: this tree's)."""
+    return bench_env(**({"PYTHONPATH": str(src)} if src is not None else {}))
+
+
+def _filled(db: TeamDb, rfis: int, src: Path | None = None) -> int:
+    """`db` filled by `src`'s code (the watcher's sweep of `rfis` requests); the issued count. In a child: this
+    process stays small, so the commands it starts do not begin as copies of 100,000 requests (a forked child's
+    peak RSS counts the parent's pages it shared before it ran the command)."""
+    filled = subprocess.run([sys.executable, __file__, "--fill", db.url("walt"), str(rfis)], capture_output=True,
+                            env=_on(src), text=True, timeout=3600, check=True)
+    return int(filled.stdout.strip().splitlines()[-1])
+
+
+def init(url: str) -> None:
+    """`record init` of the code on the path, as the owner (the baseline's schema for the baseline's database)."""
+    import psycopg
+
+    from stablepay_console.storage.team.schema import init_schema
+
+    with psycopg.connect(url) as conn:
+        init_schema(conn)
 
 
 class Contender:
@@ -110,15 +139,19 @@ def measure(rfis: int = 100_000, runs: int = 5, baseline: str | None = None, vie
             conn.execute(sql.SQL("CREATE DATABASE bench_due TEMPLATE {} OWNER {}").format(
                 sql.Identifier(TEMPLATE), sql.Identifier(OWNER)))
         db = TeamDb(server, "bench_due")
-        # In a child: this process stays small, so the commands it starts do not begin as copies of 100,000
-        # requests (a forked child's peak RSS counts the parent's pages it shared before it ran the command).
-        filled = subprocess.run([sys.executable, __file__, "--fill", db.url("walt"), str(rfis)], capture_output=True,
-                                text=True, timeout=3600, check=True)
-        issued = int(filled.stdout.strip().splitlines()[-1])
+        issued = _filled(db, rfis)
         trees = {"this tree": Contender("this tree", tmp / "new", db.url("alice"))}
         old_src = baseline_src(tmp, baseline) if baseline else None
         if old_src is not None:
-            trees["baseline"] = Contender("baseline", tmp / "old", db.url("alice"), old_src)
+            # The baseline's own database, at the baseline's own schema (a console refuses any other version),
+            # made by its own `record init` and filled by its own code with the same requests.
+            with server.connect() as conn:
+                conn.execute(sql.SQL("CREATE DATABASE bench_due_baseline OWNER {}").format(sql.Identifier(OWNER)))
+            old_db = TeamDb(server, "bench_due_baseline")
+            subprocess.run([sys.executable, __file__, "--init", old_db.url(OWNER)], env=_on(old_src), check=True,
+                           capture_output=True, timeout=600)
+            _filled(old_db, rfis, old_src)
+            trees["baseline"] = Contender("baseline", tmp / "old", old_db.url("alice"), old_src)
         shapes = {"text": ("rfis", "due", "--within", "24h"), "json": ("rfis", "due", "--within", "24h", "--json")}
         source = trees["this tree"].said(*shapes["text"])
         found: dict[tuple[str, str], list[tuple[float, float]]] = {(t, s): [] for t in trees for s in shapes}
@@ -177,6 +210,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     if given[:1] == ["--fill"]:  # the child that fills the database (see `measure`)
         print(fill(given[1], int(given[2])))
+        return 0
+    if given[:1] == ["--init"]:  # the child that makes the baseline's database (see `measure`)
+        init(given[1])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rfis", type=int, default=100_000, help="requests on the account (default 100,000)")
