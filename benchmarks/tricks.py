@@ -3,7 +3,7 @@
 Each trick is measured on the command it is for, whole processes, in turns in one run (every trick on, then
 the same with one trick left out, `startup.skip`), median of `runs`:
 
-- `switch-1ms`, `no-last-collection`: `rfis due --within 24h` against `sandbox serve --rfis N --latency 0.05`
+- `no-last-collection`: `rfis due --within 24h` against `sandbox serve --rfis N --latency 0.05`
   (a walk of every issued request, as `benchmarks/due_speed.py` runs it), spawn to exit;
 - `gc-off-while-starting`: the console's first frame on a 120x40 pty (as `benchmarks/cold_start.py` times it).
 
@@ -33,7 +33,6 @@ LAUNCH = ("import sys; from stablepay_console.cli import startup; left_out = sys
           "left_out and startup.skip(left_out); from stablepay_console.cli.main import run; sys.exit(run())")
 """The console's own entry (`cli.main.run`), with one trick left out (none for "")."""
 FOR = {
-    "switch-1ms": "walk",
     "no-last-collection": "walk",
     "gc-off-while-starting": "frame",
 }

@@ -155,29 +155,6 @@ def test_kept_requests_print_into_a_pipe_as_their_models_do_and_safe() -> None:
     assert empty.getvalue() == "[]\n"
 
 
-def test_a_shell_command_switches_threads_every_millisecond_and_gives_the_setting_back(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The record's thread keeps pace with a command's walk (it takes the interpreter's lock back within 1 ms),
-    and whoever called `main` in-process gets their own switch interval back."""
-    import sys
-
-    from stablepay_console.cli.main import main
-    from stablepay_console.cli.startup import SWITCH_SECONDS
-
-    seen: list[float] = []
-
-    def listing(args: object) -> int:
-        seen.append(sys.getswitchinterval())
-        return 0
-
-    monkeypatch.setattr("stablepay_console.cli.rfis.run_list", listing)
-    before = sys.getswitchinterval()
-    assert before != SWITCH_SECONDS
-    assert main(["rfis", "list"]) == 0
-    assert seen == [SWITCH_SECONDS] and sys.getswitchinterval() == before
-
-
 def test_a_terminal_draws_a_short_table_with_rich_and_lays_out_a_long_one_as_plain_columns() -> None:
     from stablepay_console.cli.output import RICH_ROWS
 

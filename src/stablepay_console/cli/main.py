@@ -11,7 +11,7 @@ from stablepay_console import __version__
 from stablepay_console.cli import parsers
 from stablepay_console.cli.arguments import Parser, positive, say
 from stablepay_console.cli.commands import add_commands, entry_of
-from stablepay_console.cli.startup import command_running, process_ends, process_starts
+from stablepay_console.cli.startup import process_ends, process_starts
 from stablepay_console.storage import variables
 
 
@@ -51,8 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     NOT_WRITTEN.listen(lambda line: print(f"stablepay-console: {say(line)}", file=sys.stderr, flush=True))
     made = sys.modules.get("stablepay_console.storage.record_worker")
     before = made.made_so_far() if made is not None else 0  # a console's own record, in a test's process
-    with command_running():
-        return finished(run_command(args), before)
+    return finished(run_command(args), before)
 
 
 def finished(code: int, since: int = 0) -> int:
