@@ -11,7 +11,7 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-# httpx loads its own command-line client (click, pygments and more: about 20 ms) whenever click is
+# httpx loads its own command-line client (click, pygments and more) whenever click is
 # installed, and uvicorn installs click. The console never runs it: leave it out.
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 

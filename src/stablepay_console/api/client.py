@@ -350,7 +350,7 @@ async def _answers_in() -> None:
 
 
 def _build_page_models() -> None:
-    """The models of a page of requests are built on first use (`defer_build`: about 20 ms), here while the
+    """The models of a page of requests are built on first use (`defer_build`), here while the
     first page is on its way rather than once it has come."""
     for model in (RfiPage, Rfi):
         model.model_rebuild()

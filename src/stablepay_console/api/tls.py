@@ -13,7 +13,7 @@ def verified_tls() -> ssl.SSLContext:
     """The TLS settings of every https client of this process: the trusted roots (certifi's, or the system's
     where `SSL_CERT_FILE` / `SSL_CERT_DIR` say), a certificate and host name checked on every connection.
 
-    Made once: loading the roots costs about 75 ms of CPU, which httpx would spend again for every client
+    Made once: loading the roots costs CPU that httpx would spend again for every client
     (each command, each profile switch, each check of the rotation wizard). One context serves any number of
     connections and threads."""
     return httpx.create_ssl_context()

@@ -38,7 +38,7 @@ def run_due(args: argparse.Namespace) -> int:
     from stablepay_console.services.gc_pause import gc_paused
 
     # One bounded run: a garbage collection while the rows are printed walked every request's leftovers
-    # (a tenth of a second at 100,000 requests) for the few cycles a command makes.
+    # for the few cycles a command makes.
     with gc_paused(whole_command=True):
         return _due(args)
 

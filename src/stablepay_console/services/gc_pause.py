@@ -1,10 +1,10 @@
 """The cyclic garbage collector paused while a bulk read runs (UI-free).
 
 Reading every issued request builds tens of thousands of small objects, and a command that keeps what
-is due holds thousands of them: each full pass of the collector rescans all that is held, which made
-paging twice as slow. The requests hold no reference cycles (reference counting frees them), so the
-collector waits until the read ends. Reads may overlap: it resumes when the last one ends, and only if
-it was running before the first.
+is due holds thousands of them: each full pass of the collector rescans all that is held, which slowed
+paging (benchmarks/README.md, `due_speed.py`). The requests hold no reference cycles (reference counting
+frees them), so the collector waits until the read ends. Reads may overlap: it resumes when the last one
+ends, and only if it was running before the first.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ _process_ends = False
 def process_ends_after_command() -> None:
     """The process ends once its command does (`cli.main.run`): a pause that says it is the whole command
     (`gc_paused(whole_command=True)`) then ends by freezing what it leaves instead of collecting it. The
-    first collection after a pause walked the read's leftovers (10 to 15 ms after `rfis due` at 100,000
-    requests), all freed a moment later by the exit anyway. A caller in the same process (a test) is left
+    first collection after a pause walked the read's leftovers, all freed a moment later by the exit anyway
+    (`no-last-collection` in benchmarks/README.md). A caller in the same process (a test) is left
     as it was: it gets its collections."""
     global _process_ends
     _process_ends = True

@@ -27,7 +27,7 @@ PAGE_SCRIPT = """
   // Before textual.js: every WebSocket it opens gives the terminal the keyboard once it is open (no click
   // needed), and a reason the server sends before closing replaces "Session ended." (as text, never HTML).
   // textual.js starts its terminal on the window's load event; the document is whole (its style sheet and
-  // scripts in) at DOMContentLoaded, a tenth of a second earlier on a busy machine: start it then, once.
+  // scripts in) at DOMContentLoaded, earlier on a busy machine: start it then, once.
   document.addEventListener("DOMContentLoaded", () => {
     const start = window.onload;
     if (typeof start === "function") { window.onload = null; start(new Event("load")); }

@@ -58,8 +58,8 @@ def breached_count(rows: Iterable[Rfi], claims: Mapping[str, Claim], steps: Mapp
 
 
 class Breach(NamedTuple):
-    """A round whose next service level is breached (a tuple: `rfis due` makes one for each of tens of
-    thousands of breached requests, in a third of the time a frozen dataclass takes)."""
+    """A round whose next service level is breached (a tuple, not a frozen dataclass: `rfis due` makes one
+    for each of tens of thousands of breached requests)."""
 
     rfi_id: str
     round_no: int
@@ -108,7 +108,7 @@ class BreachTally:
 
     `held` is called once: the record is read while the first page is on its way. With `ready`, rounds wait
     in a list until `ready()` says the read is done (or `found` is asked), so the walk never waits on the
-    record: its first open checks the file, a few tenths of a second for a large one. Otherwise `held` is
+    record: its first open checks the file, which takes a while for a large one. Otherwise `held` is
     called at the first request. A record that cannot be read leaves `problem` saying why, and the tally
     empty."""
 

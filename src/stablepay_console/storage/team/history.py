@@ -258,7 +258,7 @@ def issued_due(conn: psycopg.Connection, server: str, before: str, rounds: bool)
     else:
         query = "SELECT r.rfi_id, r.wire, r.round_no, NULL, r.deadline FROM stablepay.rfis r "
         # A read of a few thousand rows from one index: starting parallel workers cost more than they save
-        # (benchmarks/team_due.py: the rows came in half the time without them).
+        # (benchmarks/README.md, `team_due.py`).
         conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
     rows = conn.execute(
         query + "WHERE r.server = %s AND r.status = 'issued' AND r.imported_by IS NULL AND r.deadline <= %s "

@@ -1,8 +1,8 @@
 """A quicker way for a DataTable to draw its cells, with the same result.
 
 DataTable draws every cell through Rich's general layout (a padded, styled renderable laid out by
-`Console.render_lines`), about 0.1 ms a cell: a fresh page of the inbox (some 250 cells) took
-25-50 ms to paint, most of a page switch. A one-line row of `Text` that fits its column needs none of
+`Console.render_lines`): painting a fresh page of the inbox (some 250 cells) that way was most of a
+page switch (its figure: `benchmarks/in_process.py`). A one-line row of `Text` that fits its column needs none of
 that layout: its segments, the column's padding and the row's styles are the whole result. This
 draws those cells directly and leaves every other cell (headers, wrapped rows, text wider than its
 column, tabs, centred text) to DataTable. Nor does it measure every new cell when every column has
@@ -37,8 +37,8 @@ class QuickCells(DataTable[Text]):
 
     def _clear_caches(self) -> None:
         # Textual's LRUCache links its entries in a ring, so a cleared cache is a cycle that only the
-        # garbage collector frees: a page's worth of drawn cells each time, and full collections of
-        # 50-130 ms in the middle of paging. Emptying the links lets them go at once.
+        # garbage collector frees: a page's worth of drawn cells each time, and full collections in the
+        # middle of paging. Emptying the links lets them go at once.
         for cache in (self._row_render_cache, self._cell_render_cache, self._row_renderable_cache, self._line_cache):
             unlink(cache)
         super()._clear_caches()
