@@ -14,7 +14,7 @@ from textual.widgets import Static
 from stablepay_console.api.filters import RfiFilters
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
-from stablepay_console.services.first_page import page_to_keep, read_for_start
+from stablepay_console.services.first_frame import page_to_keep, read_for_start
 from stablepay_console.storage import first_page
 from stablepay_console.tui.app import ConsoleApp
 from stablepay_console.tui.screens.inbox import InboxScreen

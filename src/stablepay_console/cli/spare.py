@@ -15,7 +15,7 @@ PRELOADED = (
     "stablepay_console.cli.console", "stablepay_console.cli.logs", "stablepay_console.cli.session",
     "stablepay_console.cli.blocking_output",
     "stablepay_console.tui.runtime.exit_guard", "stablepay_console.tui.runtime.boot", "stablepay_console.tui.app",
-    "stablepay_console.tui.keymap", "stablepay_console.services.first_page",
+    "stablepay_console.tui.keymap", "stablepay_console.services.first_frame",
     "stablepay_console.tui.widgets.inbox.table", "stablepay_console.tui.formatters.record_rows",
     "stablepay_console.tui.runtime.first_rows", "stablepay_console.tui.runtime.key_notices",
     "stablepay_console.tui.screens.inbox", "stablepay_console.tui.widgets.result_status",

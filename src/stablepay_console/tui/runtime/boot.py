@@ -25,7 +25,7 @@ from stablepay_console.storage import variables
 from stablepay_console.tui.screens.base import ConsoleScreen
 
 if TYPE_CHECKING:
-    from stablepay_console.services.first_page import LightRfi
+    from stablepay_console.services.first_frame import LightRfi
     from stablepay_console.storage.first_page import FirstPage
     from stablepay_console.tui.console import Console
 
@@ -88,7 +88,7 @@ def read_first_page(app: Console) -> None:
     before the client stack loads in the same thread, so the two never compete for the interpreter."""
     frame_painted(app).wait(1.0)
     try:
-        from stablepay_console.services.first_page import light_rows, read_for_start
+        from stablepay_console.services.first_frame import light_rows, read_for_start
         from stablepay_console.tui.widgets.inbox import table  # noqa: F401  - loaded here, not on the UI thread
 
         profile = app.profile

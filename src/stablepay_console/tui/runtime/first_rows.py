@@ -1,6 +1,6 @@
 """A repeat start's first rows: the inbox's first page as last shown, painted at once and greyed.
 
-The rows come from the record of the last first page (`services.first_page`), read off the UI thread,
+The rows come from the record of the last first page (`services.first_frame`), read off the UI thread,
 for this profile and base URL only and only on the unfiltered first page; the status line says
 "From the record, as of 14:02 UTC · refreshing…" until the server's page replaces them, and a row
 cannot be opened meanwhile. Each first page the server sends is kept again, written off the UI thread.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from stablepay_console.services.first_page import model_rows, page_to_keep, read_for_start
+from stablepay_console.services.first_frame import model_rows, page_to_keep, read_for_start
 from stablepay_console.services.inbox_pager import INBOX, InboxPager
 from stablepay_console.storage import first_page
 from stablepay_console.tui.runtime.boot import READ_AT_BOOT

@@ -1,4 +1,8 @@
-"""The inbox's first page from the record, for a repeat start (UI-free).
+"""The console's first frame, its UI-free part: the inbox's first page from the record, for a repeat start.
+
+The first frame is this module (what a repeat start paints, and what it keeps for the next), the boot screen
+that paints it (`tui.runtime.boot`, with `built_in_start`: the profile a start shows before the client stack
+loads), the inbox's swap to the server's rows (`tui.runtime.first_rows`), and the file (`storage.first_page`).
 
 After each first page of the unfiltered inbox the console keeps it (`storage.first_page`). On the next
 start of the same profile the inbox paints those rows at once, greyed and labelled "as of 14:02 ·
