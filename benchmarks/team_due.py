@@ -54,9 +54,9 @@ def fill(url: str, rfis: int) -> int:
     """The team watcher sees every request of a `rfis`-request account and marks its sweep; the issued count."""
     from stablepay_console.sandbox.data import SandboxData
     from stablepay_console.services.history import sighting
+    from stablepay_console.storage.postgres.store import PgRecord
+    from stablepay_console.storage.postgres.url import parse
     from stablepay_console.storage.record_types import SeenPage
-    from stablepay_console.storage.team.store import PgRecord
-    from stablepay_console.storage.team.url import parse
 
     data = SandboxData(seed=7, rfi_count=rfis, now=datetime.now(timezone.utc)).rfis
     walt = PgRecord(parse(url), lambda name: SERVER if name else "")
@@ -86,7 +86,7 @@ def init(url: str) -> None:
     """`record init` of the code on the path, as the owner (the baseline's schema for the baseline's database)."""
     import psycopg
 
-    from stablepay_console.storage.team.schema import init_schema
+    from stablepay_console.storage.postgres.schema import init_schema
 
     with psycopg.connect(url) as conn:
         init_schema(conn)

@@ -221,8 +221,8 @@ def main() -> int:
     from tests.postgres import OWNER, TEMPLATE, TeamDb, prepare, start_server
 
     from stablepay_console.storage.local import open_record
-    from stablepay_console.storage.team.store import PgRecord
-    from stablepay_console.storage.team.url import parse
+    from stablepay_console.storage.postgres.store import PgRecord
+    from stablepay_console.storage.postgres.url import parse
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the server is stopped and removed on the way out
     server, root = start_server()

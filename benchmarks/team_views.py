@@ -31,8 +31,8 @@ def main(url: str, profile: str, server: str, runs: int) -> None:
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.services.needs_action import NeedsActionRows
     from stablepay_console.services.team.needs_action import team_rows, wanted
-    from stablepay_console.storage.team.store import PgRecord
-    from stablepay_console.storage.team.url import parse
+    from stablepay_console.storage.postgres.store import PgRecord
+    from stablepay_console.storage.postgres.url import parse
 
     record = PgRecord(parse(url), lambda name: server if name else "")
     filters, now = RfiFilters(), datetime.now(timezone.utc)

@@ -100,8 +100,8 @@ def measure(deliveries: int) -> list[Row]:
 
     from stablepay_console.profiles.store import make_profile
     from stablepay_console.services.team.scope import server_key
-    from stablepay_console.storage.team.store import PgRecord
-    from stablepay_console.storage.team.url import parse
+    from stablepay_console.storage.postgres.store import PgRecord
+    from stablepay_console.storage.postgres.url import parse
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the server is stopped and removed on the way out
     server, root = start_server()

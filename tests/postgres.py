@@ -120,7 +120,7 @@ def prepare(server: PgServer) -> None:
     """The roles (the cluster's) and the migrated template database, made by the owner with `record init`."""
     from psycopg import sql
 
-    from stablepay_console.storage.team.schema import init_schema
+    from stablepay_console.storage.postgres.schema import init_schema
 
     with server.connect() as conn:
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN CREATEROLE").format(sql.Identifier(OWNER)))
@@ -173,7 +173,7 @@ def team_db(pg_server: PgServer) -> Iterator[TeamDb]:
     from psycopg import sql
 
     name = f"t_{uuid.uuid4().hex[:16]}"
-    from stablepay_console.storage.team.schema import connect_sql
+    from stablepay_console.storage.postgres.schema import connect_sql
 
     with pg_server.connect() as conn:
         conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {} OWNER {}").format(

@@ -16,9 +16,9 @@ from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.history import sighting
 from stablepay_console.services.team.scope import server_key
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record_types import SeenPage, kept_text, parse_stamp
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
 from tests.conftest import FIXED_NOW
 from tests.postgres import TeamDb
 
@@ -95,9 +95,9 @@ def test_the_open_rounds_are_each_requests_current_round(sandbox: Sandbox, team_
 def test_a_version_9_record_gets_its_open_rounds_from_its_rounds_and_nothing_else_moves(
     sandbox: Sandbox, bare_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from stablepay_console.storage.team import history as seen
-    from stablepay_console.storage.team import schema as record_pg_schema
-    from stablepay_console.storage.team.schema import init_schema
+    from stablepay_console.storage.postgres import history as seen
+    from stablepay_console.storage.postgres import schema as record_pg_schema
+    from stablepay_console.storage.postgres.schema import init_schema
     from tests.postgres import OWNER
 
     issued = [r for r in sandbox.data.rfis if r.status == "issued" and r.round is not None][:4]

@@ -79,7 +79,7 @@ def test_no_project_doc_points_outside_the_project() -> None:
 
 
 def test_the_readme_never_names_an_old_schema_number() -> None:
-    from stablepay_console.storage.team.schema import LATEST
+    from stablepay_console.storage.postgres.schema import LATEST
 
     text = "".join((ROOT / page).read_text(encoding="utf-8") for page in ("README.md", "docs/team-record.md"))
     named = {int(n) for n in re.findall(r"\bschema (?:version )?(\d+)\b", text)}

@@ -16,10 +16,10 @@ import pytest
 from stablepay_console.services.audit import verify
 from stablepay_console.services.triage.review import review_queue
 from stablepay_console.storage.local import open_record
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record import Offer, Record, RecordError, assignments, team_feed
 from stablepay_console.storage.record_types import AuditDraft, RfiSighting, RoundSighting, SeenPage
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
 from tests.conftest import FIXED_NOW
 
 RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"

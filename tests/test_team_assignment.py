@@ -20,8 +20,8 @@ from stablepay_console.cli.main import main
 from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.services.audit import verify
 from stablepay_console.services.team.scope import server_key
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from tests.postgres import TeamDb
 
 pytestmark = pytest.mark.postgres

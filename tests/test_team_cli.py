@@ -20,9 +20,9 @@ import pytest
 
 from stablepay_console.cli.main import main
 from stablepay_console.storage import locations
-from stablepay_console.storage.team.schema import LATEST
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
+from stablepay_console.storage.postgres.schema import LATEST
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from tests.cli_e2e import console, free_port
 from tests.postgres import OWNER, TeamDb, wait_for
 
@@ -229,7 +229,7 @@ def test_a_connection_dropped_while_idle_is_replaced_before_the_next_save(team_d
 
 @pytest.mark.postgres
 def test_a_connection_lost_mid_write_is_said_and_nothing_is_half_written(team_db: TeamDb) -> None:
-    from stablepay_console.storage.team.connection import RecordUnavailable
+    from stablepay_console.storage.postgres.connection import RecordUnavailable
 
     alice = PgRecord(parse(team_db.url("alice")), lambda name: "s")
     alice.notes("p", RFI)

@@ -14,8 +14,8 @@ from stablepay_console.profiles.model import EMBEDDED_PROFILE
 from stablepay_console.services.audit import verify
 from stablepay_console.services.team.scope import server_key
 from stablepay_console.storage.local import open_record, record_file
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from tests.postgres import TeamDb
 
 RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"

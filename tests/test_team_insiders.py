@@ -29,10 +29,10 @@ import pytest
 
 from stablepay_console.cli.main import main
 from stablepay_console.services.audit import verify
+from stablepay_console.storage.postgres.connection import LOCK_MS, RecordBusy
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record_types import AuditDraft, RfiSighting, RoundSighting, SeenPage
-from stablepay_console.storage.team.connection import LOCK_MS, RecordBusy
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb, wait_for
 
@@ -513,7 +513,7 @@ def test_every_reader_of_json_from_a_record_is_bounded(team_db: TeamDb) -> None:
     the history reads "unreadable entry" for the request, the listener drops the announcement."""
     from psycopg.types.json import Jsonb
 
-    from stablepay_console.storage.team.listen import parse_change
+    from stablepay_console.storage.postgres.listen import parse_change
 
     deep = "[" * 100_000
     with team_db.connect("bob") as conn:
@@ -526,7 +526,7 @@ def test_every_reader_of_json_from_a_record_is_bounded(team_db: TeamDb) -> None:
     assert parse_change('{"kind": "notes", "server": "s", "rfi": "r", "who": "bob", "op": "insert"}') is not None
 
 
-READERS = ("storage/team", "storage/local", "storage/record_types.py", "storage/witness.py", "services/team",
+READERS = ("storage/postgres", "storage/local", "storage/record_types.py", "storage/witness.py", "services/team",
            "cli/wire.py", "cli/kept_json.py", "cli/rfis.py", "cli/record_runs.py", "services/export")
 
 

@@ -20,15 +20,15 @@ import psycopg
 import pytest
 
 from stablepay_console.services.audit import verify
+from stablepay_console.storage.postgres import connection as record_pg_conn
+from stablepay_console.storage.postgres.connection import RecordOutcomeUnknown, RecordUnavailable
+from stablepay_console.storage.postgres.conninfo import libpq_view
+from stablepay_console.storage.postgres.schema import LATEST, init_schema
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import RecordUrlError, parse, shown
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_chain import entry_hash
 from stablepay_console.storage.record_types import AuditDraft, AuditEntry, SeenPage
-from stablepay_console.storage.team import connection as record_pg_conn
-from stablepay_console.storage.team.connection import RecordOutcomeUnknown, RecordUnavailable
-from stablepay_console.storage.team.conninfo import libpq_view
-from stablepay_console.storage.team.schema import LATEST, init_schema
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import RecordUrlError, parse, shown
 from stablepay_console.storage.writing import NotWritten
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb, wait_for
@@ -445,7 +445,7 @@ def test_every_host_of_a_record_url_is_checked_and_local_sockets_are_loopback() 
 
 
 def test_the_saved_record_url_is_read_back_only_when_it_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    from stablepay_console.storage.team import url as record_url
+    from stablepay_console.storage.postgres import url as record_url
 
     monkeypatch.delenv(record_url.URL_VARIABLE, raising=False)
     assert record_url.forget() is False and record_url.chosen() is None
@@ -556,7 +556,7 @@ class FreezingProxy:
 def test_a_server_that_stops_answering_mid_session_fails_the_call(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from stablepay_console.storage.team import store as record_pg
+    from stablepay_console.storage.postgres import store as record_pg
 
     proxy = FreezingProxy(team_db.server.port)
     try:
@@ -716,7 +716,7 @@ def test_a_refusal_or_failure_is_said_in_its_first_line_cleaned_and_cut(team_db:
 
 def test_a_version_1_record_moves_to_version_2_with_nothing_lost(bare_db: TeamDb, monkeypatch: pytest.MonkeyPatch,
                                                                  tmp_path: Path) -> None:
-    from stablepay_console.storage.team import schema as record_pg_schema
+    from stablepay_console.storage.postgres import schema as record_pg_schema
 
     every = record_pg_schema.migrations()
     monkeypatch.setattr(record_pg_schema, "migrations", lambda: every[:1])

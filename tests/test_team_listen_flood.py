@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from stablepay_console.storage.team.listen import Change, TeamListener
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
+from stablepay_console.storage.postgres.listen import Change, TeamListener
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from tests.conftest import FIXED_NOW
 from tests.postgres import TeamDb, wait_for
 

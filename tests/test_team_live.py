@@ -16,9 +16,9 @@ from textual.widgets import Input
 
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.storage import locations
-from stablepay_console.storage.team.listen import Change, TeamListener
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
+from stablepay_console.storage.postgres.listen import Change, TeamListener
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from stablepay_console.tui.team.live import DOWN_BADGE
 from stablepay_console.tui.widgets.inbox.table import InboxTable
 from stablepay_console.tui.widgets.rfi.notes import RfiNotesView

@@ -15,9 +15,9 @@ from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.history import sighting
 from stablepay_console.services.needs_action import needs_action_order
 from stablepay_console.services.team.scope import server_key
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record_types import SeenPage
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
 from stablepay_console.tui.screens.inbox import InboxScreen
 from tests.conftest import FIXED_NOW, wait_for_workers
 from tests.postgres import TeamDb

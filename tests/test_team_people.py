@@ -27,10 +27,10 @@ from psycopg.types.json import Jsonb
 
 from stablepay_console.cli.main import main
 from stablepay_console.services.audit import verify
+from stablepay_console.storage.postgres.listen import Change, TeamListener
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record_types import AuditDraft, RfiSighting, RoundSighting, SeenPage
-from stablepay_console.storage.team.listen import Change, TeamListener
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
 from tests.conftest import FIXED_NOW
 from tests.postgres import PgServer, TeamDb, wait_for
 
@@ -409,8 +409,8 @@ def test_a_team_chain_rehashed_or_rolled_back_is_noticed_by_whoever_saw_it(  # t
 def test_a_version_3_record_moves_to_4_and_its_anonymous_rows_are_reported_not_rewritten(
     bare_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from stablepay_console.storage.team import schema as record_pg_schema
-    from stablepay_console.storage.team.schema import LATEST, init_schema
+    from stablepay_console.storage.postgres import schema as record_pg_schema
+    from stablepay_console.storage.postgres.schema import LATEST, init_schema
     from tests.postgres import OWNER
 
     every = record_pg_schema.migrations()

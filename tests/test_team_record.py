@@ -20,11 +20,11 @@ from stablepay_console.services.audit import verify
 from stablepay_console.services.history import sighting
 from stablepay_console.services.team.scope import server_key
 from stablepay_console.storage.local import open_record
+from stablepay_console.storage.postgres.schema import LATEST, init_schema, installed_version
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record import RecordError, RecordTooNew
 from stablepay_console.storage.record_types import AuditDraft, SeenPage
-from stablepay_console.storage.team.schema import LATEST, init_schema, installed_version
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb
 

@@ -59,8 +59,8 @@ async def test_a_console_takes_the_radar_from_a_fresh_team_watcher(  # type: ign
 ) -> None:
     from stablepay_console.api.client import StablePayClient
     from stablepay_console.services.team.radar import snapshot
-    from stablepay_console.storage.team.store import PgRecord
-    from stablepay_console.storage.team.url import parse
+    from stablepay_console.storage.postgres.store import PgRecord
+    from stablepay_console.storage.postgres.url import parse
 
     own = RadarPoller()  # what the console would count on its own, from the same sandbox
     transport = httpx.ASGITransport(app=sandbox.app)

@@ -20,9 +20,9 @@ from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.audit import verify
 from stablepay_console.services.team.scope import server_key
 from stablepay_console.services.triage.review import review_queue
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record_worker import flush_all
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
 from tests.postgres import TeamDb
 
 SERVER = server_key(EMBEDDED_PROFILE)
@@ -146,8 +146,8 @@ def test_the_round_a_console_names_is_checked_and_cannot_reopen_an_approved_answ
 def observe_as_watcher(db: TeamDb) -> None:
     """The watcher's first sweep, written straight with its own connection (a console refuses a record at 5)."""
     from stablepay_console.services.history import sighting
+    from stablepay_console.storage.postgres import history as seen
     from stablepay_console.storage.record_types import SeenPage
-    from stablepay_console.storage.team import history as seen
 
     world = Sandbox(now=datetime.now(timezone.utc))
     page = SeenPage("embedded", EMBEDDED_PROFILE.environment, datetime.now(timezone.utc),
@@ -165,8 +165,8 @@ def observe_as_watcher(db: TeamDb) -> None:
 def test_a_version_5_record_with_roundless_steps_is_repaired_and_says_so(
     bare_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from stablepay_console.storage.team import schema as record_pg_schema
-    from stablepay_console.storage.team.schema import LATEST, init_schema
+    from stablepay_console.storage.postgres import schema as record_pg_schema
+    from stablepay_console.storage.postgres.schema import LATEST, init_schema
     from tests.postgres import OWNER
 
     (first, _, round_id), (second, _, _) = issued_requests()[:2]

@@ -19,10 +19,10 @@ import pytest
 from stablepay_console.services.triage.state import refusal, step_of
 from stablepay_console.storage.local import open_record
 from stablepay_console.storage.local import triage as local_triage
+from stablepay_console.storage.postgres.store import PgRecord
+from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record import Record
 from stablepay_console.storage.record_types import RfiSighting, SeenPage
-from stablepay_console.storage.team.store import PgRecord
-from stablepay_console.storage.team.url import parse
 from stablepay_console.storage.triage_steps import NAMES, STATES
 from tests.postgres import TeamDb
 
@@ -125,7 +125,7 @@ def test_the_python_rules_the_local_record_and_the_database_agree_on_every_step(
 def check_lists() -> list[set[str]]:
     """The step names each store's table accepts (its CHECK), as shipped."""
     found = [re.search(r"step\s+TEXT NOT NULL CHECK \(step IN \(([^)]*)\)\)", local_triage.V3, re.IGNORECASE)]
-    folder = resources.files("stablepay_console.storage.team") / "migrations"
+    folder = resources.files("stablepay_console.storage.postgres") / "migrations"
     sql = (folder / "0003_triage.sql").read_text(encoding="utf-8")
     found.append(re.search(r"step\s+text NOT NULL CHECK \(step IN \(([^)]*)\)\)", sql))
     return [{name.strip(" '") for name in m.group(1).split(",")} for m in found if m]

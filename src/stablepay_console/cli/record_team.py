@@ -113,10 +113,10 @@ def _team_or_usage(services: Services) -> Team | None:
 @record_run
 def run_init(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import fail, note
+    from stablepay_console.storage.postgres import url as record_url
+    from stablepay_console.storage.postgres.connection import connect, need_psycopg, problem
+    from stablepay_console.storage.postgres.schema import GROUP_ROLES, init_schema, print_sql
     from stablepay_console.storage.record import RecordError
-    from stablepay_console.storage.team import url as record_url
-    from stablepay_console.storage.team.connection import connect, need_psycopg, problem
-    from stablepay_console.storage.team.schema import GROUP_ROLES, init_schema, print_sql
 
     if args.url:
         try:
@@ -221,8 +221,8 @@ def _team_status(services: Services, team: Team) -> dict[str, Any]:
     fields["you"] = team.actor()
     if team.problem or team.url is None:
         return {**fields, "reachable": False, "problem": team.problem}
-    from stablepay_console.storage.team.people import stamped_by_nobody
-    from stablepay_console.storage.team.store import PgRecord
+    from stablepay_console.storage.postgres.people import stamped_by_nobody
+    from stablepay_console.storage.postgres.store import PgRecord
 
     record = PgRecord(team.url, scope_for(services.book.find))
     try:
@@ -241,7 +241,7 @@ def _team_status(services: Services, team: Team) -> dict[str, Any]:
 @record_run
 def run_use(args: argparse.Namespace) -> int:
     from stablepay_console.cli.output import fail, note
-    from stablepay_console.storage.team import url as record_url
+    from stablepay_console.storage.postgres import url as record_url
 
     if args.local:
         dropped = record_url.forget()
@@ -267,7 +267,7 @@ def run_import(args: argparse.Namespace) -> int:
     from stablepay_console.services.team.importing import IMPORT_SECONDS, import_local
     from stablepay_console.services.team.scope import scope_for
     from stablepay_console.storage.local import record_file
-    from stablepay_console.storage.team.store import PgRecord
+    from stablepay_console.storage.postgres.store import PgRecord
 
     services = _services(args)
     team = _team_or_usage(services)

@@ -25,7 +25,7 @@ PRELOADED = (
     "stablepay_console.services.audit", "stablepay_console.services.triage.service",
     "stablepay_console.services.export.requests", "stablepay_console.services.team.live",
     "stablepay_console.storage.prefs", "stablepay_console.storage.keymap_file",
-    "stablepay_console.storage.team.listen",
+    "stablepay_console.storage.postgres.listen",
     "textual.drivers.web_driver", "textual.pilot", "textual.scrollbar", "textual.layouts.factory",
     "concurrent.futures.thread", "rich._emoji_codes",
 )

@@ -10,7 +10,7 @@ from stablepay_console.cli.arguments import say
 from stablepay_console.storage import variables
 
 if TYPE_CHECKING:
-    from stablepay_console.storage.team.url import TeamUrl
+    from stablepay_console.storage.postgres.url import TeamUrl
     from stablepay_console.web.settings import WebSettings
 
 INSTALL = "install the web extra: pip install 'stablepay-console[web]'"
@@ -59,7 +59,7 @@ def console_refusal(settings: WebSettings, team: TeamUrl | None) -> bool:
     if start_profile(argparse.Namespace()) is None:  # it says why, as the console would
         return True
     if team is not None:
-        from stablepay_console.storage.team.signin_roles import check_record, check_someone_granted
+        from stablepay_console.storage.postgres.signin_roles import check_record, check_someone_granted
 
         try:
             check_record(team)
@@ -78,8 +78,8 @@ def run_web(args: argparse.Namespace) -> int:
         import textual_serve  # noqa: F401
     except ImportError:
         return fail(f"textual-serve is not installed; {INSTALL}.")
-    from stablepay_console.storage.team import url as record_url
-    from stablepay_console.storage.team.connection import ROLE_VARIABLE
+    from stablepay_console.storage.postgres import url as record_url
+    from stablepay_console.storage.postgres.connection import ROLE_VARIABLE
     from stablepay_console.web.proxy import unix_socket
     from stablepay_console.web.signin import SignIns, startup_refusal
 

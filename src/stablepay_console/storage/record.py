@@ -1,10 +1,10 @@
 """The local compliance record: what the console saw of each RFI, notes and claims, the audit log.
 
 `Record` is the interface the services use, every method they call named in it; `open_record` gives
-the local implementation, a SQLite file in the data folder (`record.sqlite3`), and `storage.team.store.PgRecord`
+the local implementation, a SQLite file in the data folder (`record.sqlite3`), and `storage.postgres.store.PgRecord`
 the team's PostgreSQL. Nothing outside `storage/record*.py` writes SQL.
 
-The two stores are packages of their own: `storage.local` (SQLite) and `storage.team` (PostgreSQL).
+The two stores are packages of their own: `storage.local` (SQLite) and `storage.postgres` (PostgreSQL).
 """
 
 from __future__ import annotations

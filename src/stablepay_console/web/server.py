@@ -42,7 +42,7 @@ from stablepay_console.web.spares import Spares
 from stablepay_console.web.statics import Statics
 
 if TYPE_CHECKING:
-    from stablepay_console.storage.team.url import TeamUrl
+    from stablepay_console.storage.postgres.url import TeamUrl
 
 log = logging.getLogger("stablepay_console.web.access")
 

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from stablepay_console.services.audit import verify_chain
 from stablepay_console.services.team.scope import machine
+from stablepay_console.storage.postgres.importing import ImportReport, copy_local, local_entries
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.team.importing import ImportReport, copy_local, local_entries
 
 if TYPE_CHECKING:
-    from stablepay_console.storage.team.store import PgRecord
+    from stablepay_console.storage.postgres.store import PgRecord
 
 
 IMPORT_SECONDS = 300.0

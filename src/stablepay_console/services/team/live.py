@@ -1,6 +1,6 @@
 """Hearing the team while a console runs: the team record's announcements of notes, claims and steps, as hints.
 
-The listening itself is the store's (`storage/team/listen.py`: LISTEN on a connection of its own, reconnecting
+The listening itself is the store's (`storage/postgres/listen.py`: LISTEN on a connection of its own, reconnecting
 with backoff, at most one hint per 2 s); this is the one door the screens use to it, so they never reach a
 store's module."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from stablepay_console.services.team.scope import Team
-from stablepay_console.storage.team.listen import Change, TeamListener
+from stablepay_console.storage.postgres.listen import Change, TeamListener
 
 __all__ = ["Change", "TeamListener", "listen"]
 

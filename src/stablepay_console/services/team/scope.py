@@ -20,9 +20,9 @@ from urllib.parse import urlsplit
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.profiles.model import Profile
+from stablepay_console.storage.postgres import url as record_url
 from stablepay_console.storage.record import Record, RecordError
 from stablepay_console.storage.record_worker import RecordWorker
-from stablepay_console.storage.team import url as record_url
 from stablepay_console.storage.witness import Witness
 
 
@@ -81,7 +81,7 @@ def chosen_team() -> Team | None:
         return Team(None, source, problem=f"The team record URL from {source} cannot be used: {exc}")
     team = Team(url, source)
     try:
-        from stablepay_console.storage.team.connection import need_psycopg
+        from stablepay_console.storage.postgres.connection import need_psycopg
 
         need_psycopg()
     except RecordError as exc:
@@ -95,7 +95,7 @@ def team_opener(team: Team, scope_of: Callable[[str], str]) -> Callable[[bool], 
     def open_team(check: bool) -> Record:
         if team.problem or team.url is None:
             raise RecordError(team.problem)
-        from stablepay_console.storage.team.store import PgRecord
+        from stablepay_console.storage.postgres.store import PgRecord
 
         return PgRecord(team.url, scope_of, on_role=team.set_role)
 

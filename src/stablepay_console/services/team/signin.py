@@ -1,12 +1,12 @@
 """Who may have a console in a browser, with a team record: the web server asks here, never the store itself.
 
 The rule (a LOGIN role of the team, granted directly to the web server's authenticator; never a group role, the
-authenticator, the owner or a superuser) is the database's to answer: `storage/team/signin_roles.py` asks it."""
+authenticator, the owner or a superuser) is the database's to answer: `storage/postgres/signin_roles.py` asks it."""
 
 from __future__ import annotations
 
-from stablepay_console.storage.team.signin_roles import signin_refusal
-from stablepay_console.storage.team.url import TeamUrl
+from stablepay_console.storage.postgres.signin_roles import signin_refusal
+from stablepay_console.storage.postgres.url import TeamUrl
 
 
 def refusal(url: TeamUrl, user: str) -> str | None:

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage import record_json
+from stablepay_console.storage.postgres.connection import connect, deadline, need_psycopg, reason
+from stablepay_console.storage.postgres.url import TeamUrl
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.team.connection import connect, deadline, need_psycopg, reason
-from stablepay_console.storage.team.url import TeamUrl
 
 log = logging.getLogger(__name__)
 

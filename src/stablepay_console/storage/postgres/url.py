@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from stablepay_console.storage import locations, record_json, variables
-from stablepay_console.storage.team.conninfo import libpq_view
+from stablepay_console.storage.postgres.conninfo import libpq_view
 from stablepay_console.storage.writing import write_atomically
 
 URL_VARIABLE = variables.RECORD_URL

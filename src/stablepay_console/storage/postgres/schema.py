@@ -37,7 +37,7 @@ _FILE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 def migrations() -> list[tuple[int, str, str]]:
     """(version, file name, SQL) of every shipped migration, in order; versions run 1, 2, 3… without gaps."""
-    folder = resources.files("stablepay_console.storage.team") / "migrations"
+    folder = resources.files("stablepay_console.storage.postgres") / "migrations"
     found = sorted((int(m.group(1)), entry.name) for entry in folder.iterdir() if (m := _FILE.match(entry.name)))
     if [v for v, _ in found] != list(range(1, len(found) + 1)):
         raise RecordError(f"The team record's migrations are not numbered 1, 2, 3…: {[n for _, n in found]}.")

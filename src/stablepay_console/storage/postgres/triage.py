@@ -13,6 +13,8 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from stablepay_console.storage.postgres.people import every_analyst
+from stablepay_console.storage.postgres.sweeps import last as last_sweep
 from stablepay_console.storage.record_triage_types import (
     ClaimFact,
     RoundFact,
@@ -25,8 +27,6 @@ from stablepay_console.storage.record_triage_types import (
     by_request,
 )
 from stablepay_console.storage.record_types import Claim, parse_stamp
-from stablepay_console.storage.team.people import every_analyst
-from stablepay_console.storage.team.sweeps import last as last_sweep
 
 if TYPE_CHECKING:
     import psycopg

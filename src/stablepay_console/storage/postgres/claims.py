@@ -11,10 +11,10 @@ from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from stablepay_console.storage.postgres.schema import LEAD
+from stablepay_console.storage.postgres.url import TeamUrl
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_types import Claim, ClaimOutcome
-from stablepay_console.storage.team.schema import LEAD
-from stablepay_console.storage.team.url import TeamUrl
 
 if TYPE_CHECKING:
     import psycopg

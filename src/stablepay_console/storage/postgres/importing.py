@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.storage.local.sightings import ROUND_LAST_SEEN, STATUS_LAST_SEEN
+from stablepay_console.storage.postgres.audit import detail_text
 from stablepay_console.storage.record import RecordError
 from stablepay_console.storage.record_types import AuditEntry, AuditHead, parse_stamp
-from stablepay_console.storage.team.audit import detail_text
 
 if TYPE_CHECKING:
     import psycopg

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from stablepay_console.api.sanitize import clean
 from stablepay_console.storage import variables
+from stablepay_console.storage.postgres.schema import GROUP_ROLES
+from stablepay_console.storage.postgres.url import TeamUrl, is_loopback
 from stablepay_console.storage.record import RecordError, RecordRefused
-from stablepay_console.storage.team.schema import GROUP_ROLES
-from stablepay_console.storage.team.url import TeamUrl, is_loopback
 
 if TYPE_CHECKING:
     import psycopg

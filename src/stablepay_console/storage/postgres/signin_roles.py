@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stablepay_console.api.sanitize import clean
+from stablepay_console.storage.postgres.schema import GROUP_ROLES, SCHEMA
+from stablepay_console.storage.postgres.url import TeamUrl
 from stablepay_console.storage.record import RecordError
-from stablepay_console.storage.team.schema import GROUP_ROLES, SCHEMA
-from stablepay_console.storage.team.url import TeamUrl
 
 ROLE_FACTS = """
 WITH me AS (SELECT oid FROM pg_roles WHERE rolname = session_user)
@@ -50,7 +50,7 @@ class RoleFacts:
 
 def role_facts(url: TeamUrl, user: str) -> RoleFacts | None:
     """The catalogue's facts about `user` (None: no such role). Raises RecordError when it cannot be asked."""
-    from stablepay_console.storage.team.connection import connect, reason
+    from stablepay_console.storage.postgres.connection import connect, reason
 
     conn = connect(url, autocommit=True)
     try:
@@ -105,7 +105,7 @@ def check_record(url: TeamUrl) -> None:
     """Before a web server starts: its login reaches the database, and the database holds a team record.
     (The authenticator may read nothing of the record itself: each console checks its schema as its user.)
     Raises RecordError with the words a shell command would say."""
-    from stablepay_console.storage.team.connection import connect, reason
+    from stablepay_console.storage.postgres.connection import connect, reason
 
     conn = connect(url, autocommit=True)
     try:
@@ -136,7 +136,7 @@ SELECT r.rolname
 def check_someone_granted(url: TeamUrl) -> None:
     """Before a web server starts: at least one person passes every rule above, or no sign-in could ever get a
     console. Raises RecordError saying what the DBA runs."""
-    from stablepay_console.storage.team.connection import connect, reason
+    from stablepay_console.storage.postgres.connection import connect, reason
 
     conn = connect(url, autocommit=True)
     try:

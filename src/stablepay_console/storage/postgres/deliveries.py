@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from stablepay_console.storage.team import history as seen
+from stablepay_console.storage.postgres import history as seen
 
 if TYPE_CHECKING:
     import psycopg

@@ -11,9 +11,9 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from stablepay_console.storage.postgres import history as seen
+from stablepay_console.storage.postgres import sweeps
 from stablepay_console.storage.record_types import DueIssued, Issued, OpenRound, Sweep, stamp
-from stablepay_console.storage.team import history as seen
-from stablepay_console.storage.team import sweeps
 
 if TYPE_CHECKING:
     import psycopg

@@ -25,6 +25,25 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from stablepay_console.storage.postgres import audit as chain
+from stablepay_console.storage.postgres import history as seen
+from stablepay_console.storage.postgres import sweeps as sweeps
+from stablepay_console.storage.postgres.assignment import PgAssignment
+from stablepay_console.storage.postgres.claims import PgClaims
+from stablepay_console.storage.postgres.connection import (
+    ANSWER_SECONDS,
+    RecordOutcomeUnknown,
+    RecordUnavailable,
+    connect,
+    deadline,
+    need_psycopg,
+    problem,
+)
+from stablepay_console.storage.postgres.deliveries import PgDeliveries
+from stablepay_console.storage.postgres.feed import PgFeed
+from stablepay_console.storage.postgres.schema import LEAD, WATCHER, check_version
+from stablepay_console.storage.postgres.triage import PgTriage
+from stablepay_console.storage.postgres.url import TeamUrl
 from stablepay_console.storage.record import Offer, RecordError
 from stablepay_console.storage.record_types import (
     AuditDraft,
@@ -35,25 +54,6 @@ from stablepay_console.storage.record_types import (
     RfiHistory,
     SeenPage,
 )
-from stablepay_console.storage.team import audit as chain
-from stablepay_console.storage.team import history as seen
-from stablepay_console.storage.team import sweeps as sweeps
-from stablepay_console.storage.team.assignment import PgAssignment
-from stablepay_console.storage.team.claims import PgClaims
-from stablepay_console.storage.team.connection import (
-    ANSWER_SECONDS,
-    RecordOutcomeUnknown,
-    RecordUnavailable,
-    connect,
-    deadline,
-    need_psycopg,
-    problem,
-)
-from stablepay_console.storage.team.deliveries import PgDeliveries
-from stablepay_console.storage.team.feed import PgFeed
-from stablepay_console.storage.team.schema import LEAD, WATCHER, check_version
-from stablepay_console.storage.team.triage import PgTriage
-from stablepay_console.storage.team.url import TeamUrl
 
 if TYPE_CHECKING:
     import psycopg
