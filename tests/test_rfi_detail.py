@@ -329,7 +329,7 @@ async def test_a_request_dismissed_while_the_record_is_read_ends_quietly(make_ap
     console carries on without an error (it used to fail the worker with NoMatches)."""
     import threading
 
-    from stablepay_console.tui.team.process_view import StepHistory
+    from stablepay_console.tui.triage.process_view import StepHistory
     from stablepay_console.tui.widgets.rfi.history import RfiHistoryView
     from stablepay_console.tui.widgets.rfi.record import RfiRecordPanel
 

@@ -19,7 +19,7 @@ from stablepay_console.storage import locations
 from stablepay_console.storage.postgres.listen import Change, TeamListener
 from stablepay_console.storage.postgres.store import PgRecord
 from stablepay_console.storage.postgres.url import parse
-from stablepay_console.tui.team.live import DOWN_BADGE
+from stablepay_console.tui.team_live import DOWN_BADGE
 from stablepay_console.tui.widgets.inbox.table import InboxTable
 from stablepay_console.tui.widgets.rfi.notes import RfiNotesView
 from tests.cli_e2e import free_port

@@ -20,7 +20,7 @@ PRELOADED = (
     "stablepay_console.tui.runtime.first_rows", "stablepay_console.tui.runtime.key_notices",
     "stablepay_console.tui.screens.inbox", "stablepay_console.tui.widgets.result_status",
     "stablepay_console.tui.formatters.record_problem", "stablepay_console.tui.runtime.deliveries",
-    "stablepay_console.tui.team.breach_count", "stablepay_console.tui.modals.quit_mid_rotation",
+    "stablepay_console.tui.triage.breach_count", "stablepay_console.tui.modals.quit_mid_rotation",
     "stablepay_console.wiring", "stablepay_console.services.switching", "stablepay_console.services.notes",
     "stablepay_console.services.audit", "stablepay_console.services.triage.service",
     "stablepay_console.services.export.requests", "stablepay_console.services.team.live",

@@ -3,7 +3,7 @@ whether it needs a note, and how a person reads it.
 
 Everything else follows this table: the services' rules and words (`services/triage/state.py`), the shell's
 commands, their help and what they say was done (`cli/triage_commands.py`, `cli/triage_runs.py`), the console's keys,
-palette words and notices (`tui/team/steps.py`) and the local record's CHECK. The team
+palette words and notices (`tui/triage/steps.py`) and the local record's CHECK. The team
 record's database enforces the same rules in PL/pgSQL (`team/migrations/`); `tests/test_triage_steps_agree.py`
 replays every (state, step, actor) against the Python rules and both stores and requires the same answer, so a
 rule changed on one side only fails there. Adding a step: a row here, a migration for each store, and tests.

@@ -55,12 +55,12 @@ class Console(SafeOutput, ExitOnSignals):
     key_badge: reactive[str] = reactive("")
     """"ROTATION DUE" (or OVERDUE) while the active profile's key is 11 months old or more; else ""."""
     record_badge: reactive[str] = reactive("")
-    """"TEAM RECORD UNREACHABLE" while the team record cannot be reached (tui/team/live.py); else ""."""
+    """"TEAM RECORD UNREACHABLE" while the team record cannot be reached (tui/team_live.py); else ""."""
     review_count: reactive[int] = reactive(0)
     """How many answers someone else made ready await this reader's review (the banner's `3 to review`)."""
     team_listener: TeamListener | None = None
     radar_source = ""
-    """In team mode, where the radar's count comes from (tui/team/radar.py)."""
+    """In team mode, where the radar's count comes from (tui/radar.py)."""
 
     @property
     def ready(self) -> bool:

@@ -29,6 +29,7 @@ from stablepay_console.tui.formatters.radar import NEEDS_ACTION_ACTION
 if TYPE_CHECKING:
     from textual.app import App
 
+    from stablepay_console.profiles.model import Profile
     from stablepay_console.services.watch.events import WatchEvent
     from stablepay_console.services.watch.radar import RadarPoller
     from stablepay_console.tui.console import Console
@@ -125,8 +126,7 @@ class Radar:
 
     async def _poll(self) -> None:
         from stablepay_console.services.watch.events import deadline_words
-        from stablepay_console.tui.team.breach_count import with_breaches
-        from stablepay_console.tui.team.radar import team_radar_used
+        from stablepay_console.tui.triage.breach_count import with_breaches
 
         app, poller, profile = self.app, self.poller, self.app.profile
         if await team_radar_used(app, profile):  # one poller per team: a fresh `rfis watch` swept for us
@@ -202,3 +202,34 @@ class RadarCommands(EntriesProvider):
                                 "Status changes and new rounds show within this; new requests and deadlines "
                                 "at each poll"))
         return entries
+
+
+# --- in team mode: from the team watcher while it is fresh, else the console's own poll -------------------------
+# Which one counts is said when it changes ("Deadline radar from the team watcher (alice), 40 s ago" /
+# "… polls the API on its own"), and kept in `app.radar_source` for the command palette.
+
+OWN_POLL = "the console polls the API on its own (no team watcher swept within two of its intervals)"
+
+
+async def team_radar_used(app: Console, profile: Profile | None) -> bool:
+    """Set the banner's count from a fresh team watcher and say so; False: poll as without a team."""
+    if profile is None or app.services.team is None:
+        return False
+    from stablepay_console.services.team.radar import from_team
+
+    found = await from_team(app.services.team_record, profile, app.now())
+    if app.profile is not profile:
+        return True  # the profile changed meanwhile: nothing of this count belongs to the new one
+    said = found.said if found is not None else OWN_POLL
+    if getattr(app, "radar_source", "") != said.split(",")[0]:
+        app.notify(f"Deadline {said}." if found else f"Deadline radar: {said}.", title="Team record", timeout=6,
+                   markup=False)
+    app.radar_source = said.split(",")[0]
+    if found is None:
+        return False
+    from stablepay_console.tui.triage.breach_count import with_breaches
+
+    label = await with_breaches(app, profile, found.update.label)
+    if app.profile is profile:
+        app.radar_label = label
+    return True

@@ -39,7 +39,7 @@ def announce_record_notices(app: Console) -> None:
 
     app.services.record.on_notice = say
     if app.services.team is not None:
-        from stablepay_console.tui.team.live import start_team_live
+        from stablepay_console.tui.team_live import start_team_live
 
         start_team_live(app)
     loop = asyncio.get_running_loop()

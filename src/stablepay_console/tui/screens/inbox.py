@@ -16,14 +16,13 @@ from stablepay_console.tui.runtime.first_rows import keep_first_page, paint_from
 from stablepay_console.tui.screens.inbox_base import InboxBase
 from stablepay_console.tui.screens.inbox_go_to import GO_TO_HELP, InboxGoTo
 from stablepay_console.tui.screens.inbox_help import HELP
-from stablepay_console.tui.team.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
-from stablepay_console.tui.team.inbox_triage import TRIAGE_HELP, InboxTriage
-from stablepay_console.tui.team.messages import TeamChanged
-from stablepay_console.tui.team.queues import QUEUES_HELP, InboxQueues
-from stablepay_console.tui.team.radar import needs_action_team
-from stablepay_console.tui.team.review import REVIEW_HELP, ReviewQueue
-from stablepay_console.tui.team.row_actions import RowActions
-from stablepay_console.tui.team.steps import STEPS_HELP, Entry, StepTaken, step_bindings
+from stablepay_console.tui.team_live import TeamChanged
+from stablepay_console.tui.triage.inbox_claims import CLAIM_BINDING, CLAIMS_HELP, InboxClaims
+from stablepay_console.tui.triage.inbox_triage import TRIAGE_HELP, InboxTriage
+from stablepay_console.tui.triage.queues import QUEUES_HELP, InboxQueues
+from stablepay_console.tui.triage.review import REVIEW_HELP, ReviewQueue
+from stablepay_console.tui.triage.row_actions import RowActions
+from stablepay_console.tui.triage.steps import STEPS_HELP, Entry, StepTaken, step_bindings
 from stablepay_console.tui.widgets.inbox.auto_refresh import AutoRefresh
 from stablepay_console.tui.widgets.inbox.export_progress import ExportProgress
 from stablepay_console.tui.widgets.inbox.filters import InboxFilterBar
@@ -182,9 +181,12 @@ class InboxScreen(InboxBase):
 
     @work(exclusive=True, group="inbox-load")
     async def load_needs_action(self) -> None:
+        from stablepay_console.services.team.needs_action import team_reader  # in team mode: the watcher's rows
+
         self.paging.begin()
         self.render_state(busy_only=True)
-        await self.paging.load_needs_action(self.console.client, self.render_state, needs_action_team(self.console))
+        team = team_reader(self.console.services.team_record, self.console.profile)
+        await self.paging.load_needs_action(self.console.client, self.render_state, team)
         self.render_state()
 
     # --- rendering ----------------------------------------------------------------

@@ -26,10 +26,10 @@ from stablepay_console.storage.record_triage_types import NO_POLICY, TriageCase
 from stablepay_console.tui.formatters.rfi import held_transfer, link_absence_reason, link_line, status_long
 from stablepay_console.tui.formatters.text import NO_DEADLINE, ago, clean, countdown, plain, when
 from stablepay_console.tui.screens.base import ConsoleScreen
-from stablepay_console.tui.team.claims import ClaimActions
-from stablepay_console.tui.team.messages import TeamChanged
-from stablepay_console.tui.team.process_view import ProcessLine, StepHistory, process_line
-from stablepay_console.tui.team.steps import STEPS_HELP, Entry, StepTaken, StepTaker, step_bindings
+from stablepay_console.tui.team_live import TeamChanged
+from stablepay_console.tui.triage.claims import ClaimActions
+from stablepay_console.tui.triage.process_view import ProcessLine, StepHistory, process_line
+from stablepay_console.tui.triage.steps import STEPS_HELP, Entry, StepTaken, StepTaker, step_bindings
 from stablepay_console.tui.widgets.rfi.items import RfiItemsTable
 from stablepay_console.tui.widgets.rfi.record import RECORD_BINDINGS, RECORD_HELP, RecordActions, RfiRecordPanel
 

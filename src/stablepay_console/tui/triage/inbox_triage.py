@@ -22,7 +22,7 @@ from stablepay_console.tui.runtime.workers import start
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
     from stablepay_console.tui.screens.inbox_base import InboxBase
-    from stablepay_console.tui.team.inbox_claims import ClaimMarks
+    from stablepay_console.tui.triage.inbox_claims import ClaimMarks
 
 TRIAGE_HELP = """
 Triage (kept in the record): **Step** is unclaimed, claimed, ready (awaiting review), approved or

@@ -2,7 +2,7 @@
 
 The queue is read from the record (`services.triage.review`: answers made ready by someone else) when the inbox
 opens, on every team change heard, after a step, and on `r`, for the banner's count and who made each ready; the
-view (`tui.team.queues`) shows every such request of the account as the API has it now, deadline first.
+view (`tui.triage.queues`) shows every such request of the account as the API has it now, deadline first.
 """
 
 from __future__ import annotations

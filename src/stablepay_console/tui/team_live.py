@@ -12,11 +12,32 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.message import Message
+
 from stablepay_console.services.team.live import Change, TeamListener, listen
-from stablepay_console.tui.team.messages import TeamChanged
 
 if TYPE_CHECKING:
     from stablepay_console.tui.console import Console
+
+# --- what the listener tells the screens: a Textual message. The listener knows no screen; each screen that
+# shows something of the team handles `TeamChanged` with `@on` and reads again what it touched.
+
+
+class TeamChanged(Message):
+    """Another console (or this one) changed a note, a claim or a step; `resync`: read everything again."""
+
+    def __init__(self, change: Change) -> None:
+        super().__init__()
+        self.change = change
+
+    @property
+    def everything(self) -> bool:
+        return self.change.kind == "resync"
+
+    def touches(self, *kinds: str) -> bool:
+        """Whether a view of these kinds ("claims", "notes", "triage") must read again."""
+        return self.everything or self.change.kind in kinds
+
 
 DOWN_BADGE = "TEAM RECORD UNREACHABLE"
 

@@ -13,8 +13,8 @@ from stablepay_console.storage.record_triage_types import TriageCase, TriageStep
 from stablepay_console.storage.record_types import Claim
 from stablepay_console.storage.triage_steps import Step
 from stablepay_console.tui.formatters.text import clean
-from stablepay_console.tui.team.claims import ClaimActions
-from stablepay_console.tui.team.steps import Entry, StepTaker
+from stablepay_console.tui.triage.claims import ClaimActions
+from stablepay_console.tui.triage.steps import Entry, StepTaker
 
 if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi

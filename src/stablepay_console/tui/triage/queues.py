@@ -17,7 +17,7 @@ from stablepay_console.tui.runtime.workers import start
 
 if TYPE_CHECKING:
     from stablepay_console.tui.screens.inbox_base import InboxBase
-    from stablepay_console.tui.team.steps import Entry
+    from stablepay_console.tui.triage.steps import Entry
 
 QUEUES_HELP = """
 **M** shows My requests: every request of the account claimed by you or assigned to you (not only the page in

@@ -21,7 +21,7 @@ from stablepay_console.tui.formatters.text import clean
 from stablepay_console.tui.modals.assign_picker import AssignPicker
 from stablepay_console.tui.modals.confirm import ConfirmScreen
 from stablepay_console.tui.runtime.workers import start
-from stablepay_console.tui.team.steps import StepTaken
+from stablepay_console.tui.triage.steps import StepTaken
 
 if TYPE_CHECKING:
     from stablepay_console.storage.record_types import Claim
