@@ -156,7 +156,8 @@ async def test_over_the_socket_only_its_group_reaches_the_console(isolated_confi
     args = ("--public-url", PUBLIC, "--trusted-header", "X-Forwarded-User")
     with web_server(isolated_config, *args, socket_path=path) as server:
         assert server.signin_line == f"{PUBLIC}/"
-        assert f"listening on the socket {path} for {PUBLIC}/" in server.log()
+        said = f"listening on the socket {path} for {PUBLIC}/"
+        assert wait_until(lambda: said in server.log(), 30), server.log()  # standard error may follow the sign-in
         mode = os.stat(path).st_mode
         assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o660, oct(mode)
         assert listening_tcp(server.process.pid) == []  # no port for a local process to send the header to

@@ -80,7 +80,7 @@ def watching(server: Server, team_db: TeamDb, port: int, public: Path) -> Iterat
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
             try:
-                _, err = process.communicate(timeout=20)
+                _, err = process.communicate(timeout=BACKSTOP)
                 lines.err.extend(err.decode().splitlines())
             except subprocess.TimeoutExpired:
                 process.kill()

@@ -30,6 +30,8 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
 ]
+START_BACKSTOP = 120.0
+"""How long a web server may take to print its sign-in line on a loaded machine (a backstop, not a promise)."""
 
 
 def need_web() -> None:
@@ -139,7 +141,7 @@ def web_server(config_dir: Path, *args: str, env: dict[str, str] | None = None,
         )
     server = WebServer(process, port, "", err, out)
     try:
-        line = wait_until(lambda: out.read_text().strip() or process.poll() is not None, 30)
+        line = wait_until(lambda: out.read_text().strip() or process.poll() is not None, START_BACKSTOP)
         if process.poll() is not None:
             raise AssertionError(f"the web server ended: {err.read_text()[-2000:]}")
         assert line, "the web server printed no sign-in line"
