@@ -7,6 +7,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository root (benchmarks/ lives directly under it)."""
@@ -122,3 +123,14 @@ def write_readme(section: str, table: str, command: str) -> None:
     before, rest = text.split(start, 1)
     _, after = rest.split(end, 1)
     README.write_text(before + block + after, encoding="utf-8")
+
+
+def pg_module(name: str) -> Any:
+    """`stablepay_console.storage.postgres.<name>` of the tree on the path; a baseline from before the store's
+    rename (it was `storage.team`) has it there."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"stablepay_console.storage.postgres.{name}")
+    except ModuleNotFoundError:
+        return importlib.import_module(f"stablepay_console.storage.team.{name}")

@@ -35,7 +35,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from common import Row, bench_env, render, secs, write_readme  # noqa: E402
+from common import Row, bench_env, pg_module, render, secs, write_readme  # noqa: E402
 from due_speed import timed  # noqa: E402
 from scale import baseline_src  # noqa: E402
 
@@ -54,8 +54,7 @@ def fill(url: str, rfis: int) -> int:
     """The team watcher sees every request of a `rfis`-request account and marks its sweep; the issued count."""
     from stablepay_console.sandbox.data import SandboxData
     from stablepay_console.services.history import sighting
-    from stablepay_console.storage.postgres.store import PgRecord
-    from stablepay_console.storage.postgres.url import parse
+    PgRecord, parse = pg_module("store").PgRecord, pg_module("url").parse
     from stablepay_console.storage.record_types import SeenPage
 
     data = SandboxData(seed=7, rfi_count=rfis, now=datetime.now(timezone.utc)).rfis
@@ -86,7 +85,7 @@ def init(url: str) -> None:
     """`record init` of the code on the path, as the owner (the baseline's schema for the baseline's database)."""
     import psycopg
 
-    from stablepay_console.storage.postgres.schema import init_schema
+    init_schema = pg_module("schema").init_schema
 
     with psycopg.connect(url) as conn:
         init_schema(conn)

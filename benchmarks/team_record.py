@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import Row, render, write_readme  # noqa: E402
+from common import Row, pg_module, render, write_readme  # noqa: E402
 
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
 SERVER = "production https://api.stablepay.example"
@@ -221,8 +221,7 @@ def main() -> int:
     from tests.postgres import OWNER, TEMPLATE, TeamDb, prepare, start_server
 
     from stablepay_console.storage.local import open_record
-    from stablepay_console.storage.postgres.store import PgRecord
-    from stablepay_console.storage.postgres.url import parse
+    PgRecord, parse = pg_module("store").PgRecord, pg_module("url").parse
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the server is stopped and removed on the way out
     server, root = start_server()

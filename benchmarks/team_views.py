@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
+from pathlib import Path
 
 
 def median_of(work: Callable[[], object], runs: int) -> float:
@@ -31,8 +32,11 @@ def main(url: str, profile: str, server: str, runs: int) -> None:
     from stablepay_console.api.filters import RfiFilters
     from stablepay_console.services.needs_action import NeedsActionRows
     from stablepay_console.services.team.needs_action import team_rows, wanted
-    from stablepay_console.storage.postgres.store import PgRecord
-    from stablepay_console.storage.postgres.url import parse
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import pg_module
+
+    PgRecord, parse = pg_module("store").PgRecord, pg_module("url").parse
 
     record = PgRecord(parse(url), lambda name: server if name else "")
     filters, now = RfiFilters(), datetime.now(timezone.utc)

@@ -38,7 +38,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from common import Row, bench_env, percentile, render, write_readme  # noqa: E402
+from common import Row, bench_env, percentile, pg_module, render, write_readme  # noqa: E402
 
 TARGET_P95 = 2.0
 PROFILE = "local"
@@ -100,8 +100,7 @@ def measure(deliveries: int) -> list[Row]:
 
     from stablepay_console.profiles.store import make_profile
     from stablepay_console.services.team.scope import server_key
-    from stablepay_console.storage.postgres.store import PgRecord
-    from stablepay_console.storage.postgres.url import parse
+    PgRecord, parse = pg_module("store").PgRecord, pg_module("url").parse
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the server is stopped and removed on the way out
     server, root = start_server()

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from stablepay_console.api import ApiKey, StablePayClient, check_base_url
 from stablepay_console.api.filters import RfiFilters
+from stablepay_console.api.urls import _CANONICAL, base_url_text
 from stablepay_console.api.validation import (
     check_kind,
     check_limit,
@@ -202,3 +206,25 @@ def test_api_key_refuses_unusable_values(value: str, fragment: str) -> None:
         ApiKey(value)
     assert fragment in str(caught.value)
     assert value.strip() == "" or value not in str(caught.value)
+
+
+def _checked(url: str) -> str:
+    return str(check_base_url(url)).rstrip("/")
+
+
+@given(st.from_regex(_CANONICAL, fullmatch=True))
+def test_a_base_url_as_a_profile_keeps_it_is_its_own_check(url: str) -> None:
+    """A profiles file read back is not checked by httpx again (a start that reads it loads no httpx): every URL
+    the short way accepts as it is must be what `check_base_url` makes of it."""
+    assert base_url_text(url) == _checked(url)
+
+
+@given(st.one_of(st.text(max_size=60), st.from_regex(r"https?://[A-Za-z0-9.:/_~%-]{0,40}", fullmatch=True)))
+def test_any_base_url_is_kept_as_check_base_url_makes_it_or_refused_the_same(url: str) -> None:
+    try:
+        expected = _checked(url)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            base_url_text(url)
+    else:
+        assert base_url_text(url) == expected

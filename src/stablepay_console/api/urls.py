@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
@@ -27,6 +28,27 @@ def is_loopback(host: str) -> bool:
 
 
 MAX_BASE_URL = 2048
+
+_LABEL = r"[a-z0-9](?:[a-z0-9]|-(?!-)){0,61}(?<!-)"
+_CANONICAL = re.compile(
+    rf"(?:https://(?:{_LABEL}\.)*[a-z](?:[a-z0-9]|-(?!-)){{0,61}}(?<!-)|http://(?:localhost|127\.0\.0\.1))"
+    r"(?::(?P<port>[1-9][0-9]{0,4}))?(?:/(?!\.\.?(?:/|$))[A-Za-z0-9._~-]+)*"
+)
+"""A base URL already as `check_base_url` writes it (lower-case host names of letters, digits and single hyphens,
+ending in a name; https, or http to loopback; a port that is not the scheme's own; a path of plain segments; no
+trailing slash, query, fragment or credentials): a profiles file read back holds these, and a start that reads it
+need not load httpx. `tests/test_validation.py` holds that every URL it matches is its own `check_base_url`."""
+
+
+def base_url_text(base_url: str) -> str:
+    """`check_base_url(base_url)` as text, without its trailing slash: what a profile keeps."""
+    found = _CANONICAL.fullmatch(base_url)
+    if found is not None and len(base_url) <= 253 + 30:
+        port = found.group("port")
+        default = "443" if base_url.startswith("https:") else "80"
+        if port is None or (int(port) <= 65535 and port != default):
+            return base_url
+    return str(check_base_url(base_url)).rstrip("/")
 
 
 def check_base_url(base_url: str) -> httpx.URL:

@@ -18,7 +18,7 @@ from typing import Any
 
 import tomli_w
 
-from stablepay_console.api.urls import check_base_url
+from stablepay_console.api.urls import base_url_text
 from stablepay_console.profiles.model import EMBEDDED_NAMES, Profile, check_environment, check_name
 from stablepay_console.storage import locations
 from stablepay_console.storage.writing import NotWritten, write_atomically
@@ -49,8 +49,7 @@ class ProfilesFile:
 
 def make_profile(name: str, environment: str, base_url: str) -> Profile:
     """A checked profile: a valid name, a known environment, an HTTPS (or loopback) base URL."""
-    url = str(check_base_url(base_url)).rstrip("/")
-    return Profile(check_name(name), check_environment(environment), url)
+    return Profile(check_name(name), check_environment(environment), base_url_text(base_url))
 
 
 def _utc(value: Any) -> datetime | None:
