@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 
 from stablepay_console import __version__
 from stablepay_console.api.sanitize import has_control
+from stablepay_console.cli.guard import record_run
 from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.record_team import refused_team, until_text, where_text
-from stablepay_console.cli.session import FAILED, OK, USAGE, pick_profile, record_run, services_for
+from stablepay_console.cli.session import FAILED, OK, USAGE, pick_profile, services_for
 from stablepay_console.services.audit import verify
 from stablepay_console.services.export import evidence as packs
 from stablepay_console.services.history_view import history_json, history_text

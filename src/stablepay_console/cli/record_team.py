@@ -12,7 +12,7 @@ from datetime import timezone
 from typing import TYPE_CHECKING, Any
 
 from stablepay_console.cli import arguments as a
-from stablepay_console.cli.session import record_run
+from stablepay_console.cli.guard import record_run
 
 if TYPE_CHECKING:
     from stablepay_console.services.team.scope import Team

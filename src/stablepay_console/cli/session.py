@@ -13,7 +13,6 @@ Exit codes are the same for every command:
 from __future__ import annotations
 
 import argparse
-import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -137,23 +136,3 @@ async def _call(work: Callable[[], Awaitable[T]]) -> _Kept[T]:
 
     serving_no_person()  # a walk of pages has every place of the server's gate: nobody here asks for one
     return _Kept(await work())
-
-
-def record_run(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """A command that uses the record: a record that cannot be used, or does not answer in time, is exit 1 with
-    its message (the command table names the command itself: this is not a second table)."""
-
-    @functools.wraps(run)
-    def guarded(args: argparse.Namespace) -> int:
-        from stablepay_console.storage.record import RecordError
-
-        try:
-            return run(args)
-        except RecordError as exc:
-            fail(str(exc))
-            return FAILED
-        except TimeoutError:
-            fail("the record did not answer in time (another program may hold it locked).")
-            return FAILED
-
-    return guarded

@@ -7,9 +7,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from stablepay_console.cli.durations import format_duration
+from stablepay_console.cli.guard import record_run
 from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.record_runs import profile_for, record_services
-from stablepay_console.cli.session import FAILED, OK, USAGE, record_run
+from stablepay_console.cli.session import FAILED, OK, USAGE
 from stablepay_console.services.triage.report import ANALYST_FIELDS, SPANS, WEEK_FIELDS, Report
 from stablepay_console.storage.record_triage_types import TriagePolicy
 from stablepay_console.storage.triage_steps import STEPS
