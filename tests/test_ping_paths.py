@@ -11,10 +11,18 @@ import pytest
 
 from stablepay_console.api import StablePayClient
 from stablepay_console.api.errors import StatusError, Unauthorized
+from stablepay_console.api.key_check import PING_PATHS
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.data import SANDBOX_KEY
 from tests.cli_e2e import run, serve
 from tests.test_cli_commands import cli, failed
+
+
+@pytest.fixture(autouse=True)
+def a_fresh_process() -> None:
+    """Each test starts with no path remembered, as a new process does (a test run twice in one process, as the
+    mutation run does, would otherwise find the first run's)."""
+    PING_PATHS.clear()
 
 
 class Recorder(httpx.AsyncBaseTransport):
