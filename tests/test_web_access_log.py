@@ -72,6 +72,7 @@ def test_the_access_log_and_the_servers_other_loggers_write_one_stamped_escaped_
     try:
         start_access_log()
         logging.getLogger(ACCESS).info("refused GET %s from=10.0.0.1 status=401", "/x\n2026-01-01 forged\x1b[31m")
+        logging.getLogger(ACCESS).info("refused GET %s from=10.0.0.1 status=401", "/y")  # each act its line
         logging.getLogger(ACCESS).debug("not an access line")
         logging.getLogger("textual-serve").warning("a textual-serve warning")
         logging.getLogger("textual-serve").error("a textual-serve error")
@@ -82,6 +83,7 @@ def test_the_access_log_and_the_servers_other_loggers_write_one_stamped_escaped_
             logging.getLogger("aiohttp.server").exception("Error handling request")
         logging.getLogger("asyncio").info("an asyncio info")
         logging.getLogger("stablepay_console.web.connections").warning("a connection warning")
+        logging.getLogger("stablepay_console.web.connections").warning("a connection warning")  # trouble: once
         logging.getLogger("stablepay_console.web.connections").info("a connection info")
         assert all(not logging.getLogger(name).propagate for name in names)
     finally:
@@ -95,6 +97,7 @@ def test_the_access_log_and_the_servers_other_loggers_write_one_stamped_escaped_
     said = [line.split(" ", 1)[1] for line in lines]
     assert said == [
         "refused GET /x\\n2026-01-01 forged\\x1b[31m from=10.0.0.1 status=401",
+        "refused GET /y from=10.0.0.1 status=401",
         "a textual-serve error",
         "Error handling request (ConnectionResetError)",
         "a connection warning",
