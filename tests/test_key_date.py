@@ -107,6 +107,9 @@ def test_rotation_is_due_from_eleven_months_and_overdue_from_twelve() -> None:
     assert (key_age(since, add_months(since, 11) - timedelta(seconds=1)).level,
             key_age(since, add_months(since, 11) - timedelta(seconds=1)).months) == ("ok", 10)
     assert (key_age(since, add_months(since, 11)).level, key_age(since, add_months(since, 11)).months) == ("due", 11)
+    due = key_age(since, add_months(since, 11))
+    assert due.short == "Rotation due: 11 months"
+    assert due.sentence == "The key is 11 months old (created 2025-11-20): rotate it before 2026-11-20."
     assert key_age(since, NOW - timedelta(seconds=1)).level == "due"
     assert (key_age(since, NOW).level, key_age(since, NOW).months, key_age(since, NOW).since) == ("overdue", 12, since)
     assert key_age(since, since).level == "ok"
