@@ -36,6 +36,9 @@ def test_a_jwt_keys_iat_is_its_creation_instant_in_utc() -> None:
     assert jwt_issued_at(jwt_with({"iat": at + 0.75}), NOW) == datetime.fromtimestamp(at, timezone.utc)
     assert jwt_issued_at(jwt_with({"iat": int(NOW.timestamp())}), NOW) == NOW
     assert jwt_issued_at(jwt_with({"iat": int(EARLIEST.timestamp())}), NOW) == EARLIEST
+    assert jwt_issued_at(jwt_with({"iat": at})) == datetime.fromtimestamp(at, timezone.utc)  # against the clock
+    unsigned = ApiKey(jwt_with({"iat": at}).reveal().rpartition(".")[0] + ".")  # only decoded, never verified
+    assert jwt_issued_at(unsigned, NOW) == datetime.fromtimestamp(at, timezone.utc)
 
 
 def test_an_iat_nobody_meant_says_nothing_of_the_keys_age() -> None:
