@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from stablepay_console.storage import first_page, watch_state
+from stablepay_console.storage.writing import NotWritten
 from tests.conftest import FIXED_NOW
 
 URL = "https://api.sandbox.stablepay.test"
@@ -33,6 +34,21 @@ def test_the_first_page_comes_back_for_its_profile_and_base_url_only(isolated_co
     assert first_page.load("team", URL + "/other") is None
     assert first_page.load("other", URL) is None
     assert first_page.page_path("../ü x") == isolated_config / "data" / "inbox-..___x.json"
+    assert first_page.page_path("Team-1.b_c") == isolated_config / "data" / "inbox-Team-1.b_c.json"
+
+
+def test_a_disk_that_refuses_says_what_was_not_written(isolated_config: Path) -> None:
+    isolated_config.mkdir(parents=True, exist_ok=True)
+    (isolated_config / "data").write_text("a file where the data folder should be", encoding="utf-8")
+    with pytest.raises(NotWritten) as refused:
+        first_page.save(page())
+    assert str(refused.value).startswith("Could not write the inbox's first page to ")
+    with pytest.raises(NotWritten) as refused:
+        watch_state.save("team", URL, {})
+    assert str(refused.value).startswith("Could not write the watch's state to ")
+    with pytest.raises(NotWritten) as refused:
+        watch_state.save_radar_seconds(30)
+    assert str(refused.value).startswith("Could not write the radar setting to ")
 
 
 def test_a_first_page_keeps_a_hundred_rows_at_most_and_rows_that_are_objects() -> None:
