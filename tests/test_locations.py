@@ -49,3 +49,4 @@ def test_the_folders_the_console_makes_are_readable_by_the_user_only(isolated_co
     path = locations.ensure(locations.state_file("x"))
     assert path == isolated_config / "data" / "x.json"
     assert stat.S_IMODE((isolated_config / "data").stat().st_mode) == 0o700
+    assert locations.ensure(locations.state_file("y")) == isolated_config / "data" / "y.json"  # it is there: fine
