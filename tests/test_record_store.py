@@ -197,3 +197,32 @@ def test_a_worker_keeps_the_file_it_was_made_for(tmp_path: Path, monkeypatch: py
     worker.call(lambda record: record.add_note("embedded", RFI, "alice", "here", FIXED_NOW))
     worker.close()
     assert made_for.exists() and not (tmp_path / "elsewhere").exists()
+
+
+def test_a_file_set_aside_takes_its_wal_and_shm_along_and_never_replaces_one_set_aside_before(tmp_path: Path) -> None:
+    from stablepay_console.storage.local import set_aside
+
+    path = tmp_path / "record.sqlite3"
+    for n in range(3):
+        path.write_bytes(f"damaged {n}".encode())
+        (tmp_path / "record.sqlite3-wal").write_bytes(f"wal {n}".encode())
+        if n != 1:
+            (tmp_path / "record.sqlite3-shm").write_bytes(f"shm {n}".encode())
+        kept = set_aside(path, FIXED_NOW)
+        assert kept.name == "record.sqlite3.unreadable-20261120T093000Z" + ("" if n == 0 else f"-{n + 1}")
+        assert kept.read_bytes() == f"damaged {n}".encode() and not path.exists()
+        assert kept.with_name(kept.name + "-wal").read_bytes() == f"wal {n}".encode()
+        assert kept.with_name(kept.name + "-shm").exists() == (n != 1)
+        assert not (tmp_path / "record.sqlite3-wal").exists() and not (tmp_path / "record.sqlite3-shm").exists()
+
+
+def test_a_file_that_cannot_be_set_aside_says_so_and_how_to_go_on(tmp_path: Path) -> None:
+    from stablepay_console.storage.local import set_aside
+    from stablepay_console.storage.record import RecordError
+
+    missing = tmp_path / "gone" / "record.sqlite3"
+    with pytest.raises(RecordError) as refused:
+        set_aside(missing, FIXED_NOW)
+    assert str(refused.value) == (
+        f"The record {missing} cannot be read and could not be set aside (No such file or directory). "
+        "Move it away by hand; the console keeps no record until then.")
