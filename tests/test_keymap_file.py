@@ -60,14 +60,12 @@ def test_a_file_over_64_kib_is_refused_and_one_at_64_kib_is_read() -> None:
     assert refusal() == f"{path} is larger than 64 KiB: not a keymap."
 
 
-def test_a_file_that_is_not_toml_is_refused_with_the_parsers_words_cleaned_and_cut() -> None:
+def test_a_file_that_is_not_toml_is_refused_with_the_parsers_words() -> None:
     path = keymap_with('"inbox.refresh" = \x1b[31m' + "x" * 300 + "\n")
-    said = refusal()
-    assert said.startswith(f"{path} is not valid TOML: ") and said.endswith(".")
-    reason = said.removeprefix(f"{path} is not valid TOML: ").removesuffix(".")
-    assert 0 < len(reason) <= 120 and "\x1b" not in said
+    assert refusal() == f"{path} is not valid TOML: Invalid value (at line 1, column 19)."
     path = keymap_with(b'"inbox.refresh" = "\xff"\n')
-    assert refusal().startswith(f"{path} is not valid TOML: ")
+    assert refusal() == (f"{path} is not valid TOML: 'utf-8' codec can't decode byte 0xff in position 19: invalid "
+                         "start byte.")
 
 
 def test_a_binding_given_no_key_or_not_strings_is_refused_by_its_cleaned_id() -> None:
@@ -81,6 +79,13 @@ def test_a_binding_given_no_key_or_not_strings_is_refused_by_its_cleaned_id() ->
     assert refusal() == f"{path}: inbox.refresh needs a key or a list of keys (strings)."
     path = keymap_with('"in\\u001bbox" = 5\n')
     assert refusal() == f"{path}: in\\x1bbox needs a key or a list of keys (strings)."
+
+
+def test_a_refused_bindings_id_is_cut_to_60_characters() -> None:
+    path = keymap_with(f'"{"i" * 61}" = 5\n')
+    assert refusal() == f"{path}: {'i' * 59}… needs a key or a list of keys (strings)."
+    path = keymap_with(f'"{"i" * 61}" = ""\n')
+    assert refusal() == f"{path}: {'i' * 59}… is given no key."
 
 
 def test_ids_and_keys_are_cleaned_and_cut_before_they_are_kept() -> None:
