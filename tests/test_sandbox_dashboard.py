@@ -52,6 +52,7 @@ async def test_a_key_is_made_under_its_name_and_deleted_by_a_post_body(sandbox: 
 def test_the_base_url_loses_its_trailing_slashes_only() -> None:
     assert SandboxDashboard("http://localhost:8080//").base_url == "http://localhost:8080"
     assert SandboxDashboard("https://sandbox.example/v1/").base_url == "https://sandbox.example/v1"
+    assert SandboxDashboard("https://sandbox.example/X/").base_url == "https://sandbox.example/X"
 
 
 @pytest.mark.parametrize(("status", "body", "said"), [
