@@ -8,12 +8,14 @@ import pytest
 import stablepay_console.api as api
 
 
-def test_each_name_is_its_modules_own_and_is_kept_once_loaded() -> None:
+def test_each_name_is_its_modules_own_and_is_kept_once_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     from stablepay_console.api import client, errors, models, secret, urls
 
     homes = {"StablePayClient": client, "default_retry": client, "check_base_url": urls, "ApiKey": secret,
              "Unauthorized": errors, "ValidationFailed": errors, "Rfi": models, "RfiPage": models}
     for name, home in homes.items():
+        monkeypatch.delitem(vars(api), name, raising=False)  # not loaded yet, as in a fresh process
+        assert name not in vars(api)
         assert getattr(api, name) is getattr(home, name), name
         assert vars(api)[name] is getattr(home, name), f"{name} is kept in the package once loaded"
     assert set(api.__all__) >= set(homes)

@@ -41,8 +41,9 @@ def test_a_hand_edited_entry_with_a_broken_id_is_skipped_and_a_nameless_one_is_u
     items = BookmarkStore("team").items
     assert [b.name for b in items] == ["Volume", "unnamed", "unnamed"]
     assert items[0].id == A and items[1].id == B
-    Prefs("team").set("metric_bookmarks", {"name": "Volume", "id": A})
-    assert BookmarkStore("team", defaults=[("Fees", B)]).items == []
+    for stored in ({"name": "Volume", "id": A}, 7, "text"):
+        Prefs("team").set("metric_bookmarks", stored)
+        assert BookmarkStore("team", defaults=[("Fees", B)]).items == [], stored
 
 
 def test_a_disk_that_refuses_keeps_the_bookmarks_for_this_run_and_says_so(isolated_config: Path) -> None:
