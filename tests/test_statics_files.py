@@ -70,6 +70,8 @@ async def test_without_its_version_a_file_is_revalidated_and_sent_plain_to_who_t
     assert answer.headers["Content-Type"].startswith("text/plain")
     answer = await client.get("/static/blob")
     assert answer.headers["Content-Type"] == "application/octet-stream"
+    answer = await client.get("/static/js/textual.js", skip_auto_headers=["Accept-Encoding"], auto_decompress=False)
+    assert answer.status == 200 and await answer.read() == SCRIPT, "no Accept-Encoding at all: the plain file"
 
 
 async def test_a_file_the_browser_has_is_not_sent_again(client: TestClient) -> None:  # type: ignore[type-arg]
