@@ -257,4 +257,5 @@ def test_a_record_that_cannot_be_made_says_where_and_why(isolated_config: Path) 
     (isolated_config / "data").write_text("a file where the data folder should be", encoding="utf-8")
     with pytest.raises(RecordNotWritten) as refused:
         open_record()
-    assert str(refused.value).startswith(f"Could not write the record to {isolated_config / 'data' / 'record.sqlite3'}: ")
+    where = isolated_config / "data" / "record.sqlite3"
+    assert str(refused.value).startswith(f"Could not write the record to {where}: ")
