@@ -110,6 +110,7 @@ def test_the_watchs_memory_comes_back_for_its_profile_and_base_url_only(isolated
     assert path.read_text(encoding="utf-8") == (
         '{"version":1,"profile":"team","baseUrl":"' + URL + '","memory":{"rfis":{"a":"issued"},"note":"caf\\u00e9"}}')
     assert watch_state.state_path("../ü x") == isolated_config / "data" / "watch-..___x.json"
+    assert watch_state.state_path("Team-1.b_c") == isolated_config / "data" / "watch-Team-1.b_c.json"
 
 
 @pytest.mark.parametrize("text", ["", "not json", "[1]", f'{{"version": 2, "baseUrl": "{URL}", "memory": {{}}}}',
