@@ -64,7 +64,7 @@ def test_the_default_bounds_are_four_million_characters_and_64_levels() -> None:
 def test_bytes_are_read_as_utf8_and_anything_else_is_unreadable() -> None:
     from stablepay_console.storage.record_json import loads_object, object_or_unreadable
 
-    assert loads(b'{"caf\xc3\xa9": 1}') == {"café": 1} and loads(bytearray(b"[1]")) == [1]
+    assert loads(b'{"caf\xc3\xa9": 1}') == {"café": 1} and loads(bytearray(b"[1]")) == [1]  # type: ignore[arg-type]
     with pytest.raises(UnreadableJson) as refused:
         loads(b'"\xff"')
     assert str(refused.value) == "not UTF-8"
