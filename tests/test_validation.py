@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
@@ -235,6 +236,9 @@ def test_each_uuid_refusal_names_what_and_why() -> None:
     assert len(moved) == 36 and refusal_of(parse_uuid, moved) == (
         f"The ID is not a UUID (8-4-4-4-12 hexadecimal digits): {moved!r}.")
     assert parse_uuid(f"  {GOOD.upper()}\n") == GOOD.lower()
+    five = GOOD[:-1] + "-"
+    assert refusal_of(parse_uuid, five) == f"The ID is not a UUID (8-4-4-4-12 hexadecimal digits): {five!r}."
+    assert refusal_of(parse_uuid, GOOD[:-1] + "X") == "The ID contains 'X', which is not a hexadecimal digit."
 
 
 def test_each_number_refusal_says_what_is_allowed() -> None:
@@ -255,6 +259,7 @@ def test_each_number_refusal_says_what_is_allowed() -> None:
     assert refusal_of(parse_day, "2026-02-30") == ("The day '2026-02-30' is not a day (YYYY-MM-DD, for example "
                                                    "2026-11-01).")
     day = parse_day("2026-11-01")
+    assert day == datetime(2026, 11, 1, tzinfo=timezone.utc) and day is not None and day.tzinfo is timezone.utc
     assert refusal_of(check_day_range, day, day) == (
         "2026-11-01 is not before 2026-11-01: the range is empty (the end day itself is left out).")
     check_day_range(day, None)
