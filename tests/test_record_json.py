@@ -86,3 +86,4 @@ def test_unmatched_brackets_count_against_the_bound_as_the_parser_would_recurse(
     assert depth_within("[[[[", 3) is False
     assert depth_within("[[]][[[[", 5) is False and depth_within("[[]][[[", 6) is True
     assert depth_within("]]]]", 3) is True  # no opening bracket: the parser never goes down
+    assert depth_within("[][][[[", 4) is True and depth_within("[][][[[", 3) is False  # one pass, then three open
