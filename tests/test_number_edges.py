@@ -40,6 +40,7 @@ def test_a_sum_is_exact_or_none() -> None:
     assert exact_sum([Decimal("9.99")] * 1000) == Decimal("9990.00")
     assert exact_sum([Decimal("1E+40"), Decimal("1E-40")]) == Decimal("1" + "0" * 40 + "." + "0" * 39 + "1")
     assert exact_sum([Decimal("1E+999999"), Decimal("1E+999999")]) == Decimal("2E+999999")
+    assert exact_sum([Decimal("9E+999999"), Decimal("9E+999999")]) == Decimal("18E+999999")  # past Emax: still exact
     assert exact_sum([Decimal("1"), Decimal("NaN")]) is None
     assert exact_sum([Decimal("1"), True]) is None
 
