@@ -128,3 +128,55 @@ def test_a_socket_path_is_shown_cleaned(tmp_path: Path) -> None:
         unix_socket(str(odd))
     assert "\x1b" not in str(refused.value) and "a\\x1bb" in str(refused.value)
     assert socket.AF_UNIX  # the platform has Unix sockets
+
+
+def test_a_zoned_address_is_the_address_before_its_first_percent_sign() -> None:
+    networks = (ipaddress.ip_network("fe80::/10"),)
+    assert from_trusted("fe80::1%eth0", networks) and from_trusted("fe80::1%eth0%x", networks)
+
+
+async def test_who_connected_and_whether_the_header_is_the_proxys_over_a_socket_and_over_tcp(tmp_path: Path) -> None:
+    """A real aiohttp server on the console's socket and on a loopback port, answering what the proxy checks say."""
+    import dataclasses
+
+    import aiohttp
+    from aiohttp import web
+
+    from stablepay_console.web.proxy import SECRET_HEADER, peer, proxy_refusal
+    from stablepay_console.web.settings import WebSettings
+
+    path = tmp_path / "console.sock"
+    on_socket = WebSettings(trusted_header="X-User", socket_path=str(path), proxy_secret=SECRET)
+    on_port = WebSettings(trusted_header="X-User", trusted_proxies=(ipaddress.ip_network("127.0.0.1"),))
+    chosen = {"settings": on_socket}
+
+    async def answer(request: web.Request) -> web.Response:
+        return web.Response(text=f"{peer(request)}|{proxy_refusal(request, chosen['settings'])}")
+
+    app = web.Application()
+    app.router.add_get("/", answer)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    sock = unix_socket(str(path))
+    await web.SockSite(runner, sock).start()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    port = runner.addresses[1][1]
+    try:
+        async with aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=str(path))) as through:
+            async with through.get("http://console/", headers={SECRET_HEADER: SECRET}) as got:
+                assert await got.text() == "socket|None"
+            async with through.get("http://console/", headers={SECRET_HEADER: SECRET[:-1] + "x"}) as got:
+                assert await got.text() == ("socket|the sign-in header came without the proxy's secret "
+                                            f"({SECRET_HEADER}): only the sign-in proxy may name who you are")
+        async with aiohttp.ClientSession() as direct:
+            async with direct.get(f"http://127.0.0.1:{port}/", headers={SECRET_HEADER: SECRET}) as got:
+                assert await got.text() == "127.0.0.1|the sign-in header counts only through the console's socket"
+            chosen["settings"] = on_port
+            async with direct.get(f"http://127.0.0.1:{port}/") as got:
+                assert await got.text() == "127.0.0.1|None"
+            chosen["settings"] = dataclasses.replace(on_port, trusted_proxies=(ipaddress.ip_network("10.0.0.0/8"),))
+            async with direct.get(f"http://127.0.0.1:{port}/") as got:
+                assert await got.text() == ("127.0.0.1|the sign-in header came from an address that is not a "
+                                            "trusted proxy")
+    finally:
+        await runner.cleanup()
