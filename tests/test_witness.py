@@ -12,6 +12,7 @@ import pytest
 
 from stablepay_console.storage.record_types import AuditHead
 from stablepay_console.storage.witness import Seen, Witness, WitnessCheck, compare
+from tests.small_disk import SmallDisk
 
 H6 = "a" * 64
 SEEN = Seen(6, H6, "2026-11-20T09:30:15.123456+00:00")
@@ -23,7 +24,8 @@ def hashes(**by_seq: str) -> Callable[[int], str | None]:
 
 def test_a_record_never_seen_or_seen_empty_is_no_problem() -> None:
     assert compare(None, AuditHead(3, "b" * 64), hashes()) == WitnessCheck(None)
-    assert compare(Seen(0, "", "x"), None, hashes()).ok
+    empty = Seen(0, "", "x")
+    assert compare(empty, None, hashes()).ok and compare(empty, None, hashes()).seen == empty
     first = WitnessCheck(None)
     assert first.describe() == ("This machine had not seen this record's audit log before; it keeps the head it sees "
                                 "now.")
@@ -42,7 +44,7 @@ def test_a_record_holding_the_entry_seen_with_its_hash_is_intact() -> None:
 def test_a_record_holding_fewer_entries_than_were_seen_is_told() -> None:
     for head, holds in ((AuditHead(5, H6), 5), (None, 0)):
         found = compare(SEEN, head, hashes(e6=H6))
-        assert not found.ok
+        assert not found.ok and found.seen == SEEN
         assert found.problem == (
             f"The audit log holds {holds} entries, but this machine saw 6 on 2026-11-20 09:30 UTC (entry 6, hash "
             "aaaaaaaaaaaa…): entries were removed, or an older copy of the record was restored.")
@@ -118,3 +120,53 @@ def test_an_entry_of_the_witness_that_is_not_a_head_is_not_seen(tmp_path: Path) 
     witness = Witness(path)
     assert [witness.seen(k) for k in "abc"] == [None, None, None]
     assert witness.seen("d") == Seen(6, "7", "8")
+
+
+def test_a_witness_is_read_within_a_million_characters_and_four_levels(tmp_path: Path) -> None:
+    path = tmp_path / "chain-witness.json"
+    entry = {"count": 6, "hash": H6, "at": SEEN.at}
+    path.write_text(json.dumps({"team": {**entry, "x": {"y": {}}}}), encoding="utf-8")  # four levels
+    assert Witness(path).seen("team") == SEEN
+    path.write_text(json.dumps({"team": {**entry, "x": {"y": {"z": {}}}}}), encoding="utf-8")  # five
+    assert "it is not the JSON this console writes" in Witness(path).look("team", None, hashes(), lambda: True).problem
+    body = json.dumps({"team": entry, "pad": ""})
+    path.write_text(body[:-2] + "p" * (1_000_000 - len(body)) + body[-2:], encoding="utf-8")
+    assert len(path.read_text(encoding="utf-8")) == 1_000_000 and Witness(path).seen("team") == SEEN
+    path.write_text(body[:-2] + "p" * (1_000_001 - len(body)) + body[-2:], encoding="utf-8")
+    assert "it is not the JSON this console writes" in Witness(path).look("team", None, hashes(), lambda: True).problem
+
+
+def test_the_witness_file_is_laid_out_for_a_person(tmp_path: Path) -> None:
+    path = tmp_path / "chain-witness.json"
+    witness = Witness(path)
+    witness.keep("team", AuditHead(6, H6))
+    at = json.loads(path.read_text(encoding="utf-8"))["team"]["at"]
+    assert at.endswith("+00:00")
+    assert path.read_text(encoding="utf-8") == (
+        '{\n  "team": {\n    "at": "' + at + '",\n    "count": 6,\n    "hash": "' + H6 + '"\n  }\n}\n')
+
+
+def test_a_full_disk_says_the_witness_was_not_written(small_disk: SmallDisk) -> None:
+    from stablepay_console.storage.writing import NotWritten
+
+    witness = Witness(small_disk.path / "chain-witness.json")
+    witness.keep("team", AuditHead(6, H6))
+    small_disk.fill()
+    with pytest.raises(NotWritten) as refused:
+        witness.keep("team", AuditHead(7, H6))
+    assert str(refused.value).startswith("Could not write the audit log's witness to ")
+    assert witness.seen("team") == Seen(6, H6, witness.seen("team").at)  # type: ignore[union-attr]
+
+
+def test_the_moment_seen_is_kept_in_utc_whatever_the_machines_zone(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "JST-9")
+    time.tzset()
+    try:
+        Witness(tmp_path / "w.json").keep("team", AuditHead(6, H6))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))["team"]["at"].endswith("+00:00")
