@@ -180,3 +180,13 @@ async def test_who_connected_and_whether_the_header_is_the_proxys_over_a_socket_
                                             "trusted proxy")
     finally:
         await runner.cleanup()
+
+
+def test_a_long_path_is_quoted_cut_to_200_characters(tmp_path: Path) -> None:
+    missing = str(tmp_path / ("d" * 120) / ("f" * 120))
+    assert refusal(missing) == f"the proxy's secret file {missing[:199]}… cannot be read: No such file or directory"
+    folder = str(tmp_path / ("d" * 120) / ("e" * 120))
+    path = folder + "/console.sock"
+    with pytest.raises(ValueError) as refused:
+        unix_socket(path)
+    assert str(refused.value) == f"--socket {path[:199]}…: the folder {folder[:199]}… does not exist"
