@@ -170,3 +170,11 @@ def test_the_moment_seen_is_kept_in_utc_whatever_the_machines_zone(tmp_path: Pat
         monkeypatch.undo()
         time.tzset()
     assert json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))["team"]["at"].endswith("+00:00")
+
+
+def test_why_a_witness_cannot_be_read_is_cut_to_200_characters(tmp_path: Path) -> None:
+    path = tmp_path / ("d" * 120) / ("w" * 120)
+    path.mkdir(parents=True)
+    found = Witness(path).look("team", None, hashes(), lambda: True)
+    why = f"[Errno 21] Is a directory: '{path}'"
+    assert f"cannot be read ({why[:199]}…); it was left as it is" in found.problem
