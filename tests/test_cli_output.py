@@ -165,3 +165,41 @@ def test_a_terminal_draws_a_short_table_with_rich_and_lays_out_a_long_one_as_pla
     lines = long_.getvalue().splitlines()
     assert lines[:3] == ["Due", "ID        ROUND", "rfi-0     2"] and len(lines) == RICH_ROWS + 3
     assert not any(ch in long_.getvalue() for ch in "┃│━─"), "every row, one a line, no box to lay out"
+
+
+def test_messages_go_to_standard_error_cleaned_and_an_error_names_the_program(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from stablepay_console.cli.output import fail, note
+
+    note("1 request \x1b[31mred")
+    fail("no such profile \x1b]0;title\x07")
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "1 request \\x1b[31mred\nstablepay-console: no such profile \\x1b]0;title\\x07\n"
+
+
+def test_one_record_is_name_value_lines_aligned_and_cleaned_in_plain_text() -> None:
+    plain = io.StringIO()
+    out = Output("text", plain)
+    out.fields([("ID", "abc"), ("Status", "issued\x1b[31m"), ("Note", None)])
+    out.blank()
+    assert plain.getvalue() == "ID:     abc\nStatus: issued\\x1b[31m\nNote:\n\n"
+    piped = io.StringIO()
+    Output("json", piped).blank()
+    assert piped.getvalue() == "", "no blank line in JSON"
+
+
+def test_csv_cells_and_headers_are_cleaned_and_a_missing_value_is_empty() -> None:
+    piped = io.StringIO()
+    Output("csv", piped).csv(["id", "no\x1bte"], [["a", "x\x1b[2J"], ["b", None]])
+    assert piped.getvalue() == "id,no\\x1bte\na,x\\x1b[2J\nb,\n"
+
+
+def test_one_record_on_a_terminal_is_a_grid_of_text_never_markup() -> None:
+    shown = Tty()
+    Output("text", shown).fields([("Note", "[bold]x[/bold]"), ("Empty", None)], title="Request [red]1[/red]")
+    import re
+
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in shown.getvalue().splitlines()]  # Rich's bold
+    assert lines[0] == "Request [red]1[/red]"
+    assert lines[1] == "Note   [bold]x[/bold]" and lines[2].rstrip() == "Empty"

@@ -83,3 +83,54 @@ def test_no_module_builds_kind_and_message_by_hand() -> None:
         if HAND_BUILT.search(line)
     ]
     assert offenders == [], "use api.error_text.error_text(exc) instead"
+
+
+# --- the edges: cuts, counts, punctuation (each a rule a reader sees) --------------------------------------------
+
+
+def test_the_servers_message_is_cut_at_200_by_default_and_at_the_limit_given() -> None:
+    from stablepay_console.api.errors import ServerError
+
+    said = "x" * 201
+    assert error_text(ServerError(said)) == "Server error: " + "x" * 199 + "…"
+    assert error_text(ServerError("x" * 200)) == "Server error: " + "x" * 200
+    assert error_text(ServerError(said), 300) == "Server error: " + said
+
+
+def test_a_message_that_repeats_the_kind_before_a_colon_says_only_the_rest_even_with_more_colons() -> None:
+    from stablepay_console.api.errors import Unauthorized
+
+    assert error_text(Unauthorized("Not authorized: key revoked: since 2026-11")) == (
+        "Not authorized: key revoked: since 2026-11")
+
+
+def test_ten_field_problems_are_named_cut_and_the_rest_counted() -> None:
+    from stablepay_console.api.errors import FieldError, ValidationFailed
+
+    problems = [FieldError(f"f{n}", f"bad {n}.") for n in range(12)]
+    text = error_text(ValidationFailed("Invalid request", fields=problems))
+    assert text == ("Invalid request (" + "; ".join(f"f{n}: bad {n}" for n in range(10)) + "; and 2 more)")
+    ten = error_text(ValidationFailed("Invalid request", fields=problems[:10]))
+    assert ten.endswith("f9: bad 9)") and "more" not in ten
+    eleven = error_text(ValidationFailed("Invalid request", fields=problems[:11]))
+    assert eleven.endswith("f9: bad 9; and 1 more)")
+    long = error_text(ValidationFailed("Invalid request", fields=[FieldError("f" * 61, "m" * 121 + ".")]))
+    assert long == f"Invalid request ({'f' * 59}…: {'m' * 119}…)"
+
+
+def test_error_lines_put_each_field_problem_on_its_own_line_with_its_code() -> None:
+    from stablepay_console.api.error_text import error_lines
+    from stablepay_console.api.errors import FieldError, ServerError, ValidationFailed
+
+    problems = [FieldError("limit", "must be at most 100", "max"), FieldError("status", "unknown")]
+    failed = ValidationFailed("Invalid request: " + "y" * 400, status=400, fields=problems)
+    assert error_lines(failed) == ("Invalid request: " + "y" * 282 + "…\n"
+                                   "  • limit: must be at most 100 (max)\n"
+                                   "  • status: unknown")
+    assert error_lines(ServerError("z" * 400, status=503)) == "Server error: HTTP 503: " + "z" * 299 + "…"
+
+
+def test_trim_and_sentence_touch_only_the_end() -> None:
+    assert trim("  indented.  ") == "  indented"
+    assert trim("TAX. ") == "TAX"
+    assert sentence("Say X") == "Say X." and sentence("Why?") == "Why?" and sentence("So…") == "So…"

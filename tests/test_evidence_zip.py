@@ -4,7 +4,9 @@ and the folder it was zipped from gone afterwards, whatever happened."""
 from __future__ import annotations
 
 import io
+import time
 import zipfile
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -51,6 +53,25 @@ def gathered(services: Services, rfi_id: str) -> evidence.Gathered:
 def test_the_name_is_the_request_and_the_utc_moment() -> None:
     paris = timezone(timedelta(hours=1))
     assert zip_stem("abc", datetime(2026, 11, 20, 10, 30, 5, tzinfo=paris)) == "evidence-abc-20261120T093005Z"
+
+
+@pytest.fixture
+def machine_in_tokyo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The machine's own zone is nine hours east of UTC (a POSIX TZ: no zone database needed)."""
+    monkeypatch.setenv("TZ", "JST-9")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_the_name_and_the_dates_inside_are_utc_whatever_the_machines_zone(machine_in_tokyo: None,
+                                                                          tmp_path: Path) -> None:
+    assert datetime(2026, 11, 20, 9, 30).astimezone().utcoffset() == timedelta(hours=9)
+    assert zip_stem("abc", FIXED_NOW) == "evidence-abc-20261120T093000Z"
+    (tmp_path / "a.md").write_bytes(b"a\n")
+    with zipfile.ZipFile(io.BytesIO(zip_folder(tmp_path, "top", FIXED_NOW))) as packed:
+        assert packed.getinfo("top/a.md").date_time == (2026, 11, 20, 9, 30, 0)
 
 
 async def test_the_zip_holds_the_folders_files_byte_for_byte_under_one_top_folder(

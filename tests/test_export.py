@@ -141,6 +141,11 @@ def test_default_name_names_the_filters() -> None:
     assert default_export_name(named, "json", FIXED_NOW) == "rfis-issued-transaction-user0cb1e29c-20261120-093000.json"
 
 
+def test_the_default_name_is_safe_for_any_user_id_and_keeps_its_capitals() -> None:
+    odd = RfiFilters(user_id="AB/../x:y")
+    assert default_export_name(odd, "csv", FIXED_NOW) == "rfis-userAB____x_-20261120-093000.csv"
+
+
 def test_resolve_export_path(tmp_path: Path) -> None:
     default = "rfis-all-20261120-093000.csv"
     assert resolve_export_path("", "csv", default, tmp_path) == tmp_path / default

@@ -342,10 +342,18 @@ def test_business_name_wins_for_display() -> None:
     assert onramp.details.source.user.display_name == "Acme Ltd"
 
 
-@pytest.mark.parametrize("literal", ["N/A", "n/a", " N/A "])
+@pytest.mark.parametrize("literal", ["N/A", "n/a", " N/A ", "", "  "])
 def test_quote_expiry_n_a_means_no_expiry(literal: str) -> None:
     quote = QuoteInformation.model_validate(wire(QUOTE_WIRE, expiresAt=literal))
     assert quote.expires_at is None
+
+
+def test_a_model_goes_back_on_the_wire_as_json_ready_camel_case() -> None:
+    quote = QuoteInformation.model_validate(wire(QUOTE_WIRE, expiresAt="2026-11-20T09:40:00Z"))
+    sent = quote.to_wire()
+    assert sent["expiresAt"] == "2026-11-20T09:40:00Z" and sent["rate"] == "0.9987"
+    assert sent["sendGross"] == {"amount": "1000.00", "currency": QUOTE_WIRE["sendGross"]["currency"]}
+    assert json.loads(json.dumps(sent)) == sent
 
 
 @pytest.mark.parametrize("stamp", ["2026-11-20T09:40:00Z", "2026-11-20T09:40:00+00:00"])
@@ -407,6 +415,7 @@ def test_metric_filter_values_are_one_string_or_a_list() -> None:
         ("2026-11-20T00:00:00Z", datetime(2026, 11, 20, tzinfo=timezone.utc)),
         ("2026-11-20T13:00:00+00:00", datetime(2026, 11, 20, 13, tzinfo=timezone.utc)),
         ("2026-11-20T02:00:00+02:00", datetime(2026, 11, 20, tzinfo=timezone.utc)),
+        ("20261120T13", datetime(2026, 11, 20, 13, tzinfo=timezone.utc)),  # one past a date's 10: a date-time
     ],
 )
 def test_metric_period_start_date_time_form(stamp: str, expected: datetime) -> None:

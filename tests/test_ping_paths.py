@@ -11,10 +11,18 @@ import pytest
 
 from stablepay_console.api import StablePayClient
 from stablepay_console.api.errors import StatusError, Unauthorized
+from stablepay_console.api.key_check import PING_PATHS
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.data import SANDBOX_KEY
 from tests.cli_e2e import run, serve
 from tests.test_cli_commands import cli, failed
+
+
+@pytest.fixture(autouse=True)
+def a_fresh_process() -> None:
+    """Each test starts with no path remembered, as a new process does (a test run twice in one process, as the
+    mutation run does, would otherwise find the first run's)."""
+    PING_PATHS.clear()
 
 
 class Recorder(httpx.AsyncBaseTransport):
@@ -72,7 +80,29 @@ async def test_a_404_from_both_is_the_error_of_ping() -> None:
         with pytest.raises(StatusError) as raised:
             await client.ping()
     assert raised.value.status == 404 and "Route not found" in str(raised.value)
+    assert raised.value.response is not None and raised.value.response.request.url.path == "/ping"
     assert recorder.paths == ["/ping", "/v2/ping"]
+
+
+async def test_a_server_that_answers_at_neither_is_asked_at_ping_first_again() -> None:
+    client, recorder = client_of(Sandbox(ping_path="/nowhere"), "http://localhost:8105")
+    async with client:
+        for _ in range(2):
+            with pytest.raises(StatusError):
+                await client.ping()
+    assert recorder.paths == ["/ping", "/v2/ping", "/ping", "/v2/ping"], "nothing remembered of a 404"
+
+
+async def test_a_server_known_at_v2_ping_that_moved_back_to_ping_is_found_there() -> None:
+    url = "http://localhost:8106"
+    before, _ = client_of(Sandbox(ping_path="/v2/ping"), url)
+    async with before:
+        await before.ping()
+    after, recorder = client_of(Sandbox(), url)  # the same server, upgraded: /ping only
+    async with after:
+        assert (await after.ping()).message == "pong"
+        await after.ping()
+    assert recorder.paths == ["/v2/ping", "/ping", "/ping"]
 
 
 def test_the_ping_command_and_profile_status_work_against_a_server_with_only_v2_ping() -> None:

@@ -105,6 +105,14 @@ def test_an_unreachable_server_saves_nothing_and_names_the_way_round(capsys: pyt
     assert ProfileStore().profiles() == []
 
 
+def test_the_key_checks_message_cuts_a_base_url_over_120_characters(capsys: pytest.CaptureFixture[str]) -> None:
+    long_url = URL + "/" + "a" * (121 - len(URL) - 1)  # 121 characters: one over
+    cli = Cli(None)
+    assert cli("add", "team", "--environment", "sandbox", "--base-url", long_url, stdin=SANDBOX_KEY) == 1
+    err = capsys.readouterr().err
+    assert f"could not be checked against {long_url[:119]}… (Network error" in err
+
+
 def test_key_created_dates_the_key_and_list_says_rotation_due(cli: Cli) -> None:
     assert add(cli, "--key-created", "2025-12-01") == 0
     assert "counts from 2025-12-01 (as given)" in cli.said

@@ -90,6 +90,15 @@ def test_invalid_profiles_are_refused(name: str, environment: str, base_url: str
         make_profile(name, environment, base_url)
 
 
+def test_a_bad_profile_name_is_refused_with_the_rule_in_words() -> None:
+    for name in ("", "-team", "has space", "x" * 41, "team/../other"):
+        with pytest.raises(ValueError) as refused:
+            make_profile(name, "sandbox", "https://api.stablepay.example")
+        assert str(refused.value) == (
+            "A profile name is 1 to 40 letters, digits, '_', '.' or '-', starting with a letter or digit."
+        ), name
+
+
 def test_loopback_http_is_allowed_for_a_local_sandbox() -> None:
     assert make_profile("local", "sandbox", "http://127.0.0.1:8787/").base_url == "http://127.0.0.1:8787"
 

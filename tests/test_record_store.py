@@ -197,3 +197,65 @@ def test_a_worker_keeps_the_file_it_was_made_for(tmp_path: Path, monkeypatch: py
     worker.call(lambda record: record.add_note("embedded", RFI, "alice", "here", FIXED_NOW))
     worker.close()
     assert made_for.exists() and not (tmp_path / "elsewhere").exists()
+
+
+def test_a_file_set_aside_takes_its_wal_and_shm_along_and_never_replaces_one_set_aside_before(tmp_path: Path) -> None:
+    from stablepay_console.storage.local import set_aside
+
+    path = tmp_path / "record.sqlite3"
+    for n in range(3):
+        path.write_bytes(f"damaged {n}".encode())
+        (tmp_path / "record.sqlite3-wal").write_bytes(f"wal {n}".encode())
+        if n != 1:
+            (tmp_path / "record.sqlite3-shm").write_bytes(f"shm {n}".encode())
+        kept = set_aside(path, FIXED_NOW)
+        assert kept.name == "record.sqlite3.unreadable-20261120T093000Z" + ("" if n == 0 else f"-{n + 1}")
+        assert kept.read_bytes() == f"damaged {n}".encode() and not path.exists()
+        assert kept.with_name(kept.name + "-wal").read_bytes() == f"wal {n}".encode()
+        assert kept.with_name(kept.name + "-shm").exists() == (n != 1)
+        assert not (tmp_path / "record.sqlite3-wal").exists() and not (tmp_path / "record.sqlite3-shm").exists()
+
+
+def test_a_file_that_cannot_be_set_aside_says_so_and_how_to_go_on(tmp_path: Path) -> None:
+    from stablepay_console.storage.local import set_aside
+    from stablepay_console.storage.record import RecordError
+
+    missing = tmp_path / "gone" / "record.sqlite3"
+    with pytest.raises(RecordError) as refused:
+        set_aside(missing, FIXED_NOW)
+    assert str(refused.value) == (
+        f"The record {missing} cannot be read and could not be set aside (No such file or directory). "
+        "Move it away by hand; the console keeps no record until then.")
+
+
+def test_a_file_damaged_past_its_schema_is_found_by_the_check_at_open_and_only_with_it(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "record.sqlite3"
+    record = open_record(path)
+    for n in range(40):
+        record.add_note("embedded", RFI, "alice", f"note {n} " + "x" * 200, FIXED_NOW)
+    record.close()
+    path.with_name(path.name + "-wal").unlink(missing_ok=True)
+    data = path.read_bytes()
+    damaged = data[:-4096] + b"\xff" * 4096  # the last page (notes), not the schema
+    unchecked = tmp_path / "unchecked.sqlite3"
+    unchecked.write_bytes(damaged)
+    path.write_bytes(damaged)
+    found = open_record(path)
+    assert found.notice is not None and found.notice.endswith("beside it, and a new record was started.")
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [found.notice]
+    found.close()
+    opened = open_record(unchecked, check=False)
+    assert opened.notice is None, "without the check a damage past the schema is not looked for"
+    opened.close()
+
+
+def test_a_record_that_cannot_be_made_says_where_and_why(isolated_config: Path) -> None:
+    from stablepay_console.storage.record import RecordNotWritten
+
+    isolated_config.mkdir(parents=True, exist_ok=True)
+    (isolated_config / "data").write_text("a file where the data folder should be", encoding="utf-8")
+    with pytest.raises(RecordNotWritten) as refused:
+        open_record()
+    where = isolated_config / "data" / "record.sqlite3"
+    assert str(refused.value).startswith(f"Could not write the record to {where}: ")

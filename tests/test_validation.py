@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
@@ -228,3 +229,64 @@ def test_any_base_url_is_kept_as_check_base_url_makes_it_or_refused_the_same(url
             base_url_text(url)
     else:
         assert base_url_text(url) == expected
+
+
+# --- each refusal's words, and how much of what was typed they quote -------------------------------------------
+
+
+def refusal_of(check: Any, *args: Any) -> str:
+    with pytest.raises(ValueError) as refused:
+        check(*args)
+    return str(refused.value)
+
+
+def test_what_was_typed_is_quoted_whole_up_to_60_characters_and_cut_after() -> None:
+    from stablepay_console.api.validation import check_status
+
+    assert refusal_of(check_status, "x" * 60) == (f"Unknown status {'x' * 60!r}; choose one of: issued, submitted, "
+                                                  "resolved, expired.")
+    assert refusal_of(check_status, "x" * 61) == (f"Unknown status {'x' * 57 + '...'!r}; choose one of: issued, "
+                                                  "submitted, resolved, expired.")
+
+
+def test_each_uuid_refusal_names_what_and_why() -> None:
+    assert refusal_of(parse_uuid, 7) == "The ID must be text."
+    assert refusal_of(parse_uuid, " ", "user ID") == "The user ID is empty."
+    assert refusal_of(parse_uuid, "a b") == "The ID contains spaces: 'a b'."
+    assert refusal_of(parse_uuid, "abc") == ("The ID must be a UUID of 36 characters (8-4-4-4-12); got 3 characters: "
+                                             "'abc'.")
+    assert refusal_of(parse_uuid, GOOD[:-1] + "g") == "The ID contains 'g', which is not a hexadecimal digit."
+    odd = GOOD.replace("-", "") + "----"
+    assert refusal_of(parse_uuid, odd) == f"The ID is not a UUID (8-4-4-4-12 hexadecimal digits): {odd!r}."
+    moved = GOOD[:7] + "-" + GOOD[7] + GOOD[9:]
+    assert len(moved) == 36 and refusal_of(parse_uuid, moved) == (
+        f"The ID is not a UUID (8-4-4-4-12 hexadecimal digits): {moved!r}.")
+    assert parse_uuid(f"  {GOOD.upper()}\n") == GOOD.lower()
+    five = GOOD[:-1] + "-"
+    assert refusal_of(parse_uuid, five) == f"The ID is not a UUID (8-4-4-4-12 hexadecimal digits): {five!r}."
+    assert refusal_of(parse_uuid, GOOD[:-1] + "X") == "The ID contains 'X', which is not a hexadecimal digit."
+
+
+def test_each_number_refusal_says_what_is_allowed() -> None:
+    from stablepay_console.api.validation import check_day_range, check_kind, check_limit, check_offset, parse_day
+
+    assert refusal_of(check_limit, True) == "The page size must be a whole number."
+    assert refusal_of(check_limit, 0) == "The page size must be between 1 and 100; got 0."
+    assert refusal_of(check_limit, 101) == "The page size must be between 1 and 100; got 101."
+    assert refusal_of(check_offset, 1.0) == "The offset must be a whole number."
+    assert refusal_of(check_offset, -1) == "The offset cannot be negative; got -1."
+    assert check_offset(0) == 0 and check_kind(None) is None and check_kind("transaction") == "transaction"
+    assert refusal_of(check_kind, "other") == "Unknown kind 'other'; choose one of: onboarding, transaction."
+    assert refusal_of(parse_limit, " ") == "The page size is empty."
+    assert refusal_of(parse_limit, "ten") == "The page size must be a whole number; got 'ten'."
+    assert parse_day("  ") is None
+    assert refusal_of(parse_day, "2026-1-1", "start day") == (
+        "The start day '2026-1-1' is not a day (YYYY-MM-DD, for example 2026-11-01).")
+    assert refusal_of(parse_day, "2026-02-30") == ("The day '2026-02-30' is not a day (YYYY-MM-DD, for example "
+                                                   "2026-11-01).")
+    day = parse_day("2026-11-01")
+    assert day == datetime(2026, 11, 1, tzinfo=timezone.utc) and day is not None and day.tzinfo is timezone.utc
+    assert refusal_of(check_day_range, day, day) == (
+        "2026-11-01 is not before 2026-11-01: the range is empty (the end day itself is left out).")
+    check_day_range(day, None)
+    check_day_range(None, day)

@@ -4,9 +4,12 @@ the token is never written."""
 
 from __future__ import annotations
 
+import logging
 import re
 import socket
 from pathlib import Path
+
+import pytest
 
 from tests.web_harness import WebServer, wait_until, web_server
 
@@ -55,3 +58,47 @@ def test_a_request_the_server_cannot_read_is_one_line_without_the_token(isolated
         assert all(STAMPED.match(line) for line in log.splitlines()), log  # one line each, no traceback
         assert "Traceback" not in log and "\x1b" not in log and "[31m" not in log
         assert server.token not in log and server.token[:16] not in log
+
+
+def test_the_access_log_and_the_servers_other_loggers_write_one_stamped_escaped_line_on_standard_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """start_access_log in the test process: who writes through the handler, at which level, and how."""
+    from stablepay_console.web.access_log import ACCESS, QUIETER, start_access_log
+
+    names = [ACCESS, *QUIETER]
+    kept = {name: (logging.getLogger(name).handlers[:], logging.getLogger(name).level,
+                   logging.getLogger(name).propagate) for name in names}
+    try:
+        start_access_log()
+        logging.getLogger(ACCESS).info("refused GET %s from=10.0.0.1 status=401", "/x\n2026-01-01 forged\x1b[31m")
+        logging.getLogger(ACCESS).info("refused GET %s from=10.0.0.1 status=401", "/y")  # each act its line
+        logging.getLogger(ACCESS).debug("not an access line")
+        logging.getLogger("textual-serve").warning("a textual-serve warning")
+        logging.getLogger("textual-serve").error("a textual-serve error")
+        logging.getLogger("aiohttp.server").info("an aiohttp info")
+        try:
+            raise ConnectionResetError("peer reset, quoting GET /?token=secret")
+        except ConnectionResetError:
+            logging.getLogger("aiohttp.server").exception("Error handling request")
+        logging.getLogger("asyncio").info("an asyncio info")
+        logging.getLogger("stablepay_console.web.connections").warning("a connection warning")
+        logging.getLogger("stablepay_console.web.connections").warning("a connection warning")  # trouble: once
+        logging.getLogger("stablepay_console.web.connections").info("a connection info")
+        assert all(not logging.getLogger(name).propagate for name in names)
+    finally:
+        for name, (handlers, level, propagate) in kept.items():
+            logger = logging.getLogger(name)
+            logger.handlers[:] = handlers
+            logger.setLevel(level)
+            logger.propagate = propagate
+    lines = capsys.readouterr().err.splitlines()
+    assert all(STAMPED.match(line) for line in lines), lines
+    said = [line.split(" ", 1)[1] for line in lines]
+    assert said == [
+        "refused GET /x\\n2026-01-01 forged\\x1b[31m from=10.0.0.1 status=401",
+        "refused GET /y from=10.0.0.1 status=401",
+        "a textual-serve error",
+        "Error handling request (ConnectionResetError)",
+        "a connection warning",
+    ]
