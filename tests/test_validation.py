@@ -220,6 +220,13 @@ def test_a_base_url_as_a_profile_keeps_it_is_its_own_check(url: str) -> None:
     assert base_url_text(url) == _checked(url)
 
 
+def test_a_host_name_over_253_characters_is_refused_however_plain() -> None:
+    longest = ".".join(["a" * 50] * 4 + ["b" * 49])  # 253 characters of plain labels
+    assert base_url_text(f"https://{longest}") == f"https://{longest}"
+    with pytest.raises(ValueError, match="longer than 253"):
+        base_url_text(f"https://{longest}b")
+
+
 @given(st.one_of(st.text(max_size=60), st.from_regex(r"https?://[A-Za-z0-9.:/_~%-]{0,40}", fullmatch=True)))
 def test_any_base_url_is_kept_as_check_base_url_makes_it_or_refused_the_same(url: str) -> None:
     try:

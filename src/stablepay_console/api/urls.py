@@ -31,7 +31,7 @@ MAX_BASE_URL = 2048
 
 _LABEL = r"[a-z0-9](?:[a-z0-9]|-(?!-)){0,61}(?<!-)"
 _CANONICAL = re.compile(
-    rf"(?:https://(?:{_LABEL}\.)*[a-z](?:[a-z0-9]|-(?!-)){{0,61}}(?<!-)|http://(?:localhost|127\.0\.0\.1))"
+    rf"(?:https://(?P<host>(?:{_LABEL}\.)*[a-z](?:[a-z0-9]|-(?!-)){{0,61}}(?<!-))|http://(?:localhost|127\.0\.0\.1))"
     r"(?::(?P<port>[1-9][0-9]{0,4}))?(?:/(?!\.\.?(?:/|$))[A-Za-z0-9._~-]+)*"
 )
 """A base URL already as `check_base_url` writes it (lower-case host names of letters, digits and single hyphens,
@@ -43,7 +43,7 @@ need not load httpx. `tests/test_validation.py` holds that every URL it matches 
 def base_url_text(base_url: str) -> str:
     """`check_base_url(base_url)` as text, without its trailing slash: what a profile keeps."""
     found = _CANONICAL.fullmatch(base_url)
-    if found is not None and len(base_url) <= 253 + 30:
+    if found is not None and len(found.group("host") or "") <= 253:  # `check_base_url`'s bound on a host name
         port = found.group("port")
         default = "443" if base_url.startswith("https:") else "80"
         if port is None or (int(port) <= 65535 and port != default):
