@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from stablepay_console.api.models import Rfi
 
 
-
 @dataclass(frozen=True)
 class RowTriage:
     step: str
