@@ -8,6 +8,7 @@ import ipaddress
 import os
 import socket
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from stablepay_console.web.proxy import from_trusted, read_secret, remove_socket, secret_matches, unix_socket
 
 SECRET = "0123456789abcdef0123456789abcdef"
+BACKSTOP = 30  # seconds: a refusal comes at once; this only ends a reader left waiting
 
 
 def secret_file(tmp_path: Path, text: str | bytes, mode: int = 0o600) -> Path:
@@ -67,6 +69,22 @@ def test_a_secret_file_that_is_not_there_or_not_a_file_is_refused(tmp_path: Path
     assert refusal(tmp_path / "none") == (f"the proxy's secret file {tmp_path / 'none'} cannot be read: No such file "
                                           "or directory")
     assert refusal("/dev/null") == "the proxy's secret file /dev/null is not a regular file"
+
+
+def test_a_secret_path_that_is_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    """Opening a FIFO to read waits for a writer: the server's start would hang on it. It is refused as not a file."""
+    fifo = tmp_path / "proxy-secret"
+    os.mkfifo(fifo, 0o600)
+    found: list[str] = []
+    reader = threading.Thread(target=lambda: found.append(refusal(fifo)), daemon=True)
+    reader.start()
+    reader.join(BACKSTOP)
+    waited = reader.is_alive()
+    if waited:  # still blocked in open(): let it go before failing
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(BACKSTOP)
+    assert not waited, "the secret file's open waited for a writer"
+    assert found == [f"the proxy's secret file {fifo} is not a regular file"]
 
 
 def test_the_secret_is_compared_whole() -> None:

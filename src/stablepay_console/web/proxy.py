@@ -45,13 +45,15 @@ def read_secret(path: str) -> str:
     the secret."""
     where = clean(path, 200)
     try:
-        with open(path, "rb") as f:
+        # Opened without waiting (a FIFO's open would block until a writer came) and looked at before any read.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        with open(fd, "rb", closefd=True) as f:
             mode = os.fstat(f.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                raise ValueError(f"the proxy's secret file {where} is not a regular file")
             data = f.read(MAX_SECRET + 64)
     except OSError as exc:
         raise ValueError(f"the proxy's secret file {where} cannot be read: {clean(exc.strerror)}") from None
-    if not stat.S_ISREG(mode):
-        raise ValueError(f"the proxy's secret file {where} is not a regular file")
     if mode & SECRET_FORBIDDEN:
         others = "every account on this server" if mode & 0o007 else "the accounts of its group"
         raise ValueError(f"the proxy's secret file {where} has mode {stat.S_IMODE(mode):04o}: {others} may "
