@@ -355,7 +355,8 @@ def test_the_pages_sign_out_button_signs_the_browser_out_and_ends_its_console(is
         [pid] = server.consoles()
         browser.page.locator("form.sign-out button").click()
         browser.page.get_by_text("You are signed out of the console").wait_for(timeout=30_000)
-        assert wait_until(lambda: not server.consoles() and not Path(f"/proc/{pid}").exists(), 60)  # a backstop: the server ends it within 6.5 s and reaps it
+        # 60 s is a backstop: the server ends the console within 6.5 s (SIGTERM, then SIGKILL) and reaps it.
+        assert wait_until(lambda: not server.consoles() and not Path(f"/proc/{pid}").exists(), 60)
         assert "sign-out user=" in server.log() and "consoles=1" in server.log()
         browser.page.goto(f"{server.base}/")  # the browser's cookie opens nothing any more
         assert "Not signed in" in browser.page.content()
