@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from stablepay_console.api import ApiKey, StablePayClient
+from stablepay_console.cli.commands import entry_of
 from stablepay_console.cli.main import build_parser
-from stablepay_console.cli.profile_runs import run
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.keys import entry_name
 from stablepay_console.profiles.model import Profile
@@ -53,7 +53,10 @@ class Cli:
     def __call__(self, *argv: str, stdin: str = "") -> int:
         args = build_parser().parse_args(["profile", *argv])
         self.out = io.StringIO()
-        return run(args, io.StringIO(stdin + "\n"), self.out, book=self.book, client_for=self.client_for)
+        entry = entry_of(args)
+        assert entry is not None
+        return entry.runner()(args, io.StringIO(stdin + "\n"), self.out, book=self.book,  # type: ignore[call-arg]
+                              client_for=self.client_for)
 
     @property
     def said(self) -> str:

@@ -164,41 +164,74 @@ def edit_profile(
     return 0
 
 
-def run(
-    args: argparse.Namespace,
-    stdin: TextIO | None = None,
-    out: TextIO | None = None,
-    *,
-    book: ProfileBook | None = None,
-    client_for: ClientFor = network_client,
-) -> int:
-    stdin = stdin or sys.stdin
-    out = out or sys.stdout
-    book = book or ProfileBook(embedded=EMBEDDED_PROFILES)
-    try:
-        if args.profile_command == "list":
-            return list_profiles(book, out)
-        if args.profile_command == "add":
-            return add_profile(book, args, stdin, out, client_for)
-        profile = book.find(args.name)
-        if profile is None:
-            names = ", ".join(p.name for p in book.profiles())
-            raise ProfileStoreError(f"There is no profile named {clean(args.name, 60)!r} (there are: {names}).")
-        if profile.embedded and args.profile_command != "use":
-            raise ProfileStoreError(f"{profile.name!r} is a built-in profile: it cannot be edited or removed.")
-        if args.profile_command == "edit":
-            return edit_profile(book, profile, args, stdin, out, client_for)
-        if args.profile_command == "remove":
-            book.remove(profile)
-            print(f"Removed profile {profile.name} and forgot its keys. Delete the key in the dashboard "
-                  "(Developer, then API Keys) if it is no longer used.", file=out)
-        else:
-            book.set_default(profile.name)
-            print(f"The console now starts on {profile.name} ({profile.environment}).", file=out)
-        return 0
-    except ProfilesNotSaved as exc:  # the disk refused: not a usage error
-        print(f"stablepay-console: {clean(str(exc), 600)}", file=sys.stderr)
-        return 1
-    except (ValueError, ProfileStoreError, KeyStoreError) as exc:
-        print(f"stablepay-console: {clean(str(exc), 600)}", file=sys.stderr)
-        return 2
+Act = Callable[[ProfileBook, argparse.Namespace, TextIO, TextIO, ClientFor], int]
+
+
+def profile_run(act: Act) -> Callable[..., int]:
+    """`act` as a command's runner: the book of profiles, standard input and output by default, and what went wrong
+    said in one line (exit 1 when the disk refused, 2 for a usage error)."""
+
+    def run(
+        args: argparse.Namespace,
+        stdin: TextIO | None = None,
+        out: TextIO | None = None,
+        *,
+        book: ProfileBook | None = None,
+        client_for: ClientFor = network_client,
+    ) -> int:
+        try:
+            return act(book or ProfileBook(embedded=EMBEDDED_PROFILES), args, stdin or sys.stdin, out or sys.stdout,
+                       client_for)
+        except ProfilesNotSaved as exc:  # the disk refused: not a usage error
+            print(f"stablepay-console: {clean(str(exc), 600)}", file=sys.stderr)
+            return 1
+        except (ValueError, ProfileStoreError, KeyStoreError) as exc:
+            print(f"stablepay-console: {clean(str(exc), 600)}", file=sys.stderr)
+            return 2
+
+    # Named after `act`, with `run`'s own signature (functools.wraps would have it read as `act`'s).
+    run.__name__, run.__qualname__, run.__doc__ = act.__name__, act.__qualname__, act.__doc__
+    return run
+
+
+def named(book: ProfileBook, name: str, *, editable: bool) -> Profile:
+    """The profile called `name`; a built-in one only where it is not to be changed (`use`)."""
+    profile = book.find(name)
+    if profile is None:
+        names = ", ".join(p.name for p in book.profiles())
+        raise ProfileStoreError(f"There is no profile named {clean(name, 60)!r} (there are: {names}).")
+    if profile.embedded and editable:
+        raise ProfileStoreError(f"{profile.name!r} is a built-in profile: it cannot be edited or removed.")
+    return profile
+
+
+@profile_run
+def run_list(book: ProfileBook, args: argparse.Namespace, stdin: TextIO, out: TextIO, client_for: ClientFor) -> int:
+    return list_profiles(book, out)
+
+
+@profile_run
+def run_add(book: ProfileBook, args: argparse.Namespace, stdin: TextIO, out: TextIO, client_for: ClientFor) -> int:
+    return add_profile(book, args, stdin, out, client_for)
+
+
+@profile_run
+def run_edit(book: ProfileBook, args: argparse.Namespace, stdin: TextIO, out: TextIO, client_for: ClientFor) -> int:
+    return edit_profile(book, named(book, args.name, editable=True), args, stdin, out, client_for)
+
+
+@profile_run
+def run_remove(book: ProfileBook, args: argparse.Namespace, stdin: TextIO, out: TextIO, client_for: ClientFor) -> int:
+    profile = named(book, args.name, editable=True)
+    book.remove(profile)
+    print(f"Removed profile {profile.name} and forgot its keys. Delete the key in the dashboard "
+          "(Developer, then API Keys) if it is no longer used.", file=out)
+    return 0
+
+
+@profile_run
+def run_use(book: ProfileBook, args: argparse.Namespace, stdin: TextIO, out: TextIO, client_for: ClientFor) -> int:
+    profile = named(book, args.name, editable=False)
+    book.set_default(profile.name)
+    print(f"The console now starts on {profile.name} ({profile.environment}).", file=out)
+    return 0
