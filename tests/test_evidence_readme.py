@@ -5,7 +5,7 @@ in words ("Not claimed.", "No notes.") rather than left out."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,7 @@ import pytest
 from stablepay_console import __version__
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.services.export.evidence_readme import readme
-from stablepay_console.storage.record_types import RfiHistory
+from stablepay_console.storage.record_types import AuditEntry, Imported, Note, RfiHistory, RfiRecord, RoundSeen
 from stablepay_console.wiring import Services
 from tests.test_audit_chain import cli
 from tests.test_evidence import clock, out, services, two_rounds  # noqa: F401
@@ -85,3 +85,58 @@ def test_text_that_could_start_markdown_is_escaped_in_every_field() -> None:
     text = readme(RfiHistory(profile="p|#*_`<>[]\\", rfi_id="rfi-1", record=None), [], None, [],
                   datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc), "a", "1")
     assert "profile p\\|\\#\\*\\_\\`\\<\\>\\[\\]\\\\." in text
+
+
+AT = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
+LONG = "a" * 2000
+
+
+def cut(n: int) -> str:
+    """What a field of LONG reads as, held to n characters."""
+    return "a" * (n - 1) + "…"
+
+
+def imported_round(**kw: object) -> RoundSeen:
+    fields: dict[str, object] = dict(entry=1, round_no=1, round_id="r-1", issued_at=AT, expires_at=None,
+                                     submitted_at=None, link=None, wire={}, first_seen=AT, last_seen=AT)
+    fields.update(kw)
+    return RoundSeen(**fields)  # type: ignore[arg-type]
+
+
+def test_every_field_is_held_to_its_bound_and_what_was_imported_or_is_missing_is_said() -> None:
+    record = RfiRecord(profile="embedded", rfi_id="rfi-1", environment="sandbox", status="issued",
+                       wire={"id": "rfi-1", "transferId": LONG, "flowType": "onramp", "kind": "aml"},
+                       has_round=True, first_seen=AT, last_seen=AT, imported_by="carol")
+    history = RfiHistory(profile="embedded", rfi_id="rfi-1", record=record, rounds=[
+        imported_round(imported_by="carol", submitted_at=AT + timedelta(hours=2), link=LONG)])
+    note = Note(note_id=1, profile="embedded", rfi_id="rfi-1", author=LONG, at=AT, text=LONG,
+                imported=Imported(source="laptop", by=LONG, on=AT, written_as="dave"))
+    entry = AuditEntry(seq=7, at="2026-11-20T09:30:00.000+00:00", actor=LONG, profile="embedded",
+                       environment="sandbox", action="x." + LONG, target="rfi-1", outcome=LONG, detail="{}",
+                       prev_hash="0" * 64, hash="f" * 64, imported=Imported(source="laptop", by=LONG, on=AT,
+                                                                              written_as="dave"))
+    text = readme(history, [note], None, [entry], AT, LONG, "1")
+    lines = text.split("\n")
+    imported = "imported by carol from a local record: not seen by the team watcher; it counts in no total"
+    assert f"Written 2026-11-20 09:30 UTC by {cut(80)} with stablepay-console 1, from the local record of " \
+           "profile embedded (sandbox). It holds" in text
+    assert f"**Imported**: {imported}." in lines
+    assert f"- Held transfer: {cut(200)}" in lines and "- Flow: onramp" in lines and "- Kind: aml" in lines
+    assert f"- **Imported**: {imported}" in lines
+    assert "- Deadline: none given" in lines and "- Answered: 2026-11-20 11:30 UTC" in lines
+    assert f"- Hosted link: open ({cut(300)})" in lines
+    assert "No items." in lines
+    assert "Not claimed." in lines
+    assert f"- 2026-11-20 09:30 UTC, {cut(80)} ({('imported by ' + LONG)[:299]}…): {cut(1000)}" in lines
+    # An act the console has no words for is shown as its name.
+    assert (f"- #7 2026-11-20T09:30:00.000+00:00 · {cut(80)} · x.{cut(58)} · outcome: {cut(200)} · hash "
+            f"{'f' * 16}… · {('imported by ' + LONG)[:299]}…") in lines
+
+
+def test_a_round_with_no_link_says_it_is_gone_and_prints_no_empty_brackets() -> None:
+    record = RfiRecord(profile="embedded", rfi_id="rfi-1", environment="sandbox", status="issued", wire={},
+                       has_round=True, first_seen=AT, last_seen=AT)
+    history = RfiHistory(profile="embedded", rfi_id="rfi-1", record=record, rounds=[imported_round()])
+    lines = readme(history, [], None, [], AT, "a", "1").split("\n")
+    assert "- Hosted link: gone" in lines and "- Answered: not answered" in lines
+    assert not any(line.startswith("**Imported**") or line.startswith("- **Imported**") for line in lines)

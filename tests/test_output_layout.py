@@ -85,6 +85,7 @@ def test_a_long_id_on_a_terminal_is_folded_whole_never_cut_short() -> None:
     out = Tty()
     Output("table", out).table(("id", "status"), [[long_id, "issued"]])
     text = out.getvalue()
+    assert shown(out)[0].startswith("┏"), "no title asked, none printed: the table's top comes first"
     assert "…" not in text
     cells = "".join(re.findall(r"[│┃]\s*([0-9a-z-]+)\s*[│┃]", STYLE.sub("", text)))
     assert long_id in cells
@@ -110,6 +111,12 @@ def test_a_record_on_a_terminal_shows_a_missing_value_as_nothing() -> None:
     Output("table", out).fields([("Status", "issued"), ("Note", None)])
     assert shown(out) == ["Status  issued", "Note"]
     assert "None" not in out.getvalue()
+
+
+def test_a_record_with_no_fields_prints_nothing_rather_than_failing() -> None:
+    out = io.StringIO()
+    Output("plain", out).fields([])
+    assert out.getvalue() == ""
 
 
 def test_kept_requests_on_a_terminal_are_laid_out_as_json_lays_out_the_list() -> None:
