@@ -87,6 +87,15 @@ def test_a_secret_path_that_is_a_fifo_is_refused_without_waiting_for_a_writer(tm
     assert found == [f"the proxy's secret file {fifo} is not a regular file"]
 
 
+def test_reading_the_secret_leaves_no_file_open(tmp_path: Path) -> None:
+    path = secret_file(tmp_path, SECRET)
+    before = set(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        assert read_secret(str(path)) == SECRET
+    refusal(tmp_path / "none")
+    assert set(os.listdir("/proc/self/fd")) == before
+
+
 def test_the_secret_is_compared_whole() -> None:
     assert secret_matches(SECRET, SECRET)
     assert not secret_matches(None, SECRET) and not secret_matches("", SECRET)
