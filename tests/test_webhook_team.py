@@ -247,3 +247,18 @@ async def test_a_colleagues_needs_action_view_shows_a_delivered_request(  # type
                 break
             await pilot.pause(0.05)
         assert rfi.id in shown(), "the view read the team watcher's facts again when the delivery was taken"
+
+
+def test_who_took_a_delivery_and_when_are_the_databases_whatever_the_insert_says(team_db: TeamDb) -> None:
+    """psql as the watcher, naming another taker and another time: the row keeps the watcher's own role and the
+    moment it was inserted."""
+    with team_db.connect("walt") as conn:
+        before = conn.execute("SELECT clock_timestamp()").fetchone()[0]
+        conn.execute("INSERT INTO stablepay.webhook_events (server, event_id, event_type, received_at, by_role, led_to)"
+                     " VALUES ('https://api.example', 'evt-forged', 'ONRAMP.RFI.OPEN', '2000-01-01T00:00:00Z',"
+                     " 'alice', '{}')")
+        conn.commit()
+    [(by_role, received_at)] = rows(team_db, "SELECT by_role, received_at FROM stablepay.webhook_events "
+                                             "WHERE event_id = 'evt-forged'")
+    assert by_role == "walt"
+    assert received_at >= before
