@@ -213,7 +213,9 @@ def test_only_the_owners_functions_lock_the_records_own_rows(team_db: TeamDb) ->
                               f"SELECT stablepay.hold_request('{SERVER}', '{RFI}')"):
                 with conn.transaction(force_rollback=True), pytest.raises(psycopg.errors.InsufficientPrivilege):
                     conn.execute(statement)
-    with team_db.connect("bob") as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+    # Refused by the privilege itself (EXECUTE is the watcher's alone), before the function's own check of who calls.
+    with team_db.connect("bob") as conn, pytest.raises(psycopg.errors.InsufficientPrivilege,
+                                                       match="permission denied for function hold_sightings"):
         conn.execute("SELECT stablepay.hold_sightings(ARRAY[%s])", (SERVER,))
 
 
