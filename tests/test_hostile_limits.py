@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import random
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
 
 import httpx
@@ -95,8 +96,11 @@ async def test_a_bomb_in_process_is_capped_too() -> None:
         ("deflate", zlib.compress(b'{"message": "pong"}')),
         ("deflate", zlib.compress(b'{"message": "pong"}')[2:-4]),  # raw deflate, as some servers send it
         ("identity", b'{"message": "pong"}'),
+        ("x-gzip", gzip.compress(b'{"message": "pong"}', mtime=0)),
+        ("gzip,identity", gzip.compress(b'{"message": "pong"}', mtime=0)),
+        ("gzip, identity", gzip.compress(b'{"message": "pong"}', mtime=0)),
     ],
-    ids=["gzip", "zlib-deflate", "raw-deflate", "identity"],
+    ids=["gzip", "zlib-deflate", "raw-deflate", "identity", "x-gzip", "gzip-identity-listed", "gzip-identity-spaced"],
 )
 async def test_compressed_answers_are_read(encoding: str, body: bytes) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
@@ -113,7 +117,11 @@ async def test_compressed_answers_are_read(encoding: str, body: bytes) -> None:
         ("gzip", b"\x1f\x8b\x08\x00garbage", "gzip stream is cut short"),
         ("gzip", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xff\xff", "gzip stream is corrupt"),
         ("br", b"\x0b\x02\x80pong", "did not ask for"),
+        ("gzip", zlib.compress(b'{"message": "pong"}')[2:-4], "gzip stream is corrupt"),  # raw deflate is no gzip
+        ("deflate", b"\xff\xff\xff\xff", "deflate stream is corrupt"),  # neither zlib-wrapped nor raw
+        ("x" * 60, b"pong", f"encoded as '{'x' * 40}', which"),  # the server's name for it, cut to 40 characters
     ],
+    ids=["gzip-cut-short", "gzip-corrupt", "br", "gzip-labelled-raw-deflate", "deflate-garbage", "long-name"],
 )
 async def test_a_corrupt_or_unasked_encoding_is_malformed(encoding: str, body: bytes, fragment: str) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
@@ -159,6 +167,86 @@ async def test_the_gzip_bomb_is_inflated_one_byte_past_the_cap_and_no_further(
         with pytest.raises(ResponseTooLarge):
             await client.list_rfis()
     assert sum(CountingInflate.inflated) == DEFAULT_MAX_BODY + 1
+
+
+PONG = b'{"message": "pong"}'
+
+
+def pong_handler(*, read: bool, length: bool) -> Callable[[httpx.Request], httpx.Response]:
+    """An answer of PONG: already read (a test double's bytes) or streamed, with or without its Content-Length."""
+    def handler(request: httpx.Request) -> httpx.Response:
+        if read:
+            return httpx.Response(200, content=PONG)
+        headers = {"content-length": str(len(PONG))} if length else {}
+        return httpx.Response(200, headers=headers, stream=httpx.ByteStream(PONG))
+    return handler
+
+
+@pytest.mark.parametrize(("read", "length"), [(True, True), (False, True), (False, False)],
+                         ids=["already-read", "streamed-with-length", "streamed-without-length"])
+async def test_a_body_of_exactly_the_cap_is_read_and_one_byte_more_is_refused(read: bool, length: bool) -> None:
+    transport = httpx.MockTransport(pong_handler(read=read, length=length))
+    async with StablePayClient("http://127.0.0.1", "k", transport=transport, max_body_bytes=len(PONG)) as client:
+        assert (await client.ping()).message == "pong"
+    async with StablePayClient("http://127.0.0.1", "k", transport=transport, max_body_bytes=len(PONG) - 1) as client:
+        with pytest.raises(ResponseTooLarge, match=f"larger than this console accepts \\({len(PONG) - 1} bytes\\)"):
+            await client.ping()
+
+
+async def test_a_body_declared_larger_than_the_cap_is_refused_naming_the_size_it_declared() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-length": "5000"}, stream=httpx.ByteStream(b" " * 5000))
+
+    async with StablePayClient("http://127.0.0.1", "k", transport=httpx.MockTransport(handler),
+                               max_body_bytes=1000) as client:
+        with pytest.raises(ResponseTooLarge, match=r"\(1,000 bytes\) \(it declared 5,000 bytes\)"):
+            await client.ping()
+
+
+async def test_bytes_after_the_end_of_a_gzip_stream_are_ignored() -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        yield gzip.compress(PONG, mtime=0)
+        yield b"trailing bytes"
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-encoding": "gzip"}, content=chunks())
+
+    async with StablePayClient("http://127.0.0.1", "k", transport=httpx.MockTransport(handler)) as client:
+        assert (await client.ping()).message == "pong"
+
+
+async def test_a_gzip_body_in_many_small_chunks_is_inflated_one_byte_past_the_cap_and_no_further(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each chunk inflates to less than the cap; the chunk that passes it is inflated only up to the cap plus one."""
+    packed = gzip.compress(random.Random(0).randbytes(20_000), compresslevel=0, mtime=0)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for start in range(0, len(packed), 100):
+            yield packed[start:start + 100]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-encoding": "gzip"}, content=chunks())
+
+    counting = SimpleNamespace(decompressobj=CountingInflate, MAX_WBITS=zlib.MAX_WBITS, error=zlib.error)
+    monkeypatch.setattr(body, "zlib", counting)
+    monkeypatch.setattr(CountingInflate, "inflated", [])
+    async with StablePayClient("http://127.0.0.1", "k", transport=httpx.MockTransport(handler),
+                               max_body_bytes=1000) as client:
+        with pytest.raises(ResponseTooLarge):
+            await client.ping()
+    assert len(CountingInflate.inflated) > 5  # many chunks were inflated, each under the cap
+    assert sum(CountingInflate.inflated) == 1001
+
+
+async def test_a_streamed_answer_that_is_not_json_is_named_by_its_content_type() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/html; charset=utf-8"},
+                              stream=httpx.ByteStream(b"<html>Bad Gateway</html>"))
+
+    async with StablePayClient("http://127.0.0.1", "k", transport=httpx.MockTransport(handler)) as client:
+        with pytest.raises(APIError, match=r"not valid JSON \(text/html\)"):
+            await client.ping()
 
 
 # --- time ------------------------------------------------------------------------------------
