@@ -96,3 +96,9 @@ def test_a_disk_that_refuses_the_file_leaves_the_rehearsal_for_this_run_only(
     [message] = said
     assert message.startswith(f"Could not write the rehearsal's keys to {vault.path}: ")
     assert message.endswith(". The rehearsal's keys last for this run only.")
+
+
+@pytest.mark.parametrize("data", [[1, 2], 7, "text", None])
+def test_a_state_file_that_is_not_an_object_is_read_as_empty(tmp_path: Path, data: object) -> None:
+    vault = SimulatedVault(path=state(tmp_path, data))
+    assert vault.simulator_keys() == {} and vault.get(vault.kept) is None
