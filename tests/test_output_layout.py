@@ -12,13 +12,9 @@ import pytest
 
 from stablepay_console.cli.output import RICH_ROWS, Output
 from stablepay_console.sandbox import Sandbox
+from tests.test_cli_output import Tty
 
 STYLE = re.compile(r"\x1b\[[0-9;]*m")
-
-
-class Tty(io.StringIO):
-    def isatty(self) -> bool:
-        return True
 
 
 class Writer:
