@@ -77,14 +77,6 @@ def _quick(script: str, *args: str) -> str:
     return done.stdout
 
 
-def test_the_tricks_benchmark_prints_what_each_trick_saves() -> None:
-    from stablepay_console.cli.startup import TRICKS
-
-    out = _quick("tricks.py", "--quick")
-    for trick in TRICKS:
-        assert re.search(rf"^{re.escape(trick)} \(.*ms saved", out, re.MULTILINE), f"no row for {trick}:\n{out}"
-
-
 def test_the_memory_benchmark_prints_one_persons_peak_through_a_proxy() -> None:
     out = _quick("due_memory.py", "--quick")
     for shape in ("terminal", "pipe", "json"):

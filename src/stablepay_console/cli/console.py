@@ -39,7 +39,6 @@ def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:
 
 
 def run_console(args: argparse.Namespace) -> int:
-    from stablepay_console.cli.startup import console_starts
     from stablepay_console.tui.runtime.exit_guard import ExitGuard
 
     guard = ExitGuard()  # from here on SIGHUP and SIGTERM end the process within 2 s, whatever it is doing
@@ -47,7 +46,6 @@ def run_console(args: argparse.Namespace) -> int:
     from stablepay_console.tui.runtime.web_mode import end_with_the_server
 
     end_with_the_server()
-    console_starts()  # the collector is off until the inbox shows
     from stablepay_console.cli.logs import setup_logging
     from stablepay_console.tui.app import ConsoleApp
     from stablepay_console.tui.runtime.boot import built_in_start

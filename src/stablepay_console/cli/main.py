@@ -11,7 +11,6 @@ from stablepay_console import __version__
 from stablepay_console.cli import parsers
 from stablepay_console.cli.arguments import Parser, positive, say
 from stablepay_console.cli.commands import add_commands, entry_of
-from stablepay_console.cli.startup import process_ends, process_starts
 from stablepay_console.storage import variables
 
 
@@ -77,9 +76,7 @@ READER_GONE = 141
 
 
 def run() -> int:
-    """The process's entry (`stablepay-console`, `python -m stablepay_console`): `main`, then its exit code,
-    with the start- and end-time tricks of `cli.startup` around it."""
-    process_starts()
+    """The process's entry (`stablepay-console`, `python -m stablepay_console`): `main`, then its exit code."""
     if os.environ.get(variables.WEB_HAND_OVER):  # started by `stablepay-console web`: whom it serves comes on stdin
         from stablepay_console.cli.spare import wait_for_hand_over
 
@@ -89,7 +86,6 @@ def run() -> int:
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
     except BrokenPipeError:
         code = reader_gone()
-    process_ends()
     return code
 
 

@@ -7,7 +7,6 @@ record's role when it is called, after the hand-over put them in the environment
 
 from __future__ import annotations
 
-import gc
 import importlib
 import sys
 
@@ -36,9 +35,7 @@ EMBEDDED = ("stablepay_console.sandbox.app", "stablepay_console.storage.sandbox_
 
 
 def preload() -> None:
-    """Import what the console will import anyway, while nobody waits for it. The collector is off meanwhile,
-    as it is for the console's own start (`cli.startup`)."""
-    gc.disable()
+    """Import what the console will import anyway, while nobody waits for it."""
     for name in PRELOADED:
         importlib.import_module(name)
     from stablepay_console.tui.runtime.boot import built_in_start
