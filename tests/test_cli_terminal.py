@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import io
 import json
 import os
 import pty
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from stablepay_console.cli.lookups import confirmed
 from stablepay_console.sandbox.data import ONRAMP_OPEN_ID
 from tests.cli_e2e import Server, add_profile, console, run, serve
 from tests.hostile_server import HostileServer, hostile_server_fixture  # noqa: F401
@@ -99,9 +101,20 @@ REFUSALS = {
     "Ctrl+D": "\x04",
 }
 """Answers a person types that must send nothing: only `y` or `yes` (any case) goes ahead (README)."""
+YESES = ["y", "yes", "Y", "YES", "  yes  "]
 
 
-@pytest.mark.parametrize("answer", list(REFUSALS.values()), ids=list(REFUSALS))
+@pytest.mark.parametrize("answer", [*YESES, *REFUSALS.values()], ids=[*YESES, *REFUSALS])
+def test_only_y_or_yes_in_any_case_is_a_yes(answer: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The answer's rule, where it lives (`cli.lookups.confirmed`); the terminal tests below send a few of these
+    through a real pty to the installed command. Ctrl+D on a terminal is the end of input: readline gives ''."""
+    typed = "" if answer == "\x04" else answer + "\n"
+    assert confirmed(io.StringIO(typed), "PRODUCTION, real money.") is (answer in YESES)
+    assert capsys.readouterr().err == "PRODUCTION, real money. Type yes to go on: "
+
+
+@pytest.mark.parametrize("answer", [REFUSALS["a bare Enter"], REFUSALS["no"], REFUSALS["Ctrl+D"]],
+                         ids=["a bare Enter", "no", "Ctrl+D"])
 def test_production_quote_refresh_sends_nothing_unless_the_answer_is_yes(
     hostile_server: HostileServer, answer: str
 ) -> None:
@@ -114,7 +127,7 @@ def test_production_quote_refresh_sends_nothing_unless_the_answer_is_yes(
     assert hostile_server.requests == [], "a refused confirmation reached the server"
 
 
-@pytest.mark.parametrize("answer", ["y", "yes", "Y", "YES", "  yes  "])
+@pytest.mark.parametrize("answer", ["yes", "  YES  "])
 def test_production_quote_refresh_goes_ahead_on_yes(hostile_server: HostileServer, answer: str) -> None:
     add_profile("prod-counted", "production", hostile_server.url("normal"))
     code, out, err = on_terminal(["quote", "refresh", ONRAMP_OPEN_ID, "--json"], profile="prod-counted",
