@@ -133,8 +133,13 @@ MOMENTS: list[Moment] = [
 ]
 
 
-@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
-@pytest.mark.parametrize("moment", MOMENTS, ids=[m.__name__ for m in MOMENTS])
+CLOSINGS = [*((moment, (80, 24)) for moment in MOMENTS), (in_a_request, (200, 50))]
+"""Every moment at 80x24; the one that draws most (a request's detail) at 200x50 too. The size changes what is
+drawn, not how the end comes: one large terminal shows the drawing does not hold the end up."""
+
+
+@pytest.mark.parametrize(("moment", "size"), CLOSINGS,
+                         ids=[f"{moment.__name__}-{w}x{h}" for moment, (w, h) in CLOSINGS])
 def test_closing_the_terminal_ends_the_console(
     moment: Moment, size: tuple[int, int], term_env: dict[str, str], terminals: list[Terminal]
 ) -> None:
