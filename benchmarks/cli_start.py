@@ -67,8 +67,9 @@ def main(runs: int = 9, warm: bool = True) -> list[Row]:
         env = bench_env(STABLEPAY_CONFIG_DIR=tmp, PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring")
         env.pop("NO_COLOR", None)
         # As installed from a wheel: bytecode cached (in a throwaway folder, not the source tree).
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        # With bytecode, as an install runs (bench_env): the installed libraries' own, and the console's written
+        # beside its sources by the first run. A cache of its own (PYTHONPYCACHEPREFIX) compiled every library again
+        # on each program's first run: most of a smoke run's minute.
         for argv in (bare, *commands.values()) if warm else ():  # warm the file and bytecode caches
             wall(argv, env)
         baseline: list[float] = []

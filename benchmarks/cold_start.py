@@ -109,9 +109,7 @@ def measure(runs: int) -> list[Row]:
     rows = console_markers()
     with tempfile.TemporaryDirectory(prefix="stablepay-bench-") as tmp:
         env = bench_env(STABLEPAY_CONFIG_DIR=tmp, TERM="xterm-256color", COLUMNS="120", LINES="40")
-        # As installed from a wheel: bytecode cached (here in a throwaway dir, not the source tree).
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        # As installed: with bytecode (bench_env), the libraries' own and the console's beside its sources.
         # One unmeasured run of each warms the OS file cache and the bytecode caches.
         time_to_text(bare_argv(), [BARE_MARKER], env)
         time_to_texts(console_argv(), [FRAME_MARKERS, rows, SERVER_MARKERS], env, linger=1.5)  # keeps page 1
