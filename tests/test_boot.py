@@ -80,7 +80,7 @@ async def test_services_that_cannot_be_built_are_said_on_the_frame_and_q_quits()
     assert app.return_code == 0
 
 
-async def test_the_installed_console_freezes_what_its_start_made_out_of_the_collectors_passes(sandbox, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_the_installed_console_freezes_its_start_out_of_the_collectors_passes(sandbox, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Once the installed console's inbox is shown, what exists then is frozen out of the collector's passes
     (full passes over it paused paging) and full passes come rarer. Test consoles leave the collector alone:
     many run in one process and want theirs collected."""
