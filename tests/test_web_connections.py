@@ -317,6 +317,7 @@ def test_whose_address_is_the_proxys() -> None:
     limits = Limits((proxy_network("10.0.0.0/8"), proxy_network("fe80::/64")))
     assert limits.is_proxy("")  # the Unix socket
     assert limits.is_proxy("10.1.2.3") and limits.is_proxy("fe80::1") and limits.is_proxy("fe80::1%eth0")
+    assert limits.is_proxy("fe80::1%a%b")  # its scope, whatever it holds (Linux lets an interface be named a%b)
     assert not limits.is_proxy("11.0.0.1") and not limits.is_proxy("fe81::1") and not limits.is_proxy("::1")
     assert not limits.is_proxy("not an address") and not limits.is_proxy("/run/console.sock")
     assert not Limits().is_proxy("127.0.0.1")  # no proxy trusted: nobody is one

@@ -103,7 +103,7 @@ async def read_capped(response: httpx.Response, cap: int) -> bytes:
     declared = _declared_length(response)
     if declared is not None and declared > cap:
         # Compressed or not, a body declared larger than the cap is refused before it is read.
-        raise BodyTooLarge(cap, declared)
+        raise BodyTooLarge(cap, declared=declared)
     out = bytearray()
     async for raw in response.aiter_raw():
         data = raw
