@@ -19,12 +19,11 @@ ACCEPT_ENCODING = "gzip, deflate"
 
 
 class BodyTooLarge(Exception):
-    """The decoded body passed the cap; `read` is how much had been decoded by then."""
+    """The decoded body passed the cap; `declared` is the length the answer said it had, if it said one. The
+    client writes its own message from the two (Exception keeps the arguments it was raised with as its args)."""
 
-    def __init__(self, cap: int, read: int, declared: int | None = None) -> None:
-        super().__init__(cap, read, declared)
+    def __init__(self, cap: int, declared: int | None = None) -> None:
         self.cap = cap
-        self.read = read
         self.declared = declared
 
 
@@ -98,13 +97,13 @@ async def read_capped(response: httpx.Response, cap: int) -> bytes:
         pass
     else:
         if len(content) > cap:
-            raise BodyTooLarge(cap, len(content))
+            raise BodyTooLarge(cap)
         return content
     inflater = _inflater(response.headers.get("content-encoding", ""))
     declared = _declared_length(response)
     if declared is not None and declared > cap:
         # Compressed or not, a body declared larger than the cap is refused before it is read.
-        raise BodyTooLarge(cap, 0, declared)
+        raise BodyTooLarge(cap, declared=declared)
     out = bytearray()
     async for raw in response.aiter_raw():
         data = raw
@@ -112,7 +111,7 @@ async def read_capped(response: httpx.Response, cap: int) -> bytes:
             piece, rest = inflater.feed(data, cap - len(out) + 1)
             out += piece
             if len(out) > cap:
-                raise BodyTooLarge(cap, len(out), declared)
+                raise BodyTooLarge(cap, declared)
             if rest and not piece:
                 raise UnreadableEncoding("the compressed stream makes no progress")
             data = rest
