@@ -33,15 +33,17 @@ BOOTING_ACTIONS = frozenset({"switch_mode", "switch_profile", "radar_needs_actio
 
 
 def started_memory() -> None:
-    """The installed console's startup is over: what exists now is never walked by the garbage collector again.
+    """The installed console's startup is over: collect garbage again, never walking what exists now.
 
-    Everything made until now (modules, styles, services) lives as long as the console, so it is frozen out of
-    every later pass: full passes over it paused paging. What is left for full passes is mostly the cyclic
-    garbage of Textual's drawing caches: one pass per hundred of the youngest generation's (not ten) keeps a
-    page switch from meeting one every few pages (benchmarks/README.md, the page switch of `in_process.py`)."""
+    The CLI starts the console with the collector off (`cli.console.run_console`). Everything made until now
+    (modules, styles, services) lives as long as the console, so it is frozen out of every later pass: full
+    passes over it paused paging. What is left for full passes is mostly the cyclic garbage of Textual's drawing
+    caches: one pass per hundred of the youngest generation's (not ten) keeps a page switch from meeting one
+    every few pages (benchmarks/README.md, the page switch of `in_process.py`)."""
     gc.freeze()
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, 100)
+    gc.enable()
 
 
 class ConsoleApp(Console):
