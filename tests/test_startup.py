@@ -1,9 +1,12 @@
-"""What a command's start leaves out: httpx's own command line."""
+"""What a command's start leaves out (httpx's own command line) and its end (the last garbage collection)."""
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
+
+import pytest
 
 
 def test_a_command_never_loads_httpxs_own_command_line(tmp_path: object) -> None:
@@ -17,3 +20,23 @@ def test_a_command_never_loads_httpxs_own_command_line(tmp_path: object) -> None
                           capture_output=True, text=True, timeout=120)
     assert done.returncode in (0, 3, 4), done.stderr[-2000:]
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr[-2000:]
+
+
+def test_the_process_freezes_what_its_command_made_instead_of_a_last_collection(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The entry (`cli.main.run`) ends by freezing what the command made, so the interpreter's last collection
+    walks none of it (`no-last-collection`, benchmarks/README.md); `main` alone, as a test calls it, does not."""
+    import importlib
+
+    entry = importlib.import_module("stablepay_console.cli.main")  # the module (the package's `main` is the function)
+    from stablepay_console.services import gc_pause
+
+    frozen: list[str] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append("frozen"))
+    monkeypatch.setattr(gc_pause, "_process_ends", False)
+    assert entry.main(["profile", "list"]) == 0
+    assert frozen == [] and not gc_pause._process_ends
+    monkeypatch.setattr(sys, "argv", ["stablepay-console", "profile", "list"])
+    assert entry.run() == 0
+    assert frozen == ["frozen"] and gc_pause._process_ends, "the entry left the last collection to walk everything"
+    capsys.readouterr()

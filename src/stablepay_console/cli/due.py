@@ -39,7 +39,7 @@ def run_due(args: argparse.Namespace) -> int:
 
     # One bounded run: a garbage collection while the rows are printed walked every request's leftovers
     # for the few cycles a command makes.
-    with gc_paused():
+    with gc_paused(whole_command=True):
         return _due(args)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -76,7 +77,14 @@ READER_GONE = 141
 
 
 def run() -> int:
-    """The process's entry (`stablepay-console`, `python -m stablepay_console`): `main`, then its exit code."""
+    """The process's entry (`stablepay-console`, `python -m stablepay_console`): `main`, then its exit code.
+
+    The process ends with its command, so nothing it made is worth the interpreter's last garbage collection:
+    a whole command's pause of the collector ends by freezing what it made (`services.gc_pause`), and so does
+    the process (`no-last-collection` in benchmarks/README.md)."""
+    from stablepay_console.services.gc_pause import process_ends_after_command
+
+    process_ends_after_command()
     if os.environ.get(variables.WEB_HAND_OVER):  # started by `stablepay-console web`: whom it serves comes on stdin
         from stablepay_console.cli.spare import wait_for_hand_over
 
@@ -86,6 +94,7 @@ def run() -> int:
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
     except BrokenPipeError:
         code = reader_gone()
+    gc.freeze()
     return code
 
 
