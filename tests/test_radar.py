@@ -16,7 +16,7 @@ from stablepay_console.api.filters import RfiFilters
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.sandbox.control import add_request, open_round
 from stablepay_console.services.kept import keep
-from stablepay_console.services.watch.due import DueTally, due_report
+from stablepay_console.services.watch.due import DueTally, due_now, due_report
 from stablepay_console.services.watch.events import CONSOLE_MARKS, Tracker
 from stablepay_console.services.watch.radar import RadarPoller, RadarUpdate
 from stablepay_console.services.watch.walk import every_rfi
@@ -74,6 +74,43 @@ def test_a_page_at_once_is_tallied_as_its_requests_one_by_one(
     paged.add_page(rfis[10:])
     assert paged.nearest() == one_by_one.nearest()
     assert paged.checked == one_by_one.checked == len(rfis)
+
+
+def test_a_deadline_at_this_very_moment_is_overdue_and_one_at_the_windows_end_is_due() -> None:
+    report = due_report([rfi("now", deadline=timedelta(0)), rfi("edge", deadline=24 * H),
+                         rfi("past-edge", deadline=24 * H + timedelta(seconds=1))], FIXED_NOW, 24 * H)
+    assert [r.id for r in report.overdue] == ["now"]
+    assert [r.id for r in report.due] == ["edge"]
+    assert (report.within, report.at) == (24 * H, FIXED_NOW)
+
+
+def test_requests_with_the_same_deadline_stay_in_the_order_they_came() -> None:
+    report = due_report([rfi("b", deadline=2 * H), rfi("a", deadline=2 * H), rfi("c", deadline=-H),
+                         rfi("0", deadline=-H)], FIXED_NOW, 24 * H)
+    assert [r.id for r in report.due] == ["b", "a"]
+    assert [r.id for r in report.overdue] == ["c", "0"]
+
+
+def test_a_request_already_kept_is_tallied_by_its_deadline_and_counted() -> None:
+    """The team watcher's rows come kept, with their deadline: due, overdue or left out as a request would be."""
+    tally: DueTally[str] = DueTally(FIXED_NOW, 24 * H, keep)
+    tally.add_kept(FIXED_NOW + 2 * H, "soon")
+    tally.add_kept(FIXED_NOW - H, "late")
+    tally.add_kept(FIXED_NOW + 30 * H, "far")
+    tally.add_kept(FIXED_NOW + H, "sooner")
+    assert tally.nearest() == (["late"], ["sooner", "soon"])
+    assert tally.checked == 4
+
+
+async def test_what_is_due_now_is_read_from_every_issued_request_of_the_api(sandbox: Sandbox) -> None:
+    async with client_for(sandbox) as client:
+        issued = await every_rfi(client, RfiFilters(status="issued"))
+        report = await due_now(client, FIXED_NOW, 24 * H)
+    expected = due_report(issued, FIXED_NOW, 24 * H)
+    assert report.due and report.overdue
+    assert [r.id for r in report.nearest_first] == [r.id for r in expected.nearest_first]
+    assert report.checked == len(issued)
+    assert (report.within, report.at) == (24 * H, FIXED_NOW)
 
 
 # --- watch events ------------------------------------------------------------------------
