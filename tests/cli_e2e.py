@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from stablepay_console.profiles.store import ProfileStore, make_profile
 
 STARTUP_SECONDS = 30.0
@@ -100,6 +102,36 @@ def command_env(profile: str | None = None, key: str | None = None,
     if key is not None:
         environment["STABLEPAY_API_KEY"] = key
     return environment
+
+
+def here(*args: str, profile: str | None = None, key: str | None = None, stdin: str = "",
+         env: dict[str, str] | None = None) -> Result:
+    """The same command in this process (`cli.main.main`, as the entry runs it), its output captured: what it
+    prints and its exit code are the command's own, without a process's start. What needs a process (a closed
+    pipe, a terminal, signals, the installed script) is `run`'s."""
+    import contextlib
+    import io
+
+    from stablepay_console.cli.main import main
+    from stablepay_console.storage.writing import NOT_WRITTEN
+
+    out, err = io.StringIO(), io.StringIO()
+    changes = {"STABLEPAY_PROFILE": profile, "STABLEPAY_API_KEY": key, "NO_COLOR": None, **(env or {})}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in changes.items():
+            if value is None:
+                patch.delenv(name, raising=False)
+            else:
+                patch.setenv(name, value)
+        patch.setattr("sys.stdin", io.StringIO(stdin))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's usage errors and --help
+                code = exc.code if isinstance(exc.code, int) else 2
+            finally:
+                NOT_WRITTEN.reset()  # the board is the process's: the next command starts with none
+    return Result(code, out.getvalue(), err.getvalue())
 
 
 def run(*args: str, profile: str | None = None, key: str | None = None, stdin: str = "",

@@ -1,7 +1,9 @@
-"""Every headless command end to end: the installed entry point against `sandbox serve` over loopback.
+"""Every headless command against `sandbox serve` over loopback.
 
 Checked for each: the output's shape (`--json` parsed and held against the spec's field names),
-the exit code, what stderr says, and that nothing reaches stdout on an error.
+the exit code, what stderr says, and that nothing reaches stdout on an error. The commands run in this process
+(`cli.main.main`, `here`), their output captured; what needs a whole process (the installed entry point's
+`--json` list, a reader that goes away, a non-blocking stdout, a server that is not there) starts one (`run`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from stablepay_console.sandbox.data import (
     ONRAMP_OPEN_ID,
 )
 from stablepay_console.services.export.requests import CSV_COLUMNS
-from tests.cli_e2e import Result, Server, add_profile, command_env, console, run, serve
+from tests.cli_e2e import Result, Server, add_profile, command_env, console, here, run, serve
 
 RFI_FIELDS = {"id", "kind", "status", "subjectType", "userId", "transferId", "flowType", "createdAt", "currentRound",
               "round"}
@@ -52,6 +54,12 @@ def small() -> Iterator[Server]:
 
 
 def cli(server: Server, *args: str, **kw: object) -> Result:
+    add_profile("local", "sandbox", server.base_url)
+    return here(*args, profile="local", key=server.key, **kw)  # type: ignore[arg-type]
+
+
+def cli_process(server: Server, *args: str, **kw: object) -> Result:
+    """The command as the installed entry point, in a process of its own."""
     add_profile("local", "sandbox", server.base_url)
     return run(*args, profile="local", key=server.key, **kw)  # type: ignore[arg-type]
 
@@ -82,7 +90,7 @@ def at(text: str) -> datetime:
 
 
 def test_list_json_is_the_api_envelope_with_the_spec_names(server: Server) -> None:
-    result = cli(server, "rfis", "list", "--status", "issued", "--limit", "5", "--offset", "5", "--json")
+    result = cli_process(server, "rfis", "list", "--status", "issued", "--limit", "5", "--offset", "5", "--json")
     assert result.code == 0, result
     body = json.loads(result.out)
     assert set(body) == {"data", "pagination"}
@@ -270,7 +278,7 @@ def test_ping(server: Server) -> None:
     assert (result.code, result.out) == (0, "pong\n")
     assert json.loads(cli(server, "ping", "--json").out) == {"message": "pong"}
     add_profile("local", "sandbox", server.base_url)
-    failed(run("ping", profile="local", key="sk_sandbox_not_the_right_key_0000000000"), 1, "Not authorized")
+    failed(here("ping", profile="local", key="sk_sandbox_not_the_right_key_0000000000"), 1, "Not authorized")
 
 
 def test_a_server_that_is_not_there_is_a_network_error() -> None:
@@ -281,7 +289,7 @@ def test_a_server_that_is_not_there_is_a_network_error() -> None:
 def test_an_unknown_profile_is_bad_usage(server: Server) -> None:
     failed(cli(server, "ping", "--profile", "nosuch"), 2, "There is no profile named 'nosuch'")
     add_profile("nokey", "sandbox", server.base_url)
-    failed(run("ping", "--profile", "nokey"), 2, "no usable key")
+    failed(here("ping", "--profile", "nokey"), 2, "no usable key")
 
 
 # --- profile status -------------------------------------------------------------------------
@@ -290,7 +298,7 @@ def test_an_unknown_profile_is_bad_usage(server: Server) -> None:
 def test_profile_status_reports_every_profile_and_exits_by_the_worst(server: Server) -> None:
     now = datetime.now(timezone.utc)
     add_profile("local", "sandbox", server.base_url, key_since=now - timedelta(days=30))
-    ok = run("profile", "status", "--json", "--profile", "local", profile="local", key=server.key)
+    ok = here("profile", "status", "--json", "--profile", "local", profile="local", key=server.key)
     assert ok.code == 0, ok
     (entry,) = json.loads(ok.out)
     assert entry["profile"] == "local" and entry["ping"] == "ok" and entry["pingMessage"] == "pong"
@@ -300,7 +308,7 @@ def test_profile_status_reports_every_profile_and_exits_by_the_worst(server: Ser
     # A key with no date of its own (not a JWT) in the environment: its age is unknown, never "due".
     assert entry["rotation"] == "unknown"
     add_profile("aging", "production", server.base_url, key_since=now - timedelta(days=345))
-    both = run("profile", "status", profile="local", key=server.key)
+    both = here("profile", "status", profile="local", key=server.key)
     assert both.code == 4, "a profile without a usable key fails its ping"
     lines = both.out.splitlines()
     assert lines[0].split()[:3] == ["PROFILE", "ENVIRONMENT", "KEY"]
@@ -312,11 +320,11 @@ def test_profile_status_fails_a_key_the_server_rejects(server: Server) -> None:
     """A 401 to the ping is a failed ping, in the table and in --json, and exit 4: never a good key."""
     add_profile("rejected", "sandbox", server.base_url, key_since=datetime.now(timezone.utc) - timedelta(days=30))
     wrong = "sk_sandbox_" + "0" * 32  # well formed, but not a key the server issued
-    table = run("profile", "status", "--profile", "rejected", profile="rejected", key=wrong)
+    table = here("profile", "status", "--profile", "rejected", profile="rejected", key=wrong)
     assert table.code == 4, table
     (row,) = [line for line in table.out.splitlines() if "rejected" in line]
     assert "FAILED: " in row and "ok: " not in row, row
-    as_json = run("profile", "status", "--json", "--profile", "rejected", profile="rejected", key=wrong)
+    as_json = here("profile", "status", "--json", "--profile", "rejected", profile="rejected", key=wrong)
     assert as_json.code == 4, as_json
     (entry,) = json.loads(as_json.out)
     assert entry["ping"] == "failed", entry
