@@ -299,6 +299,18 @@ async def until(pilot: Pilot[Any], done: Callable[[], bool], what: str = "the co
     raise AssertionError(what)
 
 
+async def settles(done: Callable[[], bool], what: str, rounds: int = 500) -> None:
+    """Without a console: let the event loop run (10 ms a round) until `done()` holds; fail, saying `what`, after
+    `rounds` rounds."""
+    import asyncio
+
+    for _ in range(rounds):
+        if done():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(what)
+
+
 async def open_mode(pilot: Pilot[Any], mode: str) -> Screen[Any]:
     """Switch to a top-level screen, let it load, and stop its text cursors blinking (stable snapshots)."""
     await wait_for_workers(pilot)

@@ -22,7 +22,6 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from stablepay_console.web import consoles
 from stablepay_console.web.consoles import ConsoleProcess
 from stablepay_console.web.settings import WebSettings
 from stablepay_console.web.signin import SignIn
+from tests.conftest import settles
 
 SCRIPT = r'''
 import json, os, signal, subprocess, sys, time
@@ -139,14 +139,6 @@ def scripted(tmp_path: Path) -> Scripted:
     return Scripted(tmp_path)
 
 
-async def until(done: Callable[[], bool], what: str, rounds: int = 500) -> None:
-    for _ in range(rounds):
-        if done():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(what)
-
-
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -171,7 +163,7 @@ async def test_a_console_starts_with_nobodys_name_and_gets_it_in_its_hand_over_f
     monkeypatch.setenv("TEXTUAL_LOG", "/tmp/x")
     process = scripted.process(profile="sandbox", extra_env={"STABLEPAY_WEB_USER": "eve", "EXTRA": "1"})
     await process.spawn()
-    await until(lambda: bool(scripted.notes("env")), "the console never started")
+    await settles(lambda: bool(scripted.notes("env")), "the console never started")
     [env] = scripted.notes("env")
     for name in ("STABLEPAY_WEB_USER", "STABLEPAY_RECORD_ROLE", "TEXTUAL", "TEXTUAL_LOG"):
         assert name not in env, f"{name} reached the console's environment"
@@ -181,7 +173,7 @@ async def test_a_console_starts_with_nobodys_name_and_gets_it_in_its_hand_over_f
     pid = process.pid
     await process.give_to(alice(), 132, 43)
     assert process.pid == pid, "a spare already started was started again"
-    await until(lambda: bool(scripted.notes("first")), "the console never read its hand-over")
+    await settles(lambda: bool(scripted.notes("first")), "the console never read its hand-over")
     [first] = scripted.notes("first")
     assert first == ["M", {"type": "hand_over", "user": "alice", "role": None, "width": 132, "height": 43}]
     assert process.user == "alice" and process.size == (132, 43)
@@ -195,7 +187,7 @@ async def test_in_team_mode_the_role_is_the_user_and_no_profile_is_set_unless_as
         scripted: Scripted) -> None:
     process = scripted.process(team=True)
     await process.give_to(alice(), 80, 24)
-    await until(lambda: bool(scripted.notes("first")), "the console never read its hand-over")
+    await settles(lambda: bool(scripted.notes("first")), "the console never read its hand-over")
     assert scripted.notes("first")[0][1]["role"] == "alice"
     assert "STABLEPAY_PROFILE" not in scripted.notes("env")[0]
     await process.stop()
@@ -220,7 +212,7 @@ async def test_what_a_console_draws_before_its_tab_is_held_then_sent_first_in_or
     process.last_active = 0.0
     assert await process.send_bytes(b"hi")
     assert process.last_active > 0.0
-    await until(lambda: b"echo:hi" in tab.got, "what the tab typed never came back")
+    await settles(lambda: b"echo:hi" in tab.got, "what the tab typed never came back")
     assert not process.quit
     await process.stop()
     assert process.quit and not process.alive
@@ -244,7 +236,7 @@ async def test_a_console_ended_before_its_tab_came_closes_the_tab_on_attach(scri
     await process.give_to(alice(), 80, 24)
     await asyncio.wait_for(process.drawn.wait(), 10)
     await process.send_meta({"type": "quit"})
-    await until(lambda: process.close_held, "the console's exit never closed its (future) tab")
+    await settles(lambda: process.close_held, "the console's exit never closed its (future) tab")
     assert process.quit, "a console that left as asked is not told from one that crashed"
     tab = Tab()
     await process.attach(tab)
@@ -257,7 +249,7 @@ async def test_only_links_the_console_itself_would_open_reach_the_tab_and_in_a_n
     process = scripted.process("link")
     with caplog.at_level(logging.INFO, logger="stablepay_console.web.access"):
         await process.give_to(alice(), 80, 24)
-        await until(lambda: len(process.held) >= 3, "the console's link never came")
+        await settles(lambda: len(process.held) >= 3, "the console's link never came")
     assert caplog.messages == [f"refused open_url user=alice console={process.app_service_id[:8]}"]
     assert not process.quit
     tab = Tab()
@@ -278,10 +270,10 @@ async def test_a_resize_before_the_first_screen_waits_for_it_and_the_same_size_i
     await process.set_terminal_size(100, 30)
     await process.set_terminal_size(120, 40)  # one waiting resize, the last size
     await asyncio.wait_for(process.drawn.wait(), 10)
-    await until(lambda: bool(scripted.notes("M")), "the resize asked before the first screen never came")
+    await settles(lambda: bool(scripted.notes("M")), "the resize asked before the first screen never came")
     await process.set_terminal_size(120, 40)
     await process.set_terminal_size(90, 20)
-    await until(lambda: len(scripted.notes("M")) >= 2, "the resize after the first screen never came")
+    await settles(lambda: len(scripted.notes("M")) >= 2, "the resize after the first screen never came")
     assert scripted.notes("M") == [{"type": "resize", "width": 120, "height": 40},
                                    {"type": "resize", "width": 90, "height": 20}]
     await process.stop()
@@ -294,7 +286,7 @@ async def test_a_resize_back_to_the_drawn_size_before_the_first_screen_sends_not
     await process.set_terminal_size(80, 24)
     await asyncio.wait_for(process.drawn.wait(), 10)
     assert await process.send_bytes(b"sync")
-    await until(lambda: bool(scripted.notes("D")), "the console never read what came after")
+    await settles(lambda: bool(scripted.notes("D")), "the console never read what came after")
     assert scripted.notes("M") == []
     await process.stop()
 
@@ -328,23 +320,23 @@ def test_without_words_from_the_console_the_reason_points_to_the_server_log() ->
 async def test_stop_ends_the_whole_process_group_of_a_console_that_does_not_leave(scripted: Scripted) -> None:
     process = scripted.process("gone")
     await process.give_to(alice(), 80, 24)
-    await until(lambda: bool(scripted.notes("child")), "the console never started its child")
+    await settles(lambda: bool(scripted.notes("child")), "the console never started its child")
     [child] = scripted.notes("child")
     assert not process.quit
     await process.stop()
     assert not process.alive and process.quit, "a console the server stopped is not one that ended on its own"
-    await until(lambda: not alive(child), "a process the console started outlived it")
+    await settles(lambda: not alive(child), "a process the console started outlived it")
 
 
 async def test_stop_kills_a_console_that_ignores_being_terminated(scripted: Scripted) -> None:
     process = scripted.process("deaf")
     await process.give_to(alice(), 80, 24)
-    await until(lambda: bool(scripted.notes("child")), "the console never started its child")
+    await settles(lambda: bool(scripted.notes("child")), "the console never started its child")
     [child] = scripted.notes("child")
     await process.stop()
     assert process._process is not None and process._process.returncode == -signal.SIGKILL
     assert not process.alive
-    await until(lambda: not alive(child), "a process the console started outlived it")
+    await settles(lambda: not alive(child), "a process the console started outlived it")
 
 
 async def test_a_spare_stopped_before_anyone_had_it_ends(scripted: Scripted) -> None:

@@ -16,7 +16,6 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
 
 import pytest
 
@@ -24,6 +23,7 @@ from stablepay_console.web.consoles import ConsoleProcess, console_command
 from stablepay_console.web.running import DEFAULT_SIZE, Consoles
 from stablepay_console.web.settings import WebSettings
 from stablepay_console.web.signin import SignIn
+from tests.conftest import settles
 
 SETTINGS = WebSettings(max_sessions=5, max_sessions_per_user=2, idle_seconds=60.0)
 
@@ -38,14 +38,6 @@ def console(user: str | None = None, settings: WebSettings = SETTINGS) -> Consol
 
 def signin(user: str, name: str = "") -> SignIn:
     return SignIn(f"signin-{user}-{name}", user, "token")
-
-
-async def until(done: Callable[[], bool], what: str, rounds: int = 300) -> None:
-    for _ in range(rounds):
-        if done():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(what)
 
 
 # --- the caps --------------------------------------------------------------------------------------------------
@@ -175,7 +167,7 @@ async def test_watch_idle_ends_an_idle_console_and_says_so(caplog: pytest.LogCap
     watching = asyncio.create_task(consoles.watch_idle())
     try:
         with caplog.at_level(logging.INFO, logger="stablepay_console.web.access"):
-            await until(idle_ended.is_set, "watch_idle never ended the idle console")
+            await settles(idle_ended.is_set, "watch_idle never ended the idle console")
         assert not busy_ended.is_set()
         assert f"session idle user=alice console={idle.app_service_id[:8]}" in caplog.messages
     finally:

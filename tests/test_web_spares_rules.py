@@ -17,7 +17,6 @@ import asyncio
 import itertools
 import logging
 import time
-from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
@@ -25,6 +24,7 @@ import pytest
 from stablepay_console.web import spares
 from stablepay_console.web.consoles import ConsoleProcess
 from stablepay_console.web.spares import Spares
+from tests.conftest import settles
 
 PIDS = itertools.count(1000)
 
@@ -68,15 +68,6 @@ class Maker:
 
 def spare_of(pool: Spares) -> Stand | None:
     return cast("Stand | None", pool.spare)
-
-
-async def until(done: Callable[[], bool], what: str, rounds: int = 300) -> None:
-    """Let the loop run until `done()` holds; fail, saying `what`, if it never does."""
-    for _ in range(rounds):
-        if done():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(what)
 
 
 async def turns(count: int = 20) -> None:
@@ -206,7 +197,7 @@ async def test_take_replaces_a_spare_that_ended_and_stops_it() -> None:
     pool.enabled = False
     taken = pool.take()
     assert taken is not dead and taken is make.made[1]
-    await until(lambda: dead.stopped == 1, "the spare that ended was never stopped")
+    await settles(lambda: dead.stopped == 1, "the spare that ended was never stopped")
     assert pool.spare is None
 
 
@@ -230,8 +221,13 @@ async def test_the_next_spare_waits_for_the_taken_consoles_first_screen_then_sta
     await asyncio.sleep(0.2)
     assert make.made == [taken], "the next spare started before the taken console showed its tab anything"
     taken.shown.set()
-    await until(lambda: pool.spare is not None, "no spare after the taken console showed its screen and went quiet")
+    await settles(lambda: pool.spare is not None, "no spare after the taken console showed its screen and went quiet")
     assert spare_of(pool) is make.made[1] and make.made[1].spawned == 1
+
+
+def keeps_drawing(console: Stand) -> None:
+    """The console's last output is always now, however late the loop gets to look (a moment ahead)."""
+    console.last_output = time.monotonic() + 3600
 
 
 async def test_the_next_spare_waits_while_the_taken_console_draws(fast: None) -> None:
@@ -239,21 +235,11 @@ async def test_the_next_spare_waits_while_the_taken_console_draws(fast: None) ->
     pool = Spares(make)
     taken = cast(Stand, pool.take())
     taken.shown.set()
-    drawing = True
-
-    async def draw() -> None:
-        while drawing:
-            taken.last_output = time.monotonic()
-            await asyncio.sleep(0.005)
-
-    drawer = asyncio.create_task(draw())
-    try:
-        await asyncio.sleep(0.3)  # six quiet periods
-        assert make.made == [taken], "the next spare started while the taken console was still drawing"
-    finally:
-        drawing = False
-        await drawer
-    await until(lambda: pool.spare is not None, "no spare once the taken console stopped drawing")
+    keeps_drawing(taken)
+    await asyncio.sleep(0.3)  # six quiet periods, were it quiet (not a timing: only a chance to go wrong)
+    assert make.made == [taken], "the next spare started while the taken console was still drawing"
+    taken.last_output = time.monotonic() - 1  # it stops drawing
+    await settles(lambda: pool.spare is not None, "no spare once the taken console stopped drawing")
 
 
 async def test_the_next_spare_starts_by_refill_after_however_busy_the_taken_console(
@@ -262,19 +248,8 @@ async def test_the_next_spare_starts_by_refill_after_however_busy_the_taken_cons
     make = Maker()
     pool = Spares(make)
     taken = cast(Stand, pool.take())  # never shows a screen, draws all the time
-    drawing = True
-
-    async def draw() -> None:
-        while drawing:
-            taken.last_output = time.monotonic()
-            await asyncio.sleep(0.005)
-
-    drawer = asyncio.create_task(draw())
-    try:
-        await until(lambda: pool.spare is not None, "no spare REFILL_AFTER after the hand-over")
-    finally:
-        drawing = False
-        await drawer
+    keeps_drawing(taken)
+    await settles(lambda: pool.spare is not None, "no spare REFILL_AFTER after the hand-over")
 
 
 async def test_the_next_spare_by_refill_after_also_when_shown_but_never_quiet(
@@ -284,19 +259,8 @@ async def test_the_next_spare_by_refill_after_also_when_shown_but_never_quiet(
     pool = Spares(make)
     taken = cast(Stand, pool.take())
     taken.shown.set()
-    drawing = True
-
-    async def draw() -> None:
-        while drawing:
-            taken.last_output = time.monotonic()
-            await asyncio.sleep(0.005)
-
-    drawer = asyncio.create_task(draw())
-    try:
-        await until(lambda: pool.spare is not None, "no spare REFILL_AFTER after the hand-over")
-    finally:
-        drawing = False
-        await drawer
+    keeps_drawing(taken)
+    await settles(lambda: pool.spare is not None, "no spare REFILL_AFTER after the hand-over")
 
 
 async def test_stop_cancels_the_refill_still_to_come(fast: None) -> None:
@@ -317,6 +281,6 @@ async def test_nothing_of_a_hand_over_is_kept_once_its_refill_is_done(fast: None
     for _ in range(3):
         taken = cast(Stand, pool.take())
         taken.shown.set()
-        await until(lambda: pool.spare is not None, "no spare after the hand-over")
-    await until(lambda: not pool._tasks, "the server keeps a task for every hand-over it ever made")
+        await settles(lambda: pool.spare is not None, "no spare after the hand-over")
+    await settles(lambda: not pool._tasks, "the server keeps a task for every hand-over it ever made")
     assert len(make.made) == 4
