@@ -242,23 +242,16 @@ async def test_the_next_spare_waits_while_the_taken_console_draws(fast: None) ->
     await settles(lambda: pool.spare is not None, "no spare once the taken console stopped drawing")
 
 
+@pytest.mark.parametrize("shown", [False, True], ids=["never-shown", "shown-never-quiet"])
 async def test_the_next_spare_starts_by_refill_after_however_busy_the_taken_console(
-        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(spares, "REFILL_AFTER", 0.1)
-    make = Maker()
-    pool = Spares(make)
-    taken = cast(Stand, pool.take())  # never shows a screen, draws all the time
-    keeps_drawing(taken)
-    await settles(lambda: pool.spare is not None, "no spare REFILL_AFTER after the hand-over")
-
-
-async def test_the_next_spare_by_refill_after_also_when_shown_but_never_quiet(
-        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
+        fast: None, monkeypatch: pytest.MonkeyPatch, shown: bool) -> None:
+    """Whether the taken console never shows a screen, or shows one and then draws all the time."""
     monkeypatch.setattr(spares, "REFILL_AFTER", 0.1)
     make = Maker()
     pool = Spares(make)
     taken = cast(Stand, pool.take())
-    taken.shown.set()
+    if shown:
+        taken.shown.set()
     keeps_drawing(taken)
     await settles(lambda: pool.spare is not None, "no spare REFILL_AFTER after the hand-over")
 
