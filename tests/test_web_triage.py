@@ -20,7 +20,7 @@ import pytest
 from tests.postgres import TeamDb
 from tests.test_web_evidence import server_leftovers
 from tests.test_web_team import PROXY, authenticator
-from tests.web_harness import VIEWPORT, Browser, headless_chromium, wait_until, web_server
+from tests.web_harness import VIEWPORT, Browser, SignInProxy, free_port, headless_chromium, wait_until, web_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -34,12 +34,14 @@ def chromium() -> Iterator[object]:
         yield browser
 
 
-def signed_in(chromium, base: str, user: str) -> Browser:  # type: ignore[no-untyped-def]
-    """A page of the console for `user`, signed in as the proxy in front of the server would say it (its header on
-    every request the page makes, the WebSocket's too), focused by a click on the banner's corner."""
-    context = chromium.new_context(viewport=VIEWPORT, extra_http_headers={"X-Forwarded-User": user})
+def signed_in(chromium, proxy: SignInProxy, user: str) -> Browser:  # type: ignore[no-untyped-def]
+    """A page of the console for `user`, signed in through the stand-in for the sign-in proxy (its session cookie
+    names the user; the proxy puts that in the header on every request the page makes, the WebSocket's too),
+    focused by a click on the banner's corner."""
+    context = chromium.new_context(viewport=VIEWPORT)
+    context.add_cookies([{"name": SignInProxy.COOKIE, "value": user, "url": proxy.base}])
     browser = Browser(context, context.new_page())
-    browser.page.goto(f"{base}/")
+    browser.page.goto(f"{proxy.base}/")
     browser.page.locator("#terminal").click(position={"x": 4, "y": 4})
     return browser
 
@@ -55,9 +57,11 @@ def test_ready_in_alices_browser_approved_in_bobs_and_the_evidence_downloaded(  
     isolated_config: Path, team_db: TeamDb, chromium, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     env = {"STABLEPAY_RECORD_URL": team_db.url(authenticator(team_db, "alice", "bob"))}
-    with web_server(isolated_config, *PROXY, env=env) as server:
-        alice = signed_in(chromium, server.base, "alice")
-        bob = signed_in(chromium, server.base, "bob")
+    port = free_port()
+    with SignInProxy(port) as proxy, web_server(isolated_config, *PROXY, "--public-url", proxy.base, env=env,
+                                               port=port) as server:
+        alice = signed_in(chromium, proxy, "alice")
+        bob = signed_in(chromium, proxy, "bob")
         assert alice.wait_for(loaded("alice")), alice.terminal.text
         assert bob.wait_for(loaded("bob")), bob.terminal.text
 

@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -98,6 +99,85 @@ class WebServer:
                 os.killpg(pid, signal.SIGKILL)
 
 
+class SignInProxy:
+    """A stand-in for the sign-in proxy in front of the web server (oauth2-proxy, say), on a free loopback port.
+
+    It forwards every connection to the server and says who is signed in the way such a proxy does: the request
+    head gets `X-Forwarded-User` from the stand-in's own session cookie (`COOKIE`, whose value is the user),
+    whatever the browser sent in that header itself. The WebSocket's upgrade request carries the cookie as every
+    request does, so the console's socket is signed in too. One request a connection (`Connection: close` on all
+    but an upgrade): a keep-alive connection's next request would pass the proxy unread."""
+
+    COOKIE = "standin_user"
+
+    def __init__(self, upstream: int) -> None:
+        self.upstream = upstream
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        self.thread = threading.Thread(target=self.serve, name="sign-in-proxy", daemon=True)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> SignInProxy:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.listener.close()
+
+    def serve(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:  # closed: the test is over
+                return
+            threading.Thread(target=self.forward, args=(client,), daemon=True).start()
+
+    def forward(self, client: socket.socket) -> None:
+        with client, contextlib.suppress(OSError):
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = client.recv(65536)
+                if not chunk:
+                    return
+                head += chunk
+            head, rest = head.split(b"\r\n\r\n", 1)
+            with socket.create_connection(("127.0.0.1", self.upstream)) as server:
+                server.sendall(self.signed(head) + b"\r\n\r\n" + rest)
+                back = threading.Thread(target=relay, args=(server, client), daemon=True)
+                back.start()
+                relay(client, server)
+                back.join()
+
+    def signed(self, head: bytes) -> bytes:
+        request, *lines = head.decode("latin-1").split("\r\n")
+        names = {line.split(":", 1)[0].strip().lower(): line for line in lines}
+        user = ""
+        for part in names.get("cookie", "cookie:").split(":", 1)[1].split(";"):
+            name, _, value = part.strip().partition("=")
+            if name == self.COOKIE:
+                user = value
+        upgrade = "websocket" in names.get("upgrade", "").lower()
+        dropped = {"x-forwarded-user"} if upgrade else {"x-forwarded-user", "connection"}
+        kept = [line for line in lines if line.split(":", 1)[0].strip().lower() not in dropped]
+        if user:
+            kept.append(f"X-Forwarded-User: {user}")
+        if not upgrade:
+            kept.append("Connection: close")
+        return "\r\n".join([request, *kept]).encode("latin-1")
+
+
+def relay(source: socket.socket, sink: socket.socket) -> None:
+    """Bytes from `source` to `sink` until `source` ends; then `sink` hears that nothing more comes."""
+    with contextlib.suppress(OSError):
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
+
+
 def console_pids(server_pid: int, name: str = CONSOLE_NAME) -> list[int]:
     """The server's children named `name`: a console names itself `stablepay-web` once handed to someone, and
     `stablepay-spare` while it waits (tui/runtime/hand_over.py); each was started for the web server."""
@@ -120,8 +200,9 @@ def console_pids(server_pid: int, name: str = CONSOLE_NAME) -> list[int]:
 
 @contextlib.contextmanager
 def web_server(config_dir: Path, *args: str, env: dict[str, str] | None = None,
-               host: str = "127.0.0.1", socket_path: Path | None = None, spare: bool = False) -> Iterator[WebServer]:
-    """The server on a free loopback port, or (`socket_path`) on that Unix socket and no port at all.
+               host: str = "127.0.0.1", socket_path: Path | None = None, spare: bool = False,
+               port: int | None = None) -> Iterator[WebServer]:
+    """The server on a free loopback port (or `port`), or (`socket_path`) on that Unix socket and no port at all.
 
     Without a spare (`--no-spare`) unless `spare`: a spare is a whole console process started ahead, and again
     after each hand-over, so a server whose test opens one console or none would start one or two for nothing.
@@ -129,7 +210,7 @@ def web_server(config_dir: Path, *args: str, env: dict[str, str] | None = None,
     need_web()
     if not spare and "--no-spare" not in args:
         args = (*args, "--no-spare")
-    port = free_port()
+    port = port or free_port()
     out, err = config_dir.parent / f"web-{port}.out", config_dir.parent / f"web-{port}.log"
     environment = {**os.environ, "STABLEPAY_CONFIG_DIR": str(config_dir),
                    "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **(env or {})}
