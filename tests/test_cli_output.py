@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import sys
+import threading
 from datetime import timedelta
 from decimal import Decimal
 
@@ -11,7 +13,7 @@ import pytest
 
 from stablepay_console.api.models import BatchTransfer, MetricResult, OnrampTransfer, Rfi
 from stablepay_console.cli.durations import format_duration, parse_duration
-from stablepay_console.cli.output import Output
+from stablepay_console.cli.output import Output, fail, note
 from stablepay_console.cli.wire import dumps
 from stablepay_console.sandbox import Sandbox
 from stablepay_console.sandbox.data import BATCH_SMALL_ID, METRIC_TX_COUNT_ID, ONRAMP_OPEN_ID
@@ -203,3 +205,36 @@ def test_one_record_on_a_terminal_is_a_grid_of_text_never_markup() -> None:
     lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in shown.getvalue().splitlines()]  # Rich's bold
     assert lines[0] == "Request [red]1[/red]"
     assert lines[1] == "Note   [bold]x[/bold]" and lines[2].rstrip() == "Empty"
+
+
+class HalfLineStream(io.StringIO):
+    """Standard error that pauses inside any write not ending a line, until the other thread has written: the moment
+    a second writer would slip in between a message and its newline."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = threading.Event()
+        self.other_wrote = threading.Event()
+
+    def write(self, text: str) -> int:
+        self.entered.set()
+        written = super().write(text)
+        if not text.endswith("\n"):
+            self.other_wrote.wait(0.5)
+        return written
+
+
+def test_a_message_from_the_records_writer_thread_never_runs_into_the_commands_own_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk's "Not recorded" line comes from the record's writer thread while the command prints its summary:
+    each stays a whole line of its own."""
+    stream = HalfLineStream()
+    monkeypatch.setattr(sys, "stderr", stream)
+    writer = threading.Thread(target=fail, args=("Could not write to the record: the disk is full.",))
+    writer.start()
+    assert stream.entered.wait(5)
+    note("Requests 1-100 of 240.")
+    stream.other_wrote.set()
+    writer.join(5)
+    assert sorted(stream.getvalue().splitlines()) == [
+        "Requests 1-100 of 240.", "stablepay-console: Could not write to the record: the disk is full."]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import time
@@ -64,14 +65,17 @@ class Lines:
 
 
 @contextmanager
-def watching(server: Server, team_db: TeamDb, port: int, public: Path) -> Iterator[Lines]:
-    """`rfis watch --json --interval 5m --webhooks 127.0.0.1:PORT` as the team watcher, in its own process."""
+def watching(server: Server, team_db: TeamDb, port: int, public: Path, config: Path | None = None) -> Iterator[Lines]:
+    """`rfis watch --json --interval 5m --webhooks 127.0.0.1:PORT` as the team watcher, in its own process; with
+    `config`, on a host of its own (that config folder: its own memory of what it has seen)."""
     add_profile("local", "sandbox", server.base_url)
+    env = {URL: team_db.url("walt"), "PYTHONUNBUFFERED": "1"}
+    if config is not None:
+        env["STABLEPAY_CONFIG_DIR"] = str(config)
     process = subprocess.Popen(
         [*console(), "rfis", "watch", "--json", "--interval", "5m", "--webhooks", f"127.0.0.1:{port}",
          "--webhook-key", str(public)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=command_env("local", server.key, {URL: team_db.url("walt"), "PYTHONUNBUFFERED": "1"}),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=command_env("local", server.key, env),
     )
     lines = Lines(process)
     try:
@@ -143,23 +147,29 @@ def test_two_watchers_given_the_same_delivery_take_it_once(tmp_path: Path, team_
 
     public, _ = write_keys(tmp_path)
     ports = [free_port(), free_port()]
-    with serve("--seed", "7", "--rfis", "60") as server, watching(server, team_db, ports[0], public) as one, \
-            watching(server, team_db, ports[1], public) as two:
-        for lines in (one, two):
-            lines.wait(lambda: any("First poll:" in line for line in lines.err), BACKSTOP, "a watch never polled")  # noqa: B023
-        with httpx.Client(base_url=server.base_url) as http:  # no deliveries from the sandbox: the test sends them
-            raised = http.post("/_sandbox/rfis", json={"kind": "transaction", "expiresInMinutes": 14400}).json()
-        body = body_of(envelope(f"{raised['flowType'].upper()}.RFI.OPEN", raised["transferId"], raised["userId"]))
-        headers = {"authorization": f"Bearer {token(body)}", "content-type": "application/json"}
-        answers = [httpx.post(f"http://127.0.0.1:{port}/webhooks", content=body, headers=headers, timeout=30)
-                   for port in ports]  # the proxy's retry reaching the other watcher, for a restart without a gap
-        assert [a.status_code for a in answers] == [200, 200]
-        assert sorted(a.json()["status"] for a in answers) == ["taken", "taken before"]
-        taker = one if answers[0].json()["status"] == "taken" else two
-        other = two if taker is one else one
-        taker.wait(lambda: event(taker, "new_request", raised["id"]), BACKSTOP,
-                   "the watcher that took it never said so")
-        other._read(0.5)
+    # Two hosts, as a restart without a gap has them: on one config folder the second watcher would start from the
+    # first one's memory, and say no "First poll" of its own.
+    other_host = tmp_path / "other-host"
+    with serve("--seed", "7", "--rfis", "60") as server:
+        add_profile("local", "sandbox", server.base_url)
+        shutil.copytree(os.environ["STABLEPAY_CONFIG_DIR"], other_host)
+        with watching(server, team_db, ports[0], public) as one, \
+                watching(server, team_db, ports[1], public, other_host) as two:
+            for lines in (one, two):
+                lines.wait(lambda: any("First poll:" in line for line in lines.err), BACKSTOP, "a watch never polled")  # noqa: B023
+            with httpx.Client(base_url=server.base_url) as http:  # no deliveries from the sandbox: the test sends them
+                raised = http.post("/_sandbox/rfis", json={"kind": "transaction", "expiresInMinutes": 14400}).json()
+            body = body_of(envelope(f"{raised['flowType'].upper()}.RFI.OPEN", raised["transferId"], raised["userId"]))
+            headers = {"authorization": f"Bearer {token(body)}", "content-type": "application/json"}
+            answers = [httpx.post(f"http://127.0.0.1:{port}/webhooks", content=body, headers=headers, timeout=30)
+                       for port in ports]  # the proxy's retry reaching the other watcher, for a restart without a gap
+            assert [a.status_code for a in answers] == [200, 200]
+            assert sorted(a.json()["status"] for a in answers) == ["taken", "taken before"]
+            taker = one if answers[0].json()["status"] == "taken" else two
+            other = two if taker is one else one
+            taker.wait(lambda: event(taker, "new_request", raised["id"]), BACKSTOP,
+                       "the watcher that took it never said so")
+            other._read(0.5)
     assert event(other, "new_request", raised["id"]) is None, "the other watcher reported nothing"
     with team_db.connect() as conn:
         assert conn.execute("SELECT count(*) FROM stablepay.webhook_events").fetchone() == (1,)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from stablepay_console import __version__
 from stablepay_console.cli import parsers
-from stablepay_console.cli.arguments import Parser, positive, say
+from stablepay_console.cli.arguments import Parser, positive
 from stablepay_console.cli.commands import add_commands, entry_of
 from stablepay_console.storage import variables
 
@@ -46,9 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_command = command.runner()
     if command.serves:
         return run_command(args)
+    from stablepay_console.cli.output import fail
     from stablepay_console.storage.writing import NOT_WRITTEN
 
-    NOT_WRITTEN.listen(lambda line: print(f"stablepay-console: {say(line)}", file=sys.stderr, flush=True))
+    NOT_WRITTEN.listen(fail)  # from the record's writer thread too: one whole line each
     made = sys.modules.get("stablepay_console.storage.record_worker")
     before = made.made_so_far() if made is not None else 0  # a console's own record, in a test's process
     return finished(run_command(args), before)
@@ -62,9 +63,10 @@ def finished(code: int, since: int = 0) -> int:
     worker = sys.modules.get("stablepay_console.storage.record_worker")
     left = worker.flush_all(FLUSH_SECONDS, since) if worker is not None else 0
     if left:
-        print(f"stablepay-console: the record was still busy after {FLUSH_SECONDS:.0f} s; {left} queued "
-              f"write{'s' if left != 1 else ''} (the requests received, notes or audit entries) may not be saved.",
-              file=sys.stderr, flush=True)
+        from stablepay_console.cli.output import fail
+
+        fail(f"the record was still busy after {FLUSH_SECONDS:.0f} s; {left} queued write{'s' if left != 1 else ''} "
+             "(the requests received, notes or audit entries) may not be saved.")
     return 1 if code == 0 and (NOT_WRITTEN.lines or left) else code
 
 

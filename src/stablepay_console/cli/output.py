@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import os
 import sys
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
@@ -23,14 +24,26 @@ from stablepay_console.cli.arguments import say
 PROG = "stablepay-console"
 
 
+_STDERR = threading.Lock()
+
+
+def to_stderr(line: str) -> None:
+    """One whole line on standard error, in one write under a lock: the record's writer thread says what it could not
+    save while the command's own thread writes its summary, and `print`'s separate write of the newline let the
+    two lines run together."""
+    with _STDERR:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
 def note(message: str) -> None:
     """A message for the person (progress, summaries): stderr, cleaned."""
-    print(say(message), file=sys.stderr, flush=True)
+    to_stderr(say(message))
 
 
 def fail(message: str) -> None:
     """An error: stderr, cleaned, prefixed with the program's name."""
-    print(f"{PROG}: {say(message)}", file=sys.stderr, flush=True)
+    to_stderr(f"{PROG}: {say(message)}")
 
 
 def no_color() -> bool:
