@@ -73,6 +73,19 @@ async def test_first_page_newest_first_with_every_column(make_app, sandbox: Sand
         assert str(table.get_cell(held.id, "held")) == f"{held.transfer_id[:8]} {held.flow_type}"
 
 
+async def test_a_read_that_ends_as_the_console_closes_draws_nothing_and_raises_nothing(make_app) -> None:  # type: ignore[no-untyped-def]
+    """The team's claims, read from the record, can come back while the console is closing and the inbox's widgets
+    are already gone (seen under load: a traceback at exit). The inbox then draws nothing."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot)
+        screen = app.screen
+        assert isinstance(screen, InboxScreen)
+        await screen.query_one(InboxTable).remove()
+        screen.render_state()
+        assert not screen.query(InboxTable)
+
+
 async def test_deadline_column_overdue_far_and_blank(make_app, sandbox: Sandbox) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -192,8 +192,9 @@ class InboxScreen(InboxBase):
     # --- rendering ----------------------------------------------------------------
 
     def render_state(self, busy_only: bool = False) -> None:
-        """Lines above the table, the error, and (unless only busy changed) the rows."""
-        if not self.is_mounted or self.pager is None:
+        """Lines above the table, the error, and (unless only busy changed) the rows. Nothing once the screen's
+        widgets are gone: a read that ends while the console closes has nowhere to show."""
+        if not self.is_mounted or self.pager is None or not self.query(InboxTable):
             return
         pager = self.pager
         if not busy_only:
