@@ -13,15 +13,16 @@ import httpx
 import pytest
 from httpx_retries import Retry
 
-from stablepay_console.api import StablePayClient
-from stablepay_console.api.body import BodyTooLarge
+from stablepay_console.api import ApiKey, StablePayClient
+from stablepay_console.api.body import ACCEPT_ENCODING, BodyTooLarge
 from stablepay_console.api.client import _too_large_message, default_retry
-from stablepay_console.api.errors import DeadlineExceeded, MalformedResponse, TransportError
+from stablepay_console.api.errors import APIError, DeadlineExceeded, MalformedResponse, ResponseTooLarge, TransportError
 from stablepay_console.api.filters import RfiFilters
-from stablepay_console.api.gate import BULK
+from stablepay_console.api.gate import BULK, gate_for
 from stablepay_console.api.key_check import PING_PATHS
 from stablepay_console.api.models import Rfi
 from stablepay_console.api.paging import PagingReport
+from stablepay_console.api.tls import verified_tls
 from stablepay_console.sandbox import SANDBOX_KEY, Sandbox
 from stablepay_console.sandbox.data import BATCH_SMALL_ID, METRIC_DAILY_VOLUME_ID, ONRAMP_OPEN_ID
 from tests.conftest import FIXED_NOW
@@ -49,8 +50,10 @@ class Breaks(httpx.AsyncBaseTransport):
 
     def __init__(self, error: Exception) -> None:
         self.error = error
+        self.calls = 0
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.calls += 1
         raise self.error
 
 
@@ -381,3 +384,149 @@ def test_a_client_shows_its_server_its_masked_key_and_its_proxy_never_the_key(mo
     masked = direct.key.masked
     assert repr(proxied) == f"StablePayClient('http://localhost:8211', key={masked!r}, proxy='proxy.internal:3128')"
     assert SANDBOX_KEY not in repr(direct) + repr(proxied)
+
+
+# --- what every request carries ------------------------------------------------------------------------------------
+
+
+async def test_every_request_names_the_console_asks_for_json_and_says_which_encodings_it_reads(
+    recorded: tuple[StablePayClient, Recorder],
+) -> None:
+    client, recorder = recorded
+    await client.ping()
+    headers = recorder.requests[0].headers
+    assert (headers["User-Agent"], headers["Accept"], headers["Accept-Encoding"]) == (
+        "stablepay-console", "application/json", ACCEPT_ENCODING
+    )
+
+
+async def test_every_request_has_the_default_limits_for_connecting_reading_writing_and_waiting_for_a_connection(
+    recorded: tuple[StablePayClient, Recorder],
+) -> None:
+    client, recorder = recorded
+    await client.ping()
+    assert recorder.requests[0].extensions["timeout"] == {"connect": 5.0, "read": 20.0, "write": 10.0, "pool": 5.0}
+
+
+class Redirects(httpx.AsyncBaseTransport):
+    """A server that answers every request with a redirect to another of its paths."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.paths.append(request.url.path)
+        return httpx.Response(302, headers={"Location": "/elsewhere"}, request=request)
+
+
+async def test_a_redirect_is_never_followed() -> None:
+    server = Redirects()
+    async with StablePayClient("http://localhost:8212", SANDBOX_KEY, transport=server) as client:
+        with pytest.raises(APIError):
+            await client.get_batch_transfer(BATCH_SMALL_ID)
+    assert server.paths == [f"/v2/wallets/transfers/batches/{BATCH_SMALL_ID}"], "the key goes nowhere else"
+
+
+async def test_a_client_retries_as_the_policy_it_is_given_says() -> None:
+    transport = Breaks(httpx.ConnectError("refused"))
+    once = Retry(total=1, backoff_factor=0.0)
+    async with StablePayClient("http://localhost:8213", SANDBOX_KEY, transport=transport, retry=once) as client:
+        with pytest.raises(TransportError):
+            await client.ping()
+    assert transport.calls == 2, "the first attempt and the one retry the policy allows"
+
+
+def test_a_walk_has_at_least_one_page_in_flight() -> None:
+    assert StablePayClient("http://localhost:8214", SANDBOX_KEY, export_concurrency=0).export_concurrency == 1
+    assert StablePayClient("http://localhost:8214", SANDBOX_KEY, export_concurrency=3).export_concurrency == 3
+    assert StablePayClient("http://localhost:8214", SANDBOX_KEY).export_concurrency is None
+
+
+async def test_a_client_given_its_own_transport_goes_through_no_proxy(
+    monkeypatch: pytest.MonkeyPatch, sandbox: Sandbox
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{closed_port()}")
+    async with StablePayClient("http://localhost:8215", SANDBOX_KEY,
+                               transport=httpx.ASGITransport(app=sandbox.app)) as client:
+        assert client.proxy is None
+        assert (await client.ping()).message == "pong"
+
+
+async def test_every_request_carries_only_the_headers_the_console_means_to_send(
+    recorded: tuple[StablePayClient, Recorder],
+) -> None:
+    client, recorder = recorded
+    await client.ping()
+    assert sorted(recorder.requests[0].headers.keys()) == [
+        "accept", "accept-encoding", "authorization", "connection", "host", "user-agent"
+    ]
+
+
+def test_a_base_url_keeps_its_path_and_loses_only_its_trailing_slashes() -> None:
+    assert StablePayClient("http://localhost:8216/sandboxX/", SANDBOX_KEY).base_url == "http://localhost:8216/sandboxX"
+
+
+def test_a_client_given_a_key_keeps_that_key() -> None:
+    key = ApiKey(SANDBOX_KEY)
+    assert StablePayClient("http://localhost:8216", key).key is key
+
+
+async def test_a_walk_by_pages_asks_for_pages_of_a_hundred_unless_told(
+    recorded: tuple[StablePayClient, Recorder],
+) -> None:
+    client, recorder = recorded
+    assert sum([len(rows) async for rows in client.iter_rfi_pages()]) == 240
+    assert {r.url.params["limit"] for r in recorder.requests} == {"100"}
+
+
+async def test_each_answer_is_logged_with_its_request_and_status(
+    recorded: tuple[StablePayClient, Recorder], caplog: pytest.LogCaptureFixture
+) -> None:
+    client, _ = recorded
+    with caplog.at_level(logging.INFO, logger="stablepay_console.api.client"):
+        await client.run_metric(METRIC_DAILY_VOLUME_ID)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"GET /v2/reporting/metrics/{METRIC_DAILY_VOLUME_ID}/results -> 200"
+    ]
+
+
+async def test_an_answer_over_the_cap_is_dropped_and_said_with_its_request_and_the_cap(
+    sandbox: Sandbox, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with StablePayClient("http://localhost:8217", SANDBOX_KEY, transport=httpx.ASGITransport(app=sandbox.app),
+                               max_body_bytes=100) as client:
+        with caplog.at_level(logging.INFO, logger="stablepay_console.api.client"):
+            with pytest.raises(ResponseTooLarge) as failed:
+                await client.list_rfis()
+    assert failed.value.message.startswith(
+        "GET /v2/rfis: the server's answer is larger than this console accepts (100 bytes)"
+    )
+    assert failed.value.status == 200 and failed.value.limit == 100
+    assert [r.getMessage() for r in caplog.records] == ["GET /v2/rfis -> 200 (body over 100 bytes, dropped)"]
+
+
+class HoldsBack(httpx.AsyncBaseTransport):
+    """A server that answers every request 429, asking for an hour's pause."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return httpx.Response(429, headers={"Retry-After": "3600"}, request=request)
+
+
+async def test_a_servers_pause_holds_that_servers_gate_and_no_other() -> None:
+    async with StablePayClient("http://localhost:8218", SANDBOX_KEY, transport=HoldsBack(), retry=NO_RETRY) as client:
+        with pytest.raises(APIError):
+            await client.ping()
+    assert gate_for("http://localhost:8218").held_for() > 0
+    assert gate_for("http://localhost:8219").held_for() == 0
+
+
+def test_an_https_client_checks_certificates_with_the_one_verified_context_directly_and_through_a_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def context(client: StablePayClient) -> object:
+        return client._http._transport._async_transport.inner._pool._ssl_context  # type: ignore[attr-defined]
+
+    assert context(StablePayClient("https://api.stablepay.example", SANDBOX_KEY)) is verified_tls()
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    proxied = StablePayClient("https://api.stablepay.example", SANDBOX_KEY)
+    assert proxied.proxy is not None and context(proxied) is verified_tls()
