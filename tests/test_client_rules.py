@@ -202,6 +202,7 @@ def test_the_waits_of_one_call_add_up_to_twenty_seconds_at_most() -> None:
         (lambda c: c.refresh_onramp_quote(ONRAMP_OPEN_ID), f"POST /v2/onramps/{ONRAMP_OPEN_ID}/quote/refresh"),
         (lambda c: c.list_rfis(), "GET /v2/rfis"),
     ],
+    ids=["batch", "quote-refresh", "rfis"],
 )
 async def test_a_refused_connection_names_the_request_and_the_server(call, said) -> None:  # type: ignore[no-untyped-def]
     port = closed_port()
