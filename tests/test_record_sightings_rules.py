@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from stablepay_console.storage.local import sightings as sightings_module
 from stablepay_console.storage.local.schema import migrate
-from stablepay_console.storage.local.sightings import LOOKUP, observe_page
+from stablepay_console.storage.local.sightings import observe_page
 from stablepay_console.storage.record_types import RfiSighting, stamp
 from tests.conftest import FIXED_NOW
 
@@ -38,8 +39,10 @@ def sightings(ids: list[str], fingerprint: str = "f", status: str = "issued") ->
     return [RfiSighting(rfi_id, status, f"{fingerprint}-{rfi_id}", "{}", None) for rfi_id in ids]
 
 
-def test_an_unchanged_page_is_looked_up_and_touched_in_one_statement_a_chunk_of_ids(conn: sqlite3.Connection) -> None:
-    page = sightings([f"rfi-{n}" for n in range(2 * LOOKUP + 3)])
+def test_an_unchanged_page_is_looked_up_and_touched_in_one_statement_a_chunk_of_ids(
+        conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sightings_module, "LOOKUP", 4)  # chunks of 4 IDs, not 500: the same rule on a small page
+    page = sightings([f"rfi-{n}" for n in range(2 * 4 + 3)])
     assert observe_page(conn, "p", "sandbox", page, FIRST) == len(page)
     ran = traced(conn)
     assert observe_page(conn, "p", "sandbox", page, LATER) == 0
