@@ -4,6 +4,7 @@ a file that cannot be used says."""
 
 from __future__ import annotations
 
+import errno
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -13,7 +14,7 @@ import pytest
 
 from stablepay_console.storage.local.schema import LATEST
 from stablepay_console.storage.local.store import SqliteRecord
-from stablepay_console.storage.record import RecordError, RecordNotWritten, RecordTooNew
+from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS
 from stablepay_console.storage.record_types import (
     AuditDraft,
@@ -30,7 +31,9 @@ from stablepay_console.storage.record_types import (
     StatusSeen,
     stamp,
 )
+from stablepay_console.storage.writing import reason
 from tests.conftest import FIXED_NOW
+from tests.small_disk import SmallDisk
 
 P = "p"
 R = "rfi-1"
@@ -164,3 +167,59 @@ def test_a_record_that_is_a_folder_cannot_be_opened_there(tmp_path: Path) -> Non
     with pytest.raises(RecordNotWritten) as refused:
         SqliteRecord(tmp_path)
     assert str(refused.value) == f"Could not write to the record {tmp_path}: the file cannot be opened there."
+
+
+def with_notes_that_break_their_schema(path: Path) -> None:
+    """A record holding two notes with no author, written by a program that got past the NOT NULL rule."""
+    SqliteRecord(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    (kept,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'notes'").fetchone()
+    for sql in (kept.replace("author  TEXT NOT NULL", "author  TEXT"), kept):
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'notes'", (sql,))
+        conn.close()
+        conn = sqlite3.connect(path, isolation_level=None)
+        if sql != kept:
+            conn.execute("INSERT INTO notes (profile, rfi_id, author, at, text) VALUES ('p', 'r', NULL, 't', 'x'), "
+                         "('p', 'r', NULL, 't', 'y')")
+    conn.close()
+
+
+def test_a_file_that_fails_the_check_at_open_is_refused_with_the_checks_own_words(path: Path) -> None:
+    with_notes_that_break_their_schema(path)
+    with pytest.raises(RecordCorrupt) as refused:
+        SqliteRecord(path)
+    assert str(refused.value) == "NULL value in notes.author; NULL value in notes.author"
+    SqliteRecord(path, check=False).close()
+
+
+def test_a_file_that_is_not_a_database_is_refused_as_corrupt_in_sqlites_words(path: Path) -> None:
+    path.write_bytes(b"this is not a database at all\n" * 200)
+    with pytest.raises(RecordCorrupt) as refused:
+        SqliteRecord(path)
+    assert str(refused.value) == "file is not a database"
+
+
+def test_a_record_on_a_full_disk_refuses_a_write_saying_the_disk_is_full(small_disk: SmallDisk) -> None:
+    where = small_disk.path / "record.sqlite3"
+    record = SqliteRecord(where)
+    try:
+        record.add_note(P, R, "alice", "kept", at(0))
+        small_disk.fill()
+        with pytest.raises(RecordNotWritten) as refused:
+            for n in range(200):  # the first pages may still fit in the write-ahead log's room
+                record.add_note(P, R, "alice", f"note {n} " + "x" * 2000, at(1))
+        assert str(refused.value) == f"Could not write to the record {where}: {reason(OSError(errno.ENOSPC, ''))}."
+    finally:
+        record.close()
+
+
+def test_a_record_on_a_read_only_disk_is_refused_at_open_saying_so(small_disk: SmallDisk) -> None:
+    where = small_disk.path / "record.sqlite3"
+    SqliteRecord(where).close()
+    where.with_name(where.name + "-wal").unlink(missing_ok=True)
+    where.with_name(where.name + "-shm").unlink(missing_ok=True)
+    small_disk.read_only()
+    with pytest.raises(RecordNotWritten) as refused:
+        SqliteRecord(where)
+    assert str(refused.value) == f"Could not write to the record {where}: {reason(OSError(errno.EROFS, ''))}."
