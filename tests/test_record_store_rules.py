@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from stablepay_console.storage.local.schema import LATEST
+from stablepay_console.storage.local.schema import LATEST, MIGRATIONS
 from stablepay_console.storage.local.store import SqliteRecord
 from stablepay_console.storage.record import RecordCorrupt, RecordError, RecordNotWritten, RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS
@@ -223,3 +223,13 @@ def test_a_record_on_a_read_only_disk_is_refused_at_open_saying_so(small_disk: S
     with pytest.raises(RecordNotWritten) as refused:
         SqliteRecord(where)
     assert str(refused.value) == f"Could not write to the record {where}: {reason(OSError(errno.EROFS, ''))}."
+
+
+def test_a_file_its_migration_fails_on_says_it_cannot_be_used_and_why(path: Path) -> None:
+    with sqlite3.connect(path) as raw:  # version 1 as a console left it, and a table version 2 would make
+        raw.executescript(MIGRATIONS[0][0])
+        raw.execute("CREATE TABLE audit_head (x)")
+        raw.execute("PRAGMA user_version = 1")
+    with pytest.raises(RecordError) as refused:
+        SqliteRecord(path)
+    assert str(refused.value) == f"The record {path} cannot be used: table audit_head already exists."
