@@ -139,3 +139,39 @@ def test_close_runs_every_queued_call_first(tmp_path: Path) -> None:
     worker.close()
     assert all(f.done() for f in futures)
     assert worker.pending == 0
+
+
+def test_run_and_submit_after_held_hand_over_what_is_held_and_give_the_calls_result(tmp_path: Path) -> None:
+    import asyncio
+
+    fed: list[int] = []
+    worker = RecordWorker(file_opener(tmp_path / "record.sqlite3"))
+    worker.add_feeder(lambda: fed.append(1))
+    assert asyncio.run(worker.run(lambda record: 5)) == 5
+    assert worker.submit_after_held(lambda record: 6).result(60) == 6
+    assert fed == [1, 1]
+    worker.close()
+
+
+def test_a_flush_with_no_call_made_opens_nothing(tmp_path: Path) -> None:
+    opened: list[bool] = []
+
+    def opener(check: bool) -> Record:
+        opened.append(check)
+        return open_record(tmp_path / "record.sqlite3", check=check)
+
+    worker = RecordWorker(opener)
+    worker.flush()
+    assert opened == [] and not (tmp_path / "record.sqlite3").exists()
+    worker.close()
+
+
+def test_a_flush_waits_for_every_call_fired_before_it(tmp_path: Path) -> None:
+    worker = RecordWorker(file_opener(tmp_path / "record.sqlite3"))
+    worker.call(lambda record: None)
+    for n in range(30):
+        worker.fire(lambda record, n=n: record.add_note("p", "r", "alice", f"{n}", FIXED_NOW), "a note")
+    worker.flush()
+    assert worker.pending == 0
+    assert len(worker.call(lambda record: record.notes("p", "r"))) == 30
+    worker.close()
