@@ -11,10 +11,10 @@ import pytest
 
 from stablepay_console.services.audit import verify
 from stablepay_console.storage.local import open_record, record_file
-from stablepay_console.storage.local.schema import LATEST, V1
+from stablepay_console.storage.local.schema import LATEST, V1, migrate
 from stablepay_console.storage.record import RecordTooNew
 from stablepay_console.storage.record_chain import GENESIS, entry_hash
-from stablepay_console.storage.record_types import AuditDraft, AuditEntry, stamp
+from stablepay_console.storage.record_types import AuditDraft, AuditEntry, AuditHead, stamp
 from stablepay_console.storage.record_worker import RecordWorker
 from tests.conftest import FIXED_NOW
 
@@ -95,6 +95,30 @@ def test_the_first_schema_is_migrated_with_its_data_kept(tmp_path: Path) -> None
     assert appended.seq == 4 and appended.prev_hash == old[-1].hash
     assert verify(record).ok and record.claim("embedded", RFI, "bob", FIXED_NOW).done
     record.close()
+
+
+def test_a_file_migrated_from_the_first_schema_takes_its_audit_head_from_its_log(tmp_path: Path) -> None:
+    """Version 1 kept no head: the migration writes one from the log, so a tail cut later still shows."""
+    path = tmp_path / "v1.sqlite3"
+    old = make_first_schema(path)
+    record = open_record(path)
+    assert record.audit_head() == AuditHead(3, old[-1].hash)
+    record.close()
+
+
+def test_a_migration_that_fails_leaves_the_file_at_its_version_and_raises_its_own_error(tmp_path: Path) -> None:
+    """Every step of a migration is in one transaction: one that fails is rolled back whole, and its error is the
+    one raised (not an error of the rollback), on a connection left usable."""
+    path = tmp_path / "v1.sqlite3"
+    make_first_schema(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE audit_head (x)")  # version 2 makes this table: its migration fails there
+    with pytest.raises(sqlite3.OperationalError, match="audit_head already exists"):
+        migrate(conn)
+    assert not conn.in_transaction
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    conn.close()
+    assert "claims" not in tables(path)
 
 
 def test_a_newer_file_is_refused_with_a_clear_message_and_never_altered(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime, timedelta
@@ -77,6 +78,23 @@ def _disk_refused(path: Path, exc: sqlite3.Error) -> RecordNotWritten | None:
     return RecordNotWritten(f"Could not write to the record {path}: {why}.")
 
 
+def _wal(conn: sqlite3.Connection) -> None:
+    """Write-ahead logging, waiting out another console that switches the same new file at the same moment.
+
+    SQLite refuses one of two connections that each hold the file's shared lock and both need it alone
+    (`database is locked` at once, without the busy timeout, since waiting could never end): that one asks
+    again until the other is done, for up to `BUSY_SECONDS`, and then finds the file in WAL already."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if _code(exc) not in _BUSY or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
 class SqliteRecord(SqliteTriage):
     """`Record` on a local SQLite file. Safe to share between threads (calls are serialised)."""
 
@@ -114,7 +132,7 @@ class SqliteRecord(SqliteTriage):
                 problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
                 if problems != ["ok"]:
                     raise RecordCorrupt("; ".join(str(p) for p in problems))
-            conn.execute("PRAGMA journal_mode = WAL")
+            _wal(conn)
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
             if version < LATEST:
