@@ -316,18 +316,20 @@ async def test_a_proxy_that_refuses_the_connection_is_named_as_the_one_that_refu
     )
 
 
+async def blocked_by_policy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """A server (or a proxy) that answers every request with its own HTML page: 403, not the API's JSON."""
+    await reader.readuntil(b"\r\n\r\n")
+    page = b"<html><body>Blocked by policy</body></html>"
+    writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/html\r\nContent-Length: %d\r\n"
+                 b"Connection: close\r\n\r\n%s" % (len(page), page))
+    await writer.drain()
+    writer.close()
+
+
 async def test_an_answer_through_a_proxy_that_is_not_the_apis_is_said_to_be_maybe_the_proxys_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async def refuses(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.readuntil(b"\r\n\r\n")
-        page = b"<html><body>Blocked by policy</body></html>"
-        writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/html\r\nContent-Length: %d\r\n"
-                     b"Connection: close\r\n\r\n%s" % (len(page), page))
-        await writer.drain()
-        writer.close()
-
-    proxy = await asyncio.start_server(refuses, "127.0.0.1", 0)
+    proxy = await asyncio.start_server(blocked_by_policy, "127.0.0.1", 0)
     proxy_port = proxy.sockets[0].getsockname()[1]
     monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy_port}")
     async with proxy, StablePayClient("http://127.0.0.1:8210", SANDBOX_KEY, retry=NO_RETRY) as client:
@@ -342,15 +344,7 @@ async def test_an_answer_through_a_proxy_that_is_not_the_apis_is_said_to_be_mayb
 
 
 async def test_an_answer_without_a_proxy_that_is_not_the_apis_says_nothing_of_a_proxy() -> None:
-    async def html(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.readuntil(b"\r\n\r\n")
-        page = b"<html><body>Blocked by policy</body></html>"
-        writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/html\r\nContent-Length: %d\r\n"
-                     b"Connection: close\r\n\r\n%s" % (len(page), page))
-        await writer.drain()
-        writer.close()
-
-    server = await asyncio.start_server(html, "127.0.0.1", 0)
+    server = await asyncio.start_server(blocked_by_policy, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     async with server, StablePayClient(f"http://127.0.0.1:{port}", SANDBOX_KEY, retry=NO_RETRY) as client:
         with pytest.raises(MalformedResponse) as failed:
