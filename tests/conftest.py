@@ -76,6 +76,16 @@ def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def no_log_file_left() -> Iterator[None]:
+    """A command run in the test process logs to its test's folder; the next test does not inherit that handler
+    (and its privacy filter, which rewrites each record before `caplog` reads it)."""
+    yield
+    from stablepay_console.cli.logs import stop_logging
+
+    stop_logging()
+
+
 @pytest.fixture
 def term_env(isolated_config: Path) -> dict[str, str]:
     """The environment of a console started in tmux: its own config folder, a keyring that holds nothing."""

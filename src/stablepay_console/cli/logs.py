@@ -68,14 +68,19 @@ def _is_ours(handler: logging.Handler) -> bool:
     return bool(getattr(handler, "stablepay_console", False))
 
 
+def stop_logging() -> None:
+    """Take the console's handlers off (also one an older version put on the root) and close its file."""
+    for logger in (logging.getLogger(OUR_LOGGER), logging.getLogger()):
+        for old in [h for h in logger.handlers if _is_ours(h)]:
+            logger.removeHandler(old)
+            old.close()
+
+
 def setup_logging(path: Path | None = None) -> logging.Handler:
     """Log the console's own records to its log file (`path`, default the log folder's `console.log`)."""
     ours = logging.getLogger(OUR_LOGGER)
     root = logging.getLogger()
-    for logger in (ours, root):  # also a handler an older version put on the root
-        for old in [h for h in logger.handlers if _is_ours(h)]:
-            logger.removeHandler(old)
-            old.close()
+    stop_logging()
     from stablepay_console.storage.writing import NOT_WRITTEN, not_written
 
     try:
