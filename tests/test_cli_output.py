@@ -238,3 +238,27 @@ def test_a_message_from_the_records_writer_thread_never_runs_into_the_commands_o
     writer.join(5)
     assert sorted(stream.getvalue().splitlines()) == [
         "Requests 1-100 of 240.", "stablepay-console: Could not write to the record: the disk is full."]
+
+
+def test_every_message_of_a_command_goes_out_as_one_whole_line() -> None:
+    """The rule above holds only if no command writes to standard error past `to_stderr`: `print(..., file=sys.stderr)`
+    writes the newline apart, and a writer thread's line can land between."""
+    import ast
+    from pathlib import Path
+
+    import stablepay_console.cli as cli
+
+    folder = Path(cli.__file__).parent
+    direct = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "output.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in {"write", "writelines"} and \
+                    ast.unparse(node.value) == "sys.stderr":
+                direct.append(f"{path.name}:{node.lineno}")
+            if isinstance(node, ast.Call) and any(k.arg == "file" and ast.unparse(k.value) == "sys.stderr"
+                                                  for k in node.keywords):
+                direct.append(f"{path.name}:{node.lineno}")
+    assert len(list(folder.glob("*.py"))) > 20
+    assert direct == []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import sys
 from typing import TYPE_CHECKING, NoReturn
 
 from stablepay_console.cli.arguments import say
@@ -34,7 +33,9 @@ def start_profile(args: argparse.Namespace) -> tuple[Profile, Services] | None:
             raise KeyStoreError(f"Profile {profile.name!r} has no usable key. {status.note} To start on the built-in "
                                 "sandbox instead: `stablepay-console profile use embedded`.")
     except (ProfileStoreError, KeyStoreError) as exc:
-        print(f"stablepay-console: {say(str(exc))}", file=sys.stderr)
+        from stablepay_console.cli.output import to_stderr
+
+        to_stderr(f"stablepay-console: {say(str(exc))}")
         return None
     return profile, services
 

@@ -7,6 +7,7 @@ import sys
 
 from stablepay_console.cli.arguments import filters_of, quoted, say
 from stablepay_console.cli.export_flags import range_of
+from stablepay_console.cli.output import to_stderr
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -38,39 +39,37 @@ def run_export(args: argparse.Namespace) -> int:
             raise ValueError(f"The output path holds control characters or escape sequences: {quoted(args.output)}.")
         path = resolve_export_path(args.output, args.format, name)
     except ValueError as exc:
-        print(f"stablepay-console: {say(str(exc))}", file=sys.stderr)
+        to_stderr(f"stablepay-console: {say(str(exc))}")
         return 2
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():
-            print(f"\rExported {done} of {total}", end="", file=sys.stderr, flush=True)
+            to_stderr(f"\rExported {done} of {total}", end="")
 
     async def export() -> ExportResult:
         async with services.client_for(profile) as client:
             return await export_rfis(client, path, args.format, filters, progress, created_after=created_after,
                                      created_before=created_before, stop_on_sigterm=True)
 
-    print(f"Exporting RFIs ({filters.describe()}) from profile {profile.name} ({profile.environment})…",
-          file=sys.stderr)
+    to_stderr(f"Exporting RFIs ({filters.describe()}) from profile {profile.name} ({profile.environment})…")
     try:
         result = asyncio.run(export())
     except APIError as exc:
-        print(f"\nstablepay-console: export failed, nothing was written. {say(error_text(exc, status=True))}",
-              file=sys.stderr)
+        to_stderr(f"\nstablepay-console: export failed, nothing was written. {say(error_text(exc, status=True))}")
         services.audit.exported(profile, filters, path, None, f"failed: {exc.kind}")
         return 1
     except KeyboardInterrupt:
-        print("\nstablepay-console: export cancelled, nothing was written.", file=sys.stderr)
+        to_stderr("\nstablepay-console: export cancelled, nothing was written.")
         return 130
     except OSError as exc:  # NotWritten: a full, read-only or forbidden disk; no partial file is left
-        print(f"\nstablepay-console: export failed, nothing was written. {say(str(exc))}", file=sys.stderr)
+        to_stderr(f"\nstablepay-console: export failed, nothing was written. {say(str(exc))}")
         services.audit.exported(profile, filters, path, None, "failed: not written")
         return 1
     if sys.stderr.isatty():
-        print(file=sys.stderr)
-    print(result.summary(), file=sys.stderr)
+        to_stderr("")
+    to_stderr(result.summary())
     if result.warning() is not None:
-        print(f"Warning: {result.warning()}", file=sys.stderr)
+        to_stderr(f"Warning: {result.warning()}")
     print(f"Exported {result.count} requests to {path}")
     services.audit.exported(profile, filters, path, result.count)
     return 0

@@ -8,7 +8,6 @@ first, so the export pages until it is past the range's start and says so.
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import datetime
 
 from stablepay_console.cli.arguments import quoted, say
@@ -41,6 +40,8 @@ def range_of(args: argparse.Namespace) -> tuple[datetime | None, datetime | None
     if after is not None and before is not None and after >= before:
         message = (f"--created-after {after:%Y-%m-%d} is not before --created-before {before:%Y-%m-%d}: "
                    "the range is empty (the end day itself is left out).")
-        print(f"stablepay-console: {say(message)}", file=sys.stderr)
+        from stablepay_console.cli.output import to_stderr
+
+        to_stderr(f"stablepay-console: {say(message)}")
         raise SystemExit(2)
     return after, before

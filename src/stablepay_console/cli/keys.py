@@ -7,7 +7,6 @@ said on standard error and the exit code is 1), as the console itself does not u
 from __future__ import annotations
 
 import argparse
-import sys
 
 from stablepay_console.cli.arguments import say
 
@@ -25,7 +24,9 @@ def run_keys(args: argparse.Namespace) -> int:
     except KeymapFileError as exc:
         keymap, wrong = {}, [str(exc)]
     if wrong:
-        print(f"stablepay-console: {say('keymap.toml is not used: ' + '; '.join(wrong) + '.')}", file=sys.stderr)
+        from stablepay_console.cli.output import to_stderr
+
+        to_stderr(f"stablepay-console: {say('keymap.toml is not used: ' + '; '.join(wrong) + '.')}")
         keymap, code = {}, 1
     rows = catalogue(ConsoleApp, normalized(keymap) if keymap else None)
     out = Output("json" if args.json else "text")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from stablepay_console.cli.output import Output, fail, note
+from stablepay_console.cli.output import Output, fail, note, to_stderr
 from stablepay_console.cli.session import OK, USAGE, open_session
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def run_batch(args: argparse.Namespace) -> int:
 
 def confirmed(stdin: TextIO, what: str) -> bool:
     """Asks on the terminal (the question on stderr); True only for yes."""
-    print(f"{what} Type yes to go on: ", end="", file=sys.stderr, flush=True)
+    to_stderr(f"{what} Type yes to go on: ", end="")
     answer = stdin.readline()
     return answer.strip().lower() in ("y", "yes")
 

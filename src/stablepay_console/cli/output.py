@@ -27,12 +27,12 @@ PROG = "stablepay-console"
 _STDERR = threading.Lock()
 
 
-def to_stderr(line: str) -> None:
+def to_stderr(line: str, end: str = "\n") -> None:
     """One whole line on standard error, in one write under a lock: the record's writer thread says what it could not
     save while the command's own thread writes its summary, and `print`'s separate write of the newline let the
-    two lines run together."""
+    two lines run together. Every message of `cli/` goes out here (`end=""` for a prompt or a progress line)."""
     with _STDERR:
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(line + end)
         sys.stderr.flush()
 
 

@@ -17,6 +17,7 @@ from typing import TextIO
 
 from stablepay_console.api import ApiKey, StablePayClient
 from stablepay_console.api.sanitize import clean
+from stablepay_console.cli.output import to_stderr
 from stablepay_console.profiles.book import ProfileBook
 from stablepay_console.profiles.key_date import key_created, parse_key_created
 from stablepay_console.profiles.keys import ENV_KEY, ENV_PROFILE, ENV_ROUTE, KeyStoreError
@@ -100,11 +101,11 @@ def verified(profile: Profile, key: ApiKey, args: argparse.Namespace, client_for
     if verdict.ok:
         print(verdict.message, file=out)
         return True
-    print(f"stablepay-console: {verdict.message}", file=sys.stderr)
+    to_stderr(f"stablepay-console: {verdict.message}")
     if verdict.refused:
-        print(f"Is it a key of the {profile.environment} environment, copied whole?", file=sys.stderr)
+        to_stderr(f"Is it a key of the {profile.environment} environment, copied whole?")
     else:
-        print("Nothing was saved. To save it without the check, add --no-verify.", file=sys.stderr)
+        to_stderr("Nothing was saved. To save it without the check, add --no-verify.")
     return False
 
 
@@ -126,9 +127,9 @@ def add_profile(book: ProfileBook, args: argparse.Namespace, stdin: TextIO, out:
         if problem:
             # Said once: the keyring's reason, then the one way round (its own advice says the same at more length).
             reason = problem.removesuffix(ENV_ROUTE).strip()
-            print(f"stablepay-console: the key cannot be kept on this machine. {reason}", file=sys.stderr)
-            print(f"Add the profile without a key with --no-key, then run with {ENV_PROFILE}={profile.name} "
-                  f"and {ENV_KEY} set (the console does not write the key to a file).", file=sys.stderr)
+            to_stderr(f"stablepay-console: the key cannot be kept on this machine. {reason}")
+            to_stderr(f"Add the profile without a key with --no-key, then run with {ENV_PROFILE}={profile.name} "
+                      f"and {ENV_KEY} set (the console does not write the key to a file).")
             return 2
         key = read_key(stdin)
         if not verified(profile, key, args, client_for, out):
@@ -183,10 +184,10 @@ def profile_run(act: Act) -> Callable[..., int]:
             return act(book or ProfileBook(embedded=EMBEDDED_PROFILES), args, stdin or sys.stdin, out or sys.stdout,
                        client_for)
         except ProfilesNotSaved as exc:  # the disk refused: not a usage error
-            print(f"stablepay-console: {clean(str(exc), 600)}", file=sys.stderr)
+            to_stderr(f"stablepay-console: {clean(str(exc), 600)}")
             return 1
         except (ValueError, ProfileStoreError, KeyStoreError) as exc:
-            print(f"stablepay-console: {clean(str(exc), 600)}", file=sys.stderr)
+            to_stderr(f"stablepay-console: {clean(str(exc), 600)}")
             return 2
 
     # Named after `act`, with `run`'s own signature (functools.wraps would have it read as `act`'s).

@@ -8,7 +8,6 @@ record's role when it is called, after the hand-over put them in the environment
 from __future__ import annotations
 
 import importlib
-import sys
 
 PRELOADED = (
     "stablepay_console.cli.console", "stablepay_console.cli.logs", "stablepay_console.cli.session",
@@ -64,7 +63,9 @@ def wait_for_hand_over() -> None:
     try:
         hand_over = read_hand_over()
     except HandOverError as exc:
-        print(f"stablepay-console: {exc}", file=sys.stderr, flush=True)
+        from stablepay_console.cli.output import to_stderr
+
+        to_stderr(f"stablepay-console: {exc}")
         raise SystemExit(2) from None
     take_over(hand_over)
     name_process(CONSOLE_NAME)

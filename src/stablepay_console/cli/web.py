@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING
 
 from stablepay_console.cli.arguments import say
+from stablepay_console.cli.output import to_stderr
 from stablepay_console.storage import variables
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ INSTALL = "install the web extra: pip install 'stablepay-console[web]'"
 
 
 def fail(message: str) -> int:
-    print(f"stablepay-console web: {say(message)}", file=sys.stderr)
+    to_stderr(f"stablepay-console web: {say(message)}")
     return 2
 
 
@@ -65,7 +65,7 @@ def console_refusal(settings: WebSettings, team: TeamUrl | None) -> bool:
             check_record(team)
             check_someone_granted(team)  # else every signed-in person would be refused
         except RecordError as exc:
-            print(f"stablepay-console: {say(str(exc))}", file=sys.stderr)
+            to_stderr(f"stablepay-console: {say(str(exc))}")
             return True
     return False
 
