@@ -140,16 +140,21 @@ class RecordWorker:
         self._feed()
         if self._thread is None and not self._tasks:
             return
+        probe = self.submit(lambda record: None)
         try:
-            self.submit(lambda record: None).result(timeout)
+            probe.result(timeout)
         except RecordError:
             pass
+        except TimeoutError:
+            probe.cancel()  # the probe is not a write: `pending` then counts the caller's calls only
+            raise
 
     @property
     def pending(self) -> int:
-        """Calls accepted and not yet run (the one running included)."""
+        """Calls accepted and not yet run (the one running included; a cancelled one not)."""
         with self._cond:
-            return len(self._tasks) + (self._thread is not None and self._busy)
+            waiting = sum(not future.cancelled() for _, future in self._tasks)
+            return waiting + (self._thread is not None and self._busy)
 
     def close(self, timeout: float | None = 60.0) -> None:
         """Run what is queued, close the record and end the thread."""
