@@ -32,11 +32,22 @@ from tests.conftest import settles
 from tests.test_web_consoles_rules import SCRIPT
 from tests.web_inprocess import USER, Served, served
 
+DELIVERS = """
+    if kind == b"M" and json.loads(payload)["type"] == "deliver_chunk_request":
+        from textual_serve._binary_encode import dump
+        sent = globals().get("chunks_sent", 0)
+        globals()["chunks_sent"] = sent + 1
+        packet(b"P", dump(["deliver_chunk", json.loads(payload)["key"], [b"id,amount\\n", b"1,5\\n", b""][sent]]))
+"""
+CONSOLE = SCRIPT.replace('    if kind == b"D":\n', DELIVERS.lstrip("\n") + '    if kind == b"D":\n', 1)
+"""The script, which also sends a file it was asked for in chunks (textual-serve's packed packets), then the end."""
+assert CONSOLE != SCRIPT
+
 
 class Scripted:
     def __init__(self, tmp_path: Path) -> None:
         self.script = tmp_path / "console.py"
-        self.script.write_text(SCRIPT)
+        self.script.write_text(CONSOLE)
         self.record = tmp_path / "record"
 
     def command(self, mode: str = "plain") -> str:
@@ -228,7 +239,6 @@ async def test_a_console_that_ends_on_its_own_tells_its_tab_why(caplog: pytest.L
         assert why.startswith("Your console could not start: no profile named")
         assert f"session failed user={USER} console=" in web.log() and "last words" in web.log()
         await ws.close()
-        await settles(lambda: web.consoles() == 0, "an ended console stayed counted", rounds=3000)
 
 
 async def test_the_page_names_its_websocket_and_statics_on_the_public_url_at_the_font_size_asked(
@@ -265,4 +275,10 @@ async def test_a_download_is_only_for_the_sign_in_whose_console_made_it(caplog: 
         status, body, _ = await web.get("/download/k0123456789abcdef", signed(other))
         assert status == 404 and "textual" not in body.lower()
         assert (await web.get("/download/unknown0123456789", signed(mine)))[0] == 404
+        async with web.client.get("/download/k0123456789abcdef", headers=signed(mine)) as response:
+            assert response.status == 200
+            assert await response.read() == b"id,amount\n1,5\n"
+            assert response.headers["Content-Disposition"] == 'attachment; filename="report.csv"'
+            assert response.headers["Content-Type"] == "text/csv"
+        assert f"download user={USER} file=report.csv" in web.log()
         await ws.close()
