@@ -1,0 +1,284 @@
+"""The web server's rules for consoles, in the test process (web/server.py through tests/web_inprocess.py): the
+same application `stablepay-console web` serves, whose consoles run the small script of
+tests/test_web_consoles_rules.py (it speaks textual-serve's packets, echoes what it is sent and writes down the
+rest) in place of the console, so no console, terminal or browser starts.
+
+- a tab's WebSocket gets a console: its keys, resizes, focus and blur reach it, a ping is answered, and the
+  console ends with the tab;
+- the page starts its console and the tab claims it; a page no tab claims ends its console;
+- a tab over the caps is told why, in the page, and gets no console;
+- sign-out ends the sign-in's cookie and its consoles, and nobody else's;
+- the page names its WebSocket and statics on the public URL, at the font size asked;
+- a download is only for the sign-in whose console made it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from stablepay_console.web.pages import REASON_MESSAGE
+from stablepay_console.web.settings import WebSettings
+from stablepay_console.web.signin import COOKIE
+from tests.conftest import settles
+from tests.test_web_consoles_rules import SCRIPT
+from tests.web_inprocess import USER, Served, served
+
+DELIVERS = """
+    if kind == b"M" and json.loads(payload)["type"] == "deliver_chunk_request":
+        from textual_serve._binary_encode import dump
+        sent = globals().get("chunks_sent", 0)
+        globals()["chunks_sent"] = sent + 1
+        packet(b"P", dump(["deliver_chunk", json.loads(payload)["key"], [b"id,amount\\n", b"1,5\\n", b""][sent]]))
+"""
+CONSOLE = SCRIPT.replace('    if kind == b"D":\n', DELIVERS.lstrip("\n") + '    if kind == b"D":\n', 1)
+"""The script, which also sends a file it was asked for in chunks (textual-serve's packed packets), then the end."""
+assert CONSOLE != SCRIPT
+
+
+class Scripted:
+    def __init__(self, tmp_path: Path) -> None:
+        self.script = tmp_path / "console.py"
+        self.script.write_text(CONSOLE)
+        self.record = tmp_path / "record"
+
+    def command(self, mode: str = "plain") -> str:
+        return f"exec {sys.executable} {self.script} {mode} {self.record}"
+
+    def notes(self, kind: str) -> list[Any]:
+        if not self.record.exists():
+            return []
+        rows = [json.loads(line) for line in self.record.read_text().splitlines()]
+        return [value for k, value in rows if k == kind]
+
+
+@pytest.fixture
+def scripted(tmp_path: Path) -> Scripted:
+    return Scripted(tmp_path)
+
+
+@contextlib.asynccontextmanager
+async def web_with(caplog: pytest.LogCaptureFixture, scripted: Scripted, mode: str = "plain",
+                   **changes: Any) -> AsyncIterator[Served]:
+    """The server's application whose consoles run the script in `mode`; every console left is stopped after."""
+    async with served(caplog, dataclasses.replace(WebSettings(), **changes)) as web:
+        web.server.command = scripted.command(mode)
+        try:
+            yield web
+        finally:
+            for process, _ in list(web.server.consoles.running.values()):
+                await process.stop()
+
+
+def signed(cookie: str) -> dict[str, str]:
+    return {"Cookie": f"{COOKIE}={cookie}"}
+
+
+async def tab(web: Served, cookie: str, query: str = "") -> aiohttp.ClientWebSocketResponse:
+    headers = {"Origin": web.settings.origin, **signed(cookie)}
+    return await web.client.ws_connect(f"/ws{query}", headers=headers)
+
+
+async def until_binary(ws: aiohttp.ClientWebSocketResponse, wanted: bytes) -> list[Any]:
+    """What the tab gets until a binary frame holding `wanted` (text frames decoded)."""
+    got: list[Any] = []
+    while True:
+        message = await ws.receive(timeout=30)
+        assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
+        got.append(json.loads(message.data) if message.type == aiohttp.WSMsgType.TEXT else message.data)
+        if message.type == aiohttp.WSMsgType.BINARY and wanted in message.data:
+            return got
+
+
+async def told(ws: aiohttp.ClientWebSocketResponse) -> str:
+    """The reason the page shows in place of its console; the socket then closes."""
+    message = await ws.receive(timeout=30)
+    assert message.type == aiohttp.WSMsgType.TEXT, message
+    kind, why = json.loads(message.data)
+    assert kind == REASON_MESSAGE
+    closing = await ws.receive(timeout=30)
+    assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED), closing
+    return str(why)
+
+
+async def test_a_tab_gets_a_console_that_reads_its_keys_resizes_focus_and_pings_and_ends_with_it(
+        caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        cookie = await web.signin_cookie()
+        ws = await tab(web, cookie, "?width=900&height=2")
+        hand_over = await settles_notes(scripted, "first")
+        assert hand_over[0][1]["width"] == 500 and hand_over[0][1]["height"] == 5  # the size, within its bounds
+        await until_binary(ws, b"x" * 2000)
+        await ws.send_bytes(b"binary frames are not keys")
+        await ws.send_str(json.dumps({"not": "a list"}))
+        await ws.send_str("[]")
+        await ws.send_str(json.dumps(["stdin", 5]))
+        await ws.send_str(json.dumps(["resize", {"width": 3, "height": 1000}]))
+        await ws.send_str(json.dumps(["resize", {"width": "wide"}]))
+        await ws.send_str(json.dumps(["blur"]))
+        await ws.send_str(json.dumps(["focus"]))
+        await ws.send_str(json.dumps(["ping", "p-1"]))
+        await ws.send_str(json.dumps(["stdin", "héllo"]))
+        got = await until_binary(ws, "echo:héllo".encode())
+        assert ["pong", "p-1"] in got
+        metas = [m for m in scripted.notes("M")]
+        assert [m["type"] for m in metas] == ["resize", "resize", "blur", "focus"]
+        assert (metas[0]["width"], metas[0]["height"]) == (10, 300)
+        assert (metas[1]["width"], metas[1]["height"]) == (80, 24)
+        assert scripted.notes("D") == ["héllo"]
+        assert web.consoles() == 1
+        await ws.close()
+        await settles(lambda: web.consoles() == 0, "the console outlived its tab")
+        assert f"session start user={USER} console=" in web.log() and "(started with its page)" not in web.log()
+        assert f"session end user={USER}" in web.log()
+
+
+async def settles_notes(scripted: Scripted, kind: str) -> list[Any]:
+    await settles(lambda: bool(scripted.notes(kind)), f"the console noted no {kind}", rounds=3000)
+    return scripted.notes(kind)
+
+
+async def test_a_message_that_is_not_json_ends_the_session(caplog: pytest.LogCaptureFixture,
+                                                           scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        ws = await tab(web, await web.signin_cookie())
+        await until_binary(ws, b"x" * 2000)
+        await ws.send_str("{not json")
+        closing = await ws.receive(timeout=30)
+        assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+        await settles(lambda: web.consoles() == 0, "the console outlived its session")
+
+
+async def test_the_page_starts_its_console_once_and_its_tab_claims_it(caplog: pytest.LogCaptureFixture,
+                                                                     scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        cookie = await web.signin_cookie()
+        assert await web.head("/", signed(cookie)) == 200
+        assert web.consoles() == 0  # a HEAD starts nothing
+        assert (await web.get("/", signed(cookie)))[0] == 200
+        assert (await web.get("/", signed(cookie)))[0] == 200
+        assert len(web.server.consoles.waiting) == 1 and len(web.server.consoles.running) == 1
+        assert f"console started for a page user={USER}" in web.log()
+        ws = await tab(web, cookie, "?width=100&height=30")
+        await until_binary(ws, b"x" * 2000)
+        assert not web.server.consoles.waiting and len(web.server.consoles.running) == 1
+        assert "(started with its page)" in web.log()
+        await ws.send_str(json.dumps(["stdin", "sync"]))
+        await until_binary(ws, b"echo:sync")
+        # it started at the guessed size, and was resized to the tab's once drawn
+        assert [(m["width"], m["height"]) for m in scripted.notes("M") if m["type"] == "resize"] == [(100, 30)]
+        await ws.close()
+        await settles(lambda: web.consoles() == 0, "the console outlived its tab")
+
+
+async def test_a_console_its_page_started_ends_when_no_tab_claims_it(caplog: pytest.LogCaptureFixture,
+                                                                    scripted: Scripted) -> None:
+    async with web_with(caplog, scripted, unclaimed_seconds=0.5) as web:
+        cookie = await web.signin_cookie()
+        assert (await web.get("/", signed(cookie)))[0] == 200
+        assert len(web.server.consoles.running) == 1
+        await settles(lambda: web.consoles() == 0, "an unclaimed console kept running", rounds=3000)
+        assert f"console unclaimed user={USER} console=" in web.log() and ": no tab attached" in web.log()
+
+
+async def test_a_tab_over_the_cap_is_told_why_and_gets_no_console(caplog: pytest.LogCaptureFixture,
+                                                                 scripted: Scripted) -> None:
+    async with web_with(caplog, scripted, max_sessions=1) as web:
+        cookie = await web.signin_cookie()
+        first = await tab(web, cookie)
+        await until_binary(first, b"x" * 2000)
+        assert (await web.get("/", signed(cookie)))[0] == 200
+        assert not web.server.consoles.waiting  # the page over the cap starts nothing
+        second = await tab(web, cookie)
+        why = await told(second)
+        assert why == "No console for you here: the server runs its limit of 1 consoles; try again later"
+        assert web.consoles() == 1
+        assert f"refused console user={USER}: the server runs its limit" in web.log()
+        await first.close()
+
+
+async def test_sign_out_ends_its_cookie_and_its_consoles_and_nobody_elses(caplog: pytest.LogCaptureFixture,
+                                                                          scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        mine, other = await web.signin_cookie(), await web.signin_cookie()
+        ws = await tab(web, mine)
+        await until_binary(ws, b"x" * 2000)
+        theirs = await tab(web, other)
+        await until_binary(theirs, b"x" * 2000)
+        async with web.client.post("/signout", headers={"Origin": web.settings.origin, **signed(mine)},
+                                   allow_redirects=False) as response:
+            assert response.status == 200
+            assert "Signed out" in await response.text()
+            assert response.headers["Cache-Control"] == "no-store"
+            assert response.headers["Referrer-Policy"] == "no-referrer"
+            assert f"{COOKIE}=\"\"" in response.headers["Set-Cookie"] and "Path=/" in response.headers["Set-Cookie"]
+        closing = await ws.receive(timeout=30)
+        assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+        await settles(lambda: web.consoles() == 1, "the signed-out console kept running")
+        assert (await web.get("/", signed(mine)))[0] == 401
+        assert (await web.get("/", signed(other)))[0] == 200
+        assert f"sign-out user={USER} from=127.0.0.1 session=" in web.log() and "consoles=1" in web.log()
+        await theirs.send_str(json.dumps(["stdin", "still here"]))
+        await until_binary(theirs, b"echo:still here")
+        await theirs.close()
+
+
+async def test_a_console_that_ends_on_its_own_tells_its_tab_why(caplog: pytest.LogCaptureFixture,
+                                                               scripted: Scripted) -> None:
+    async with web_with(caplog, scripted, mode="fails") as web:
+        ws = await tab(web, await web.signin_cookie())
+        why = await told(ws)
+        assert why.startswith("Your console could not start: no profile named")
+        assert f"session failed user={USER} console=" in web.log() and "last words" in web.log()
+        await ws.close()
+
+
+async def test_the_page_names_its_websocket_and_statics_on_the_public_url_at_the_font_size_asked(
+        caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        cookie = await web.signin_cookie()
+        status, page, headers = await web.get("/?fontsize=20", signed(cookie))
+        base = web.settings.base_url
+        assert status == 200 and headers["Content-Type"].startswith("text/html")
+        assert f"ws:{base.split(':', 1)[1]}/ws" in page and "wss:" not in page
+        assert f'src="{base}/static/js/textual.js' in page and f'href="{base}/static/css/xterm.css' in page
+        assert 'data-font-size="20"' in page
+        assert "ws:" + base.split(":", 1)[1] in headers["Content-Security-Policy"]
+    async with web_with(caplog, scripted, public_url="https://console.example.com") as web:
+        cookie = await web.signin_cookie()
+        _, page, _ = await web.get("/?fontsize=70", signed(cookie))
+        assert "wss://console.example.com/ws" in page and 'data-font-size="6"' in page
+        _, page, _ = await web.get("/?fontsize=64", signed(cookie))
+        assert 'data-font-size="16"' in page
+        _, page, _ = await web.get("/?fontsize=big", signed(cookie))
+        assert 'data-font-size="16"' in page
+
+
+async def test_a_download_is_only_for_the_sign_in_whose_console_made_it(caplog: pytest.LogCaptureFixture,
+                                                                       scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        mine, other = await web.signin_cookie(), await web.signin_cookie()
+        ws = await tab(web, mine)
+        await until_binary(ws, b"x" * 2000)
+        (process, _), = web.server.consoles.running.values()
+        await web.server.download_manager.create_download(
+            app_service=process, delivery_key="k0123456789abcdef", file_name="report.csv", open_method="download",
+            mime_type="text/csv")
+        status, body, _ = await web.get("/download/k0123456789abcdef", signed(other))
+        assert status == 404 and "textual" not in body.lower()
+        assert (await web.get("/download/unknown0123456789", signed(mine)))[0] == 404
+        async with web.client.get("/download/k0123456789abcdef", headers=signed(mine)) as response:
+            assert response.status == 200
+            assert await response.read() == b"id,amount\n1,5\n"
+            assert response.headers["Content-Disposition"] == 'attachment; filename="report.csv"'
+            assert response.headers["Content-Type"] == "text/csv"
+        assert f"download user={USER} file=report.csv" in web.log()
+        await ws.close()
