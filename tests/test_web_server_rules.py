@@ -9,14 +9,22 @@ rest) in place of the console, so no console, terminal or browser starts.
 - a tab over the caps is told why, in the page, and gets no console;
 - sign-out ends the sign-in's cookie and its consoles, and nobody else's;
 - the page names its WebSocket and statics on the public URL, at the font size asked;
-- a download is only for the sign-in whose console made it.
+- a download is only for the sign-in whose console made it;
+- /healthz is never cached, a resize stays within bounds, a refused tab is closed as a policy refusal;
+- a team record that cannot be reached refuses the page and the tab, in words, and starts no console;
+- the sign-in line and the listening line; the whole run (listen, print the link, SIGTERM, the socket removed).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import json
+import logging
+import os
+import signal
+import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,11 +34,13 @@ import aiohttp
 import pytest
 
 from stablepay_console.web.pages import REASON_MESSAGE
+from stablepay_console.web.proxy import unix_socket
+from stablepay_console.web.server import ConsoleServer
 from stablepay_console.web.settings import WebSettings
-from stablepay_console.web.signin import COOKIE
+from stablepay_console.web.signin import COOKIE, SignIns
 from tests.conftest import settles
 from tests.test_web_consoles_rules import SCRIPT
-from tests.web_inprocess import USER, Served, served
+from tests.web_inprocess import TOKEN, USER, Served, served
 
 DELIVERS = """
     if kind == b"M" and json.loads(payload)["type"] == "deliver_chunk_request":
@@ -282,3 +292,107 @@ async def test_a_download_is_only_for_the_sign_in_whose_console_made_it(caplog: 
             assert response.headers["Content-Type"] == "text/csv"
         assert f"download user={USER} file=report.csv" in web.log()
         await ws.close()
+
+
+async def test_healthz_is_never_kept_by_a_cache(caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        status, body, headers = await web.get("/healthz")
+        assert (status, body) == (200, "ok")
+        assert headers["Cache-Control"] == "no-store"  # a cache between would answer for a server that is gone
+
+
+async def test_a_resize_is_kept_within_bounds_and_a_resize_that_is_not_a_size_is_ignored(
+        caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        ws = await tab(web, await web.signin_cookie())
+        await until_binary(ws, b"x" * 2000)
+        await ws.send_str(json.dumps(["resize", "wide"]))  # not a size: nothing happens, the session goes on
+        await ws.send_str(json.dumps(["resize", {"width": 501, "height": 2}]))
+        await ws.send_str(json.dumps(["resize", {"height": 30}]))
+        await ws.send_str(json.dumps(["resize", {"width": 100, "height": "tall"}]))
+        await ws.send_str(json.dumps(["stdin", "after"]))
+        await until_binary(ws, b"echo:after")
+        sizes = [(m["width"], m["height"]) for m in scripted.notes("M") if m["type"] == "resize"]
+        assert sizes == [(500, 5), (80, 30), (100, 24)]
+        await ws.close()
+
+
+async def test_a_tab_told_why_it_has_no_console_is_closed_as_a_policy_refusal(
+        caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted, max_sessions=0) as web:
+        ws = await tab(web, await web.signin_cookie())
+        message = await ws.receive(timeout=30)
+        assert json.loads(message.data)[0] == REASON_MESSAGE
+        closing = await ws.receive(timeout=30)
+        assert closing.type == aiohttp.WSMsgType.CLOSE
+        assert (closing.data, closing.extra) == (aiohttp.WSCloseCode.POLICY_VIOLATION, "no console")
+
+
+async def test_a_team_record_that_cannot_be_reached_refuses_the_page_and_the_tab_and_starts_nothing(
+        caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    """No console starts without knowing who it acts as: an unreachable team record is a refusal, in words."""
+    from stablepay_console.storage.postgres.url import parse
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]  # bound, never listening: a connection is refused at once
+    try:
+        async with web_with(caplog, scripted) as web:
+            web.server.team = parse(f"postgresql://ops@127.0.0.1:{port}/team?connect_timeout=5")
+            cookie = await web.signin_cookie()
+            status, page, headers = await web.get("/", signed(cookie))
+            assert status == 403 and "No console for you here" in page and f"127.0.0.1:{port}/team" in page
+            assert headers["Cache-Control"] == "no-store"
+            why = await told(await tab(web, cookie))
+            assert why.startswith("No console for you here: ") and f"127.0.0.1:{port}/team" in why
+            assert web.consoles() == 0 and not scripted.notes("first")
+            assert web.log().count(f"refused console user={USER}: ") == 2
+    finally:
+        closed.close()
+
+
+def test_the_sign_in_line_is_a_url_to_open_and_the_listening_line_says_where_and_how() -> None:
+    token = WebSettings(host="127.0.0.1", port=8123)
+    server = ConsoleServer(token, SignIns(token, USER, token=TOKEN))
+    assert server.sign_in_line() == f"http://127.0.0.1:8123/?token={TOKEN}"
+    assert server.listening_line() == ("listening on 127.0.0.1:8123 for http://127.0.0.1:8123/; people sign in with "
+                                       "the link printed on standard output")
+    proxied = WebSettings(host="127.0.0.1", port=8123, public_url="https://console.example.com",
+                          trusted_header="X-Forwarded-User", proxy_secret="s" * 32, socket_path="/run/sc.sock")
+    server = ConsoleServer(proxied, SignIns(proxied, USER), listener=socket.socket())
+    try:
+        assert server.sign_in_line() == "https://console.example.com/"
+        assert server.listening_line() == (
+            f"listening on the socket {proxied.socket_path} for https://console.example.com/; people sign in "
+            "through the proxy's X-Forwarded-User header with the proxy's secret")
+        no_secret = dataclasses.replace(proxied, proxy_secret="")
+        server.settings = no_secret
+        assert server.listening_line().endswith("through the proxy's X-Forwarded-User header")
+    finally:
+        assert server.listener is not None
+        server.listener.close()
+
+
+async def test_the_server_listens_prints_its_link_and_on_sigterm_ends_its_consoles_and_removes_its_socket(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str],
+        scripted: Scripted) -> None:
+    """The whole run in this process: the link on standard output only once it listens, the listening line in the
+    log, a console served through the socket, and SIGTERM ending it all with the socket file gone."""
+    path = str(tmp_path / "console.sock")
+    settings = WebSettings(socket_path=path, public_url="https://console.example.com",
+                           trusted_header="X-Forwarded-User", spare=False)
+    server = ConsoleServer(settings, SignIns(settings, USER), listener=unix_socket(path))
+    server.command = scripted.command()
+    caplog.set_level(logging.INFO, logger="stablepay_console.web.access")
+    serving = asyncio.create_task(server._serve())
+    await settles(lambda: "https://console.example.com/\n" in capsys.readouterr().out or serving.done(),
+                  "the server printed no link", rounds=3000)
+    assert not serving.done()
+    assert any("listening on the socket" in r.getMessage() for r in caplog.records)
+    async with aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=path)) as client:
+        async with client.get("http://console/healthz") as response:
+            assert (response.status, await response.text()) == (200, "ok")
+    os.kill(os.getpid(), signal.SIGTERM)
+    await asyncio.wait_for(serving, 30)
+    assert not os.path.exists(path)
+    assert any("server stopped" in r.getMessage() for r in caplog.records)
