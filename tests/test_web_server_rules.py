@@ -20,9 +20,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import html
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import sys
@@ -33,7 +35,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from stablepay_console.web.pages import REASON_MESSAGE
+from stablepay_console.web.pages import REASON_MESSAGE, SIGNED_OUT
 from stablepay_console.web.proxy import unix_socket
 from stablepay_console.web.server import ConsoleServer
 from stablepay_console.web.settings import WebSettings
@@ -147,8 +149,14 @@ async def test_a_tab_gets_a_console_that_reads_its_keys_resizes_focus_and_pings_
         assert web.consoles() == 1
         await ws.close()
         await settles(lambda: web.consoles() == 0, "the console outlived its tab")
-        assert f"session start user={USER} console=" in web.log() and "(started with its page)" not in web.log()
-        assert f"session end user={USER}" in web.log()
+        assert logged(web, f"session start user={USER} console=[0-9a-f]{{8}} pid=[0-9]+ from=127\\.0\\.0\\.1")
+        assert logged(web, f"session end user={USER} console=[0-9a-f]{{8}} after=[0-9]+\\.[0-9]s")
+
+
+def logged(web: Served, pattern: str) -> list[str]:
+    """The access log's lines that are `pattern` whole (a regular expression): a line's words and fields, not a
+    part of it."""
+    return [line for line in web.log().splitlines() if re.fullmatch(pattern, line)]
 
 
 async def settles_notes(scripted: Scripted, kind: str) -> list[Any]:
@@ -176,11 +184,12 @@ async def test_the_page_starts_its_console_once_and_its_tab_claims_it(caplog: py
         assert (await web.get("/", signed(cookie)))[0] == 200
         assert (await web.get("/", signed(cookie)))[0] == 200
         assert len(web.server.consoles.waiting) == 1 and len(web.server.consoles.running) == 1
-        assert f"console started for a page user={USER}" in web.log()
+        assert logged(web, f"console started for a page user={USER} console=[0-9a-f]{{8}}")
         ws = await tab(web, cookie, "?width=100&height=30")
         await until_binary(ws, b"x" * 2000)
         assert not web.server.consoles.waiting and len(web.server.consoles.running) == 1
-        assert "(started with its page)" in web.log()
+        assert logged(web, f"session start user={USER} console=[0-9a-f]{{8}} pid=[0-9]+ from=127\\.0\\.0\\.1 "
+                           "\\(started with its page\\)")
         await ws.send_str(json.dumps(["stdin", "sync"]))
         await until_binary(ws, b"echo:sync")
         # it started at the guessed size, and was resized to the tab's once drawn
@@ -194,9 +203,20 @@ async def test_a_console_its_page_started_ends_when_no_tab_claims_it(caplog: pyt
     async with web_with(caplog, scripted, unclaimed_seconds=0.5) as web:
         cookie = await web.signin_cookie()
         assert (await web.get("/", signed(cookie)))[0] == 200
-        assert len(web.server.consoles.running) == 1
+        (process, _), = web.server.consoles.running.values()
         await settles(lambda: web.consoles() == 0, "an unclaimed console kept running", rounds=3000)
-        assert f"console unclaimed user={USER} console=" in web.log() and ": no tab attached" in web.log()
+        assert logged(web, f"console unclaimed user={USER} console={process.app_service_id[:8]}: no tab attached")
+        assert process.task is None or process.task.done()
+
+
+async def test_a_console_its_page_started_ends_when_it_draws_too_much_before_a_tab_claims_it(
+        caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted, mode="flood") as web:
+        cookie = await web.signin_cookie()
+        assert (await web.get("/", signed(cookie)))[0] == 200
+        (process, _), = web.server.consoles.running.values()
+        await settles(lambda: web.consoles() == 0, "a console that drew too much kept running", rounds=3000)
+        assert logged(web, f"console unclaimed user={USER} console={process.app_service_id[:8]}: it drew too much")
 
 
 async def test_a_tab_over_the_cap_is_told_why_and_gets_no_console(caplog: pytest.LogCaptureFixture,
@@ -211,7 +231,7 @@ async def test_a_tab_over_the_cap_is_told_why_and_gets_no_console(caplog: pytest
         why = await told(second)
         assert why == "No console for you here: the server runs its limit of 1 consoles; try again later"
         assert web.consoles() == 1
-        assert f"refused console user={USER}: the server runs its limit" in web.log()
+        assert logged(web, f"refused console user={USER}: the server runs its limit of 1 consoles; try again later")
         await first.close()
 
 
@@ -226,7 +246,7 @@ async def test_sign_out_ends_its_cookie_and_its_consoles_and_nobody_elses(caplog
         async with web.client.post("/signout", headers={"Origin": web.settings.origin, **signed(mine)},
                                    allow_redirects=False) as response:
             assert response.status == 200
-            assert "Signed out" in await response.text()
+            assert f"<h1>Signed out</h1><p>{html.escape(SIGNED_OUT)}</p>" in await response.text()
             assert response.headers["Cache-Control"] == "no-store"
             assert response.headers["Referrer-Policy"] == "no-referrer"
             assert f"{COOKIE}=\"\"" in response.headers["Set-Cookie"] and "Path=/" in response.headers["Set-Cookie"]
@@ -235,7 +255,7 @@ async def test_sign_out_ends_its_cookie_and_its_consoles_and_nobody_elses(caplog
         await settles(lambda: web.consoles() == 1, "the signed-out console kept running")
         assert (await web.get("/", signed(mine)))[0] == 401
         assert (await web.get("/", signed(other)))[0] == 200
-        assert f"sign-out user={USER} from=127.0.0.1 session=" in web.log() and "consoles=1" in web.log()
+        assert logged(web, f"sign-out user={USER} from=127\\.0\\.0\\.1 session=[^ ]+ consoles=1")
         await theirs.send_str(json.dumps(["stdin", "still here"]))
         await until_binary(theirs, b"echo:still here")
         await theirs.close()
@@ -247,7 +267,7 @@ async def test_a_console_that_ends_on_its_own_tells_its_tab_why(caplog: pytest.L
         ws = await tab(web, await web.signin_cookie())
         why = await told(ws)
         assert why.startswith("Your console could not start: no profile named")
-        assert f"session failed user={USER} console=" in web.log() and "last words" in web.log()
+        assert logged(web, f"session failed user={USER} console=[0-9a-f]{{8}}: .*last words")
         await ws.close()
 
 
@@ -284,13 +304,14 @@ async def test_a_download_is_only_for_the_sign_in_whose_console_made_it(caplog: 
             mime_type="text/csv")
         status, body, _ = await web.get("/download/k0123456789abcdef", signed(other))
         assert status == 404 and "textual" not in body.lower()
+        assert "<h1>Not found</h1><p>no such download for this sign-in</p>" in body
         assert (await web.get("/download/unknown0123456789", signed(mine)))[0] == 404
         async with web.client.get("/download/k0123456789abcdef", headers=signed(mine)) as response:
             assert response.status == 200
             assert await response.read() == b"id,amount\n1,5\n"
             assert response.headers["Content-Disposition"] == 'attachment; filename="report.csv"'
             assert response.headers["Content-Type"] == "text/csv"
-        assert f"download user={USER} file=report.csv" in web.log()
+        assert logged(web, f"download user={USER} file=report\\.csv")
         await ws.close()
 
 
@@ -341,12 +362,15 @@ async def test_a_team_record_that_cannot_be_reached_refuses_the_page_and_the_tab
             web.server.team = parse(f"postgresql://ops@127.0.0.1:{port}/team?connect_timeout=5")
             cookie = await web.signin_cookie()
             status, page, headers = await web.get("/", signed(cookie))
-            assert status == 403 and "No console for you here" in page and f"127.0.0.1:{port}/team" in page
-            assert headers["Cache-Control"] == "no-store"
             why = await told(await tab(web, cookie))
-            assert why.startswith("No console for you here: ") and f"127.0.0.1:{port}/team" in why
+            prefix = "No console for you here: "
+            assert why.startswith(prefix) and f"127.0.0.1:{port}/team" in why
+            reason = why.removeprefix(prefix)
+            assert status == 403 and headers["Content-Type"].startswith("text/html")
+            assert f"<h1>No console for you here</h1><p>{html.escape(reason)}</p>" in page
+            assert headers["Cache-Control"] == "no-store"
             assert web.consoles() == 0 and not scripted.notes("first")
-            assert web.log().count(f"refused console user={USER}: ") == 2
+            assert len(logged(web, re.escape(f"refused console user={USER}: {reason}"))) == 2
     finally:
         closed.close()
 
