@@ -9,6 +9,7 @@ proved where it lives.
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -40,6 +41,16 @@ def test_a_time_is_kept_in_utc_to_the_millisecond_and_a_naive_time_is_refused() 
     with pytest.raises(ValueError) as refused:
         stamp(datetime(2026, 11, 20, 9, 30))
     assert str(refused.value) == "The record keeps timezone-aware times only."
+
+
+def test_a_time_is_kept_in_utc_whatever_the_machines_own_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        assert stamp(datetime(2026, 11, 20, 10, 30, tzinfo=PARIS)) == "2026-11-20T09:30:00.000+00:00"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_a_kept_time_reads_back_aware_in_its_own_zone_and_a_naive_one_as_utc() -> None:
@@ -99,6 +110,7 @@ def test_a_sightings_details_are_made_once_on_first_use_and_its_repr_holds_no_te
     assert sighting.round is round_seen and sighting.wire_json == '{"id":"rfi_1"}'
     assert sighting.wire_json == '{"id":"rfi_1"}' and made == [1]
     assert repr(sighting) == "RfiSighting('rfi_1', 'issued', 'fp')"
+    assert RfiSighting("rfi_3", "issued", "fp3").wire_json == ""
     given = RfiSighting("rfi_2", "closed", "fp2", '{"id":"rfi_2"}')
     assert given.wire_json == '{"id":"rfi_2"}' and given.round is None
 
