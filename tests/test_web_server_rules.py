@@ -42,6 +42,7 @@ from stablepay_console.web.settings import WebSettings
 from stablepay_console.web.signin import COOKIE, SignIns
 from tests.conftest import settles
 from tests.test_web_consoles_rules import SCRIPT
+from tests.web_harness import free_port, need_web
 from tests.web_inprocess import TOKEN, USER, Served, served
 
 DELIVERS = """
@@ -249,13 +250,14 @@ async def test_sign_out_ends_its_cookie_and_its_consoles_and_nobody_elses(caplog
             assert f"<h1>Signed out</h1><p>{html.escape(SIGNED_OUT)}</p>" in await response.text()
             assert response.headers["Cache-Control"] == "no-store"
             assert response.headers["Referrer-Policy"] == "no-referrer"
+            assert response.headers["Content-Type"].startswith("text/html")
             assert f"{COOKIE}=\"\"" in response.headers["Set-Cookie"] and "Path=/" in response.headers["Set-Cookie"]
         closing = await ws.receive(timeout=30)
         assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
         await settles(lambda: web.consoles() == 1, "the signed-out console kept running")
         assert (await web.get("/", signed(mine)))[0] == 401
         assert (await web.get("/", signed(other)))[0] == 200
-        assert logged(web, f"sign-out user={USER} from=127\\.0\\.0\\.1 session=[^ ]+ consoles=1")
+        assert logged(web, f"sign-out user={USER} from=127\\.0\\.0\\.1 session=[0-9a-f]{{8}} consoles=1")
         await theirs.send_str(json.dumps(["stdin", "still here"]))
         await until_binary(theirs, b"echo:still here")
         await theirs.close()
@@ -420,3 +422,113 @@ async def test_the_server_listens_prints_its_link_and_on_sigterm_ends_its_consol
     await asyncio.wait_for(serving, 30)
     assert not os.path.exists(path)
     assert any("server stopped" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_tabs_size_that_is_not_a_number_or_out_of_bounds_is_the_default_or_the_bound(
+        caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        cookie = await web.signin_cookie()
+        for query in ("?width=wide&height=301", "?width=10&height=tall"):
+            ws = await tab(web, cookie, query)
+            await until_binary(ws, b"x" * 2000)
+            await ws.close()
+            await settles(lambda: web.consoles() == 0, "the console outlived its tab")
+        sizes = [(first[1]["width"], first[1]["height"]) for first in scripted.notes("first")]
+        assert sizes == [(80, 300), (10, 24)]
+
+
+async def test_the_next_page_starts_its_console_at_the_size_of_the_sign_ins_last_tab(
+        caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        cookie = await web.signin_cookie()
+        ws = await tab(web, cookie, "?width=100&height=30")
+        await until_binary(ws, b"x" * 2000)
+        await ws.close()
+        await settles(lambda: web.consoles() == 0, "the console outlived its tab")
+        assert (await web.get("/", signed(cookie)))[0] == 200
+        await settles(lambda: len(scripted.notes("first")) == 2, "the page's console read no hand-over", rounds=3000)
+        assert (scripted.notes("first")[1][1]["width"], scripted.notes("first")[1][1]["height"]) == (100, 30)
+
+
+async def test_a_tab_claims_the_console_its_page_started_even_at_the_cap(
+        caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    """The page's console counts against the caps already: its own tab is not refused for it."""
+    async with web_with(caplog, scripted, max_sessions=1, max_sessions_per_user=1) as web:
+        cookie = await web.signin_cookie()
+        assert (await web.get("/", signed(cookie)))[0] == 200
+        ws = await tab(web, cookie)
+        await until_binary(ws, b"x" * 2000)
+        assert web.consoles() == 1 and not logged(web, "refused console .*")
+        await ws.close()
+
+
+async def test_a_user_over_their_own_cap_is_told_why_and_gets_no_console(
+        caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted, max_sessions_per_user=1) as web:
+        cookie = await web.signin_cookie()
+        first = await tab(web, cookie)
+        await until_binary(first, b"x" * 2000)
+        assert (await web.get("/", signed(cookie)))[0] == 200
+        assert not web.server.consoles.waiting  # the page over the cap starts nothing
+        why = await told(await tab(web, cookie))
+        assert why == "No console for you here: you have 1 consoles open, the limit per user; close a tab first"
+        assert web.consoles() == 1
+        await first.close()
+
+
+async def test_a_message_over_a_mebibyte_ends_the_session(caplog: pytest.LogCaptureFixture,
+                                                          scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        ws = await tab(web, await web.signin_cookie())
+        await until_binary(ws, b"x" * 2000)
+        await ws.send_str(json.dumps(["stdin", "k" * (1 << 20)]))
+        closing = await ws.receive(timeout=30)
+        assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+        assert closing.data == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+        await settles(lambda: web.consoles() == 0, "the console outlived its session")
+        assert not scripted.notes("D")
+
+
+async def test_an_idle_console_is_ended(caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted, idle_seconds=0.8) as web:
+        ws = await tab(web, await web.signin_cookie())
+        await until_binary(ws, b"x" * 2000)
+        (process, _), = web.server.consoles.running.values()
+        closing = await ws.receive(timeout=30)
+        assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+        await settles(lambda: web.consoles() == 0, "an idle console kept running")
+        assert logged(web, f"session idle user={USER} console={process.app_service_id[:8]}")
+
+
+async def test_a_download_in_text_says_its_charset(caplog: pytest.LogCaptureFixture, scripted: Scripted) -> None:
+    async with web_with(caplog, scripted) as web:
+        cookie = await web.signin_cookie()
+        ws = await tab(web, cookie)
+        await until_binary(ws, b"x" * 2000)
+        (process, _), = web.server.consoles.running.values()
+        await web.server.download_manager.create_download(
+            app_service=process, delivery_key="k0123456789abcdef", file_name="report.csv", open_method="download",
+            mime_type="text/csv", encoding="utf-8")
+        async with web.client.get("/download/k0123456789abcdef", headers=signed(cookie)) as response:
+            assert response.status == 200 and response.headers["Content-Type"] == "text/csv; charset=utf-8"
+            await response.read()
+        await ws.close()
+
+
+async def test_the_server_listens_on_its_host_only_and_never_logs_the_sign_in_token(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """aiohttp's own access log would write each request's path, `?token=…` included: it is off."""
+    need_web()
+    settings = WebSettings(host="127.0.0.1", port=free_port(), spare=False)
+    server = ConsoleServer(settings, SignIns(settings, USER, token=TOKEN))
+    caplog.set_level(logging.DEBUG)
+    runner = await server.runner()
+    try:
+        await server.listen(runner)
+        assert runner.addresses == [("127.0.0.1", settings.port)]
+        async with aiohttp.ClientSession() as client, client.get(
+                f"{settings.base_url}/?token={TOKEN}", allow_redirects=False) as response:
+            assert response.status == 303
+    finally:
+        await runner.cleanup()
+    assert caplog.records and not [r for r in caplog.records if TOKEN in r.getMessage()]
