@@ -413,6 +413,28 @@ def test_a_snapshot_taken_before_the_watcher_closed_the_request_takes_no_step_on
     assert verify(record(team_db, "alice")).ok
 
 
+@pytest.mark.parametrize("level", ["REPEATABLE READ", "SERIALIZABLE"])
+def test_a_snapshot_taken_before_the_watcher_first_saw_the_request_closed_takes_no_step_on_it(
+    team_db: TeamDb, level: str,
+) -> None:
+    """The same for a request the watcher had never seen (its steps name their round): its first sighting, as
+    closed, moves the request's row as a change of status does, so the older snapshot cannot approve it."""
+    alice = record(team_db, "alice")
+    assert alice.claim("prod", RFI, "", FIXED_NOW).done
+    alice.add_triage_step("prod", RFI, "ready", "", "", FIXED_NOW)
+    before = kept(team_db, RFI)
+    with team_db.connect("bob") as conn:
+        conn.execute(f"BEGIN ISOLATION LEVEL {level}")
+        assert conn.execute("SELECT count(*) FROM stablepay.rfis WHERE rfi_id = %s", (RFI,)).fetchone() == (0,)
+        seen_by_the_watcher(team_db, RFI, status="submitted")
+        with pytest.raises(psycopg.errors.SerializationFailure, match=CLOSED_SINCE):
+            conn.execute(STEP, (SERVER, RFI, "approve"))
+        conn.execute("ROLLBACK")
+    assert kept(team_db, RFI) == before
+    with team_db.connect("bob") as conn, pytest.raises(psycopg.errors.CheckViolation, match="is closed"):
+        conn.execute(STEP, (SERVER, RFI, "approve"))
+
+
 def test_read_committed_waits_for_the_watchers_close_and_reads_it(team_db: TeamDb) -> None:
     """READ COMMITTED, as a console runs: a step begun while the watcher records the close waits for it (on the
     request's row), then reads the close and is refused; a step after it is refused as before."""
