@@ -301,3 +301,24 @@ def test_a_local_record_at_version_3_is_repaired_and_says_so(
     assert main(["record", "status"]) == 0
     assert "1 step kept with no round given the round of their audit entry's time" in capsys.readouterr().out
     assert main(["audit", "verify"]) == 0
+
+
+@pytest.mark.postgres
+def test_a_step_naming_an_older_round_than_the_watcher_saw_is_refused_not_moved_to_the_new_round(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A console that showed round 1 of a request asked again since must not have its step count in round 2."""
+    world = Sandbox(now=datetime.now(timezone.utc))
+    rfi, now_in = next((r.id, r.round.round) for r in world.data.rfis
+                       if r.status == "issued" and r.round is not None and r.round.round > 1)
+    sweep(team_db, monkeypatch)
+    alice = record_as(team_db, "alice")
+    alice.claim("embedded", rfi, "alice", datetime.now(timezone.utc))
+    alice.close()
+    with team_db.connect("alice") as alice_sql:
+        with pytest.raises(psycopg.errors.CheckViolation,
+                           match=f"is in round {now_in} now; the console showed round {now_in - 1}: read it again"):
+            insert(alice_sql, "ready", rfi, now_in - 1)
+        kept = alice_sql.execute("SELECT count(*) FROM stablepay.triage WHERE rfi_id = %s", (rfi,)).fetchone()
+        assert kept == (0,)
+        assert insert(alice_sql, "ready", rfi, now_in) == now_in

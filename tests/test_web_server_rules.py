@@ -517,18 +517,41 @@ async def test_a_download_in_text_says_its_charset(caplog: pytest.LogCaptureFixt
 
 async def test_the_server_listens_on_its_host_only_and_never_logs_the_sign_in_token(
         caplog: pytest.LogCaptureFixture) -> None:
-    """aiohttp's own access log would write each request's path, `?token=…` included: it is off."""
+    """aiohttp's own access log would write each request's path, `?token=…` included: it is off.
+
+    The host is one a listener would not pick by itself (any of 127.0.0.0/8 is this machine's)."""
     need_web()
-    settings = WebSettings(host="127.0.0.1", port=free_port(), spare=False)
+    settings = WebSettings(host="127.0.0.2", port=free_port(), spare=False)
     server = ConsoleServer(settings, SignIns(settings, USER, token=TOKEN))
     caplog.set_level(logging.DEBUG)
     runner = await server.runner()
     try:
         await server.listen(runner)
-        assert runner.addresses == [("127.0.0.1", settings.port)]
+        assert runner.addresses == [("127.0.0.2", settings.port)]
         async with aiohttp.ClientSession() as client, client.get(
                 f"{settings.base_url}/?token={TOKEN}", allow_redirects=False) as response:
             assert response.status == 303
     finally:
         await runner.cleanup()
     assert caplog.records and not [r for r in caplog.records if TOKEN in r.getMessage()]
+
+
+async def test_the_server_caps_its_connections_at_what_the_process_file_limit_leaves(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that may open 1,024 files takes fewer connections than the usual cap, not more than it can serve."""
+    need_web()
+    import resource
+
+    from stablepay_console.web.connections import FILES_KEPT, MAX_CONNECTIONS
+    assert 1024 - FILES_KEPT < MAX_CONNECTIONS
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (1024, 1024))
+    monkeypatch.setattr(resource, "setrlimit", lambda which, limits: None)
+    settings = WebSettings(host="127.0.0.1", port=free_port(), spare=False)
+    server = ConsoleServer(settings, SignIns(settings, USER, token=TOKEN))
+    runner = await server.runner()
+    try:
+        await server.listen(runner)
+        (site,) = runner.sites
+        assert site.limits.total == 1024 - FILES_KEPT  # type: ignore[attr-defined]
+    finally:
+        await runner.cleanup()
