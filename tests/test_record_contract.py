@@ -18,7 +18,15 @@ from stablepay_console.services.triage.review import review_queue
 from stablepay_console.storage.local import open_record
 from stablepay_console.storage.postgres.store import PgRecord
 from stablepay_console.storage.postgres.url import parse
-from stablepay_console.storage.record import Offer, Record, RecordError, assignments, team_feed
+from stablepay_console.storage.record import (
+    Offer,
+    Record,
+    RecordError,
+    RecordRefused,
+    assignments,
+    delivery_ledger,
+    team_feed,
+)
 from stablepay_console.storage.record_types import AuditDraft, RfiSighting, RoundSighting, SeenPage
 from tests.conftest import FIXED_NOW
 
@@ -142,9 +150,12 @@ def test_the_review_queue_holds_what_someone_else_made_ready(store: Store) -> No
 
 def test_assignment_is_there_only_where_offered(store: Store) -> None:
     if Offer.ASSIGNMENT not in store.me.offers:
-        with pytest.raises(RecordError, match="Assignment needs the team record"):
+        with pytest.raises(RecordError) as refused:
             assignments(store.me)
+        assert str(refused.value) == ("Assignment needs the team record: in a record of your own, a request is yours "
+                                      "to claim (`rfis claim ID`).")
         return
+    assert assignments(store.me) is store.me
     with pytest.raises(RecordError, match="only a lead assigns"):
         assignments(store.me).assign("p", RFI, "bob")
     assert "alice" in [m.name for m in assignments(store.me).team_analysts()]
@@ -164,11 +175,30 @@ def test_the_store_checks_four_eyes_itself_only_where_offered(store: Store) -> N
 
 def test_the_team_feed_is_there_only_where_sweeps_are_offered(store: Store) -> None:
     if Offer.SWEEPS not in store.watcher.offers:
-        with pytest.raises(RecordError, match="no team watcher"):
+        with pytest.raises(RecordError) as refused:
             team_feed(store.watcher)
+        assert str(refused.value) == "This record keeps no team watcher's sweeps: a team record does."
         return
+    assert team_feed(store.watcher) is store.watcher
     page = SeenPage("p", "sandbox", FIXED_NOW, (RfiSighting(RFI, "issued", "f1", '{"id": "x"}', ROUND),))
     store.watcher.observe([page])
     feed = team_feed(store.watcher)
     assert feed.mark_sweep("p", 60, "{}") and feed.last_sweep("p") is not None
     assert [rfi for rfi, _, _ in feed.issued("p")] and feed.open_rounds("p")[0][0] == RFI
+
+
+def test_webhook_deliveries_are_kept_only_where_offered(store: Store) -> None:
+    if Offer.DELIVERIES not in store.watcher.offers:
+        with pytest.raises(RecordError) as refused:
+            delivery_ledger(store.watcher)
+        assert str(refused.value) == ("Webhook deliveries are deduplicated in the team record (STABLEPAY_RECORD_URL): "
+                                      "a record of your own keeps none.")
+        return
+    ledger = delivery_ledger(store.watcher)
+    assert ledger is store.watcher
+    assert ledger.take_delivery("p", "evt_1", "rfi.issued", "", []) and ledger.delivery_known("p", "evt_1")
+
+
+def test_a_refusal_keeps_the_stores_own_words_or_else_its_message() -> None:
+    assert RecordRefused("The record refused.", "held by bob").why == "held by bob"
+    assert RecordRefused("The record refused.").why == "The record refused."
