@@ -315,3 +315,89 @@ def test_entries_written_by_older_consoles_read_as_they_were_written(records: di
         Imported("laptop:/r.sqlite3", "alice", at, "ana", "2026-11-01T08:00:00+00:00"),
         Imported("laptop:/r.sqlite3", "alice", at, "ana", None),
     ]
+
+
+# --- triage: a request's case, the report's facts, the service levels ---------------------------------------------
+
+ANSWERED = RoundSighting(1, '{"id":"r1","round":1,"issuedAt":"2026-11-20T09:00:00Z","expiresAt":"2026-11-27T09:00:00Z",'
+                            '"submittedAt":"2026-11-21T10:00:00Z","link":"https://x.example/l"}', "rf1b")
+UNANSWERED_AGAIN = RoundSighting(1, '{"id":"r1","round":1,"issuedAt":"2026-11-20T09:00:00Z",'
+                                    '"expiresAt":"2026-11-27T09:00:00Z","submittedAt":null,'
+                                    '"link":"https://x.example/l2"}', "rf1c")
+
+
+def seen(watcher: PgRecord, rfi_id: str, status: str, sighting: RoundSighting, at_minutes: int = 0) -> None:
+    page = SeenPage("p", "sandbox", FIXED_NOW + timedelta(minutes=at_minutes),
+                    (RfiSighting(rfi_id, status, f"{status}-{sighting.fingerprint}", '{"id": "x"}', sighting),))
+    watcher.observe([page])
+
+
+def test_a_requests_triage_case_answers_its_status_round_holder_and_steps(records: dict[str, PgRecord]) -> None:
+    from stablepay_console.storage.record_triage_types import TriageCase
+
+    bob = records["bob"]
+    assert bob.triage_case("p", RFI) == TriageCase(RFI, None, None, None, ()), "never seen: nothing known"
+    seen(records["walt"], RFI, "issued", ROUND)
+    assignments(records["carol"]).assign("p", RFI, "bob")
+    claim = bob.claim_of("p", RFI)
+    assert claim == Claim("p", RFI, "bob", claim.at if claim else FIXED_NOW, None, "carol")
+    step = bob.add_triage_step("p", RFI, "ready", "bob", "checked", FIXED_NOW)
+    assert (step.rfi_id, step.step, step.actor, step.note, step.round_no) == (RFI, "ready", "bob", "checked", 1)
+    assert records["alice"].triage_case("p", RFI) == TriageCase(RFI, "issued", 1, claim, (step,))
+
+
+def test_the_reports_facts_are_what_the_database_recorded(records: dict[str, PgRecord]) -> None:
+    from datetime import datetime, timezone
+
+    from stablepay_console.storage.record_triage_types import ClaimFact, RoundFact
+
+    walt, alice = records["walt"], records["alice"]
+    seen(walt, RFI, "issued", ROUND)
+    seen(walt, RFI, "issued", ANSWERED, 1)
+    seen(walt, RFI, "issued", UNANSWERED_AGAIN, 2)  # a later sighting that lost the answer keeps the one seen
+    seen(walt, OTHER, "issued", SOONER)
+    assignments(records["carol"]).assign("p", RFI, "bob")
+    mine = held(alice.claim("p", OTHER, "alice", FIXED_NOW))
+    assert walt.mark_sweep("p", 60, "{}")
+    facts = records["bob"].triage_facts("p", FIXED_NOW)
+
+    def utc(text: str) -> datetime:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
+
+    assert sorted(facts.rounds, key=lambda r: r.rfi_id) == sorted([
+        RoundFact(RFI, 1, utc("2026-11-20T09:00:00Z"), utc("2026-11-27T09:00:00Z"), utc("2026-11-21T10:00:00Z")),
+        RoundFact(OTHER, 2, utc("2026-11-19T09:00:00Z"), utc("2026-11-25T09:00:00Z"), None),
+    ], key=lambda r: r.rfi_id)
+    assert sorted((s.rfi_id, s.status) for s in facts.statuses) == sorted([(RFI, "issued"), (OTHER, "issued")])
+    assert all(isinstance(s.first_seen, datetime) for s in facts.statuses)
+    bobs = facts.claims_now[RFI]
+    assert facts.claims_now == {RFI: Claim("p", RFI, "bob", bobs.at, None, "carol"), OTHER: mine}
+    assert [(c.rfi_id, c.actor, c.assigned_by) for c in facts.claims_taken] == [(RFI, "bob", "carol"),
+                                                                                  (OTHER, "alice", "")]
+    assert all(isinstance(c, ClaimFact) and isinstance(c.at, datetime) for c in facts.claims_taken)
+    sweep = walt.last_sweep("p")
+    assert facts.watched is True and sweep is not None and facts.swept_at == sweep.swept_at
+    assert facts.now is not None and abs((facts.now - datetime.now(timezone.utc)).total_seconds()) < 600
+    assert set(facts.analysts) >= {"alice", "bob"}
+
+
+def test_the_service_levels_answer_who_changed_them_and_when(records: dict[str, PgRecord]) -> None:
+    from stablepay_console.storage.record_triage_types import TriagePolicy
+
+    chosen = TriagePolicy(timedelta(hours=2), timedelta(hours=8), timedelta(hours=6))
+    changed = records["carol"].set_triage_policy(chosen, "carol", FIXED_NOW)
+    assert (changed.claim_within, changed.ready_within, changed.approve_before, changed.changed_by) == (
+        timedelta(hours=2), timedelta(hours=8), timedelta(hours=6), "carol")
+    assert changed.changed_at is not None and records["alice"].triage_policy() == changed
+
+
+def test_the_steps_schema_6_gave_a_round_are_counted_as_it_kept_them(records: dict[str, PgRecord], team_db) -> None:  # type: ignore[no-untyped-def]
+    assert records["alice"].round_repairs() == {}, "no step was kept without a round: nothing to report"
+    with team_db.connect() as conn:
+        for step_id, round_no in ((1, 1), (2, 2), (3, None)):
+            conn.execute("INSERT INTO stablepay.round_repairs (step_id, rfi_id, server, round_no) "
+                         "VALUES (%s, %s, %s, %s)", (step_id, RFI, SERVER, round_no))
+    assert records["alice"].round_repairs() == {"given": 2, "unknown": 1}
+    with team_db.connect() as conn:
+        conn.execute("DELETE FROM stablepay.round_repairs WHERE round_no IS NOT NULL")
+    assert records["alice"].round_repairs() == {"given": 0, "unknown": 1}
