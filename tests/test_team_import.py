@@ -45,6 +45,7 @@ def test_import_copies_everything_once(
     ids = make_local_record(capsys)
     local = open_record()
     local_entries, local_history = local.audit(), local.history("embedded", ids[0])
+    local_notes = local.notes("embedded", ids[0])
     local.close()
     monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("alice"))
 
@@ -67,6 +68,8 @@ def test_import_copies_everything_once(
                    rounds=[replace(r, imported_by=None) for r in history.rounds],
                    statuses=[replace(s, imported_by=None) for s in history.statuses]) == local_history
     (note,) = team.notes("embedded", ids[0])
+    (written,) = local_notes
+    assert note.imported is not None and note.imported.written_at == written.at, "the time it was written, kept"
     # the importer's testimony, never a note that "ana" wrote in the team record
     assert (note.author, note.text) == ("alice", "Called the customer")
     assert note.imported is not None and note.imported.written_as == "ana" and note.imported.by == "alice"
@@ -84,6 +87,8 @@ def test_import_copies_everything_once(
         assert (theirs.actor, theirs.action, theirs.target, theirs.outcome) == (
             "alice", mine.action, mine.target, mine.outcome)
         assert theirs.imported is not None and (theirs.imported.written_as, theirs.imported.by) == (mine.actor, "alice")
+        assert (theirs.profile, theirs.environment) == (mine.profile, mine.environment)
+        assert theirs.details.get("server") == (server_key(EMBEDDED_PROFILE) if mine.profile else None)
         assert theirs.details["written_at"] == mine.at and theirs.at != mine.at
         assert theirs.details["imported_hash"] == mine.hash and theirs.details["imported_seq"] == mine.seq
         assert theirs.details["imported_from"].endswith(str(record_file()))
@@ -113,3 +118,49 @@ def test_a_broken_local_chain_is_not_imported(
 def test_import_without_a_team_record_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("record", "import") == 2
     assert "No team record is set" in capsys.readouterr().err
+
+
+@pytest.mark.postgres
+def test_a_claim_someone_holds_in_the_team_record_stays_theirs_and_is_counted(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = make_local_record(capsys)
+    bob = PgRecord(parse(team_db.url("bob")), lambda name: server_key(EMBEDDED_PROFILE))
+    assert bob.claim("embedded", ids[2], "bob", datetime.now(timezone.utc)).done
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("alice"))
+    assert cli("record", "import", "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["claims"], report["claimsHeldByOthers"]) == (0, 1)
+    claim = bob.claim_of("embedded", ids[2])
+    assert claim is not None and claim.claimant == "bob"
+
+
+@pytest.mark.postgres
+def test_a_local_record_whose_last_entries_were_cut_off_is_not_imported(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every entry left chains to the one before: only the head, which counts them, shows the cut."""
+    make_local_record(capsys)
+    conn = sqlite3.connect(record_file())
+    conn.execute("DROP TRIGGER audit_no_delete")
+    conn.execute("DELETE FROM audit WHERE seq = (SELECT max(seq) FROM audit)")
+    conn.commit()
+    conn.close()
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("alice"))
+    assert cli("record", "import") == 1
+    err = capsys.readouterr().err
+    assert "Nothing was imported" in err and "Traceback" not in err
+    with team_db.connect() as pg:
+        assert pg.execute("SELECT count(*) FROM stablepay.audit").fetchone() == (0,)
+
+
+def test_a_local_record_that_cannot_be_read_is_named_and_nothing_is_imported(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stablepay_console.storage.postgres.importing import read_local
+    from stablepay_console.storage.record import RecordError
+
+    broken = tmp_path / "record.sqlite3"
+    broken.write_bytes(b"not a database" * 100)
+    with pytest.raises(RecordError) as refused:
+        read_local(broken, "SELECT 1 FROM audit")
+    assert str(refused.value) == (f"The local record {broken} cannot be read (file is not a database); "
+                                  "nothing was imported.")
