@@ -20,7 +20,7 @@ from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record import assignments
 from stablepay_console.storage.record_types import Claim, ClaimOutcome, RfiSighting, RoundSighting, SeenPage
 from tests.conftest import FIXED_NOW
-from tests.postgres import free_port
+from tests.postgres import free_port, wait_for
 
 pytestmark = pytest.mark.postgres
 
@@ -401,3 +401,29 @@ def test_the_steps_schema_6_gave_a_round_are_counted_as_it_kept_them(records: di
     with team_db.connect() as conn:
         conn.execute("DELETE FROM stablepay.round_repairs WHERE round_no IS NOT NULL")
     assert records["alice"].round_repairs() == {"given": 0, "unknown": 1}
+
+
+def test_a_lead_releasing_a_lapsed_claim_someone_takes_over_meanwhile_is_told_who_took_it(
+        records: dict[str, PgRecord], team_db) -> None:  # type: ignore[no-untyped-def]
+    """The release reads the claim, then deletes that claim and no other: bob's take-over, committed while the
+    delete waits on his row, stays, and the lead is told so (nothing was released)."""
+    import threading
+
+    alice, bob, carol = records["alice"], records["bob"], records["carol"]
+    lapsed = held(alice.claim("p", RFI, "alice", FIXED_NOW, lapse=timedelta(milliseconds=1)))
+    time.sleep(0.05)  # the claim above ends 1 ms after it was taken
+    answer: list[ClaimOutcome] = []
+    with bob.transaction():
+        taken = bob.claim("p", RFI, "bob", FIXED_NOW)  # uncommitted: carol still reads alice's claim
+        assert taken.done and taken.previous == lapsed
+        releasing = threading.Thread(target=lambda: answer.append(carol.release("p", RFI, "carol", force=True)))
+        releasing.start()
+        with team_db.connect() as watch:
+            assert wait_for(lambda: watch.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE usename = 'carol' AND wait_event_type = 'Lock'"
+            ).fetchone() == (1,), 10), "carol's delete waits on bob's row"
+    releasing.join(10)
+    bobs = held(taken)
+    assert answer == [ClaimOutcome(False, bobs, bobs, refusal="bob took it over meanwhile")]
+    assert alice.claim_of("p", RFI) == bobs
+
