@@ -18,7 +18,14 @@ from stablepay_console.storage.postgres.connection import RecordUnavailable
 from stablepay_console.storage.postgres.store import PgRecord
 from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record import assignments
-from stablepay_console.storage.record_types import Claim, ClaimOutcome, RfiSighting, RoundSighting, SeenPage
+from stablepay_console.storage.record_types import (
+    AuditDraft,
+    Claim,
+    ClaimOutcome,
+    RfiSighting,
+    RoundSighting,
+    SeenPage,
+)
 from tests.conftest import FIXED_NOW
 from tests.postgres import free_port, wait_for
 
@@ -140,6 +147,16 @@ def _calls() -> list[tuple[str, str, object]]:
         ("read the service levels", "triage_policy", ()),
         ("read the steps given their round", "round_repairs", ()),
         ("read the report's facts", "triage_facts", ("p", at)),
+        ("look up the request's ID", "ids_starting", ("p", RFI[:8])),
+        ("read the request's history", "history", ("p", RFI)),
+        ("save the note", "add_note", ("p", RFI, "alice", "checked", at)),
+        ("read the notes", "notes", ("p", RFI)),
+        ("append 'note' to the audit log", "append_audit", (AuditDraft(at, "alice", "p", "sandbox", "note", RFI, "ok",
+                                                                      {}),)),
+        ("read the audit log", "audit", ()),
+        ("read the audit log's head", "audit_head", ()),
+        ("read the audit log", "audit_hash", (1,)),
+        ("print the record's status", "run", ("print the record's status", lambda conn: None)),
     ]
 
 
@@ -149,6 +166,17 @@ def test_a_team_record_that_cannot_be_reached_says_what_was_not_done(doing: str,
     with pytest.raises(RecordUnavailable) as refused:
         getattr(record, method)(*args)
     assert str(refused.value).startswith(f"Could not {doing}. The team record at "), str(refused.value)
+    record.close()
+
+
+def test_a_team_record_that_cannot_be_reached_says_so_when_asked_who_this_is() -> None:
+    port = free_port()
+    record = PgRecord(parse(f"postgresql://alice@127.0.0.1:{port}/team"), lambda name: SERVER)
+    with pytest.raises(RecordUnavailable) as refused:
+        record.whoami()
+    assert str(refused.value).startswith(f"The team record at 127.0.0.1:{port}/team cannot be reached: ")
+    with pytest.raises(RecordUnavailable):
+        record.observe([])
     record.close()
 
 
