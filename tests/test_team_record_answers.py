@@ -455,3 +455,27 @@ def test_a_lead_releasing_a_lapsed_claim_someone_takes_over_meanwhile_is_told_wh
     assert answer == [ClaimOutcome(False, bobs, bobs, refusal="bob took it over meanwhile")]
     assert alice.claim_of("p", RFI) == bobs
 
+
+
+@pytest.mark.parametrize(("doing", "table", "act"), [
+    ("mark the team watcher's sweep", "sweeps", lambda walt: walt.mark_sweep("p", 60, "{}")),
+    ("record the webhook delivery and what it led to", "webhook_events",
+     lambda walt: walt.take_delivery("p", "evt_1", "rfi.issued", "", [])),
+    ("record the requests received", "rfis", lambda walt: walt.observe([SeenPage("p", "sandbox", FIXED_NOW, (
+        RfiSighting(RFI, "issued", "f1", "{}", ROUND),))])),
+], ids=["sweep", "delivery", "observe"])
+def test_a_watcher_kept_waiting_past_the_lock_limit_says_the_record_is_busy_and_what_was_not_saved(
+        records: dict[str, PgRecord], team_db, doing: str, table: str, act) -> None:  # type: ignore[no-untyped-def]
+    from psycopg import sql
+
+    from stablepay_console.storage.postgres.connection import RecordBusy
+
+    walt = records["walt"]
+    assert walt.whoami() == ("walt", False)
+    with team_db.connect() as admin, admin.transaction():  # an admin's session holding the table
+        admin.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(sql.Identifier("stablepay", table)))
+        with pytest.raises(RecordBusy) as busy:
+            act(walt)
+    assert str(busy.value) == (f"The team record at {walt.url.where} is busy: another session has held what this "
+                               f"needs for over 3 s, so it could not {doing}. Nothing was saved; try again in a "
+                               "moment.")
