@@ -217,3 +217,18 @@ def wait_for(check, seconds: float = 5.0) -> bool:  # type: ignore[no-untyped-de
             return True
         time.sleep(0.05)
     return bool(check())
+
+
+def authenticator(team_db: TeamDb, *members: str) -> str:
+    """A login with no privileges of its own (NOINHERIT) that may SET ROLE to each of `members`."""
+    from psycopg import sql
+
+    name = f"web_auth_{uuid.uuid4().hex[:10]}"
+    with team_db.connect() as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOINHERIT").format(sql.Identifier(name)))
+        for member in members:
+            conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(member), sql.Identifier(name)))
+        # NOINHERIT: it has not the team roles' CONNECT either (record init revokes it from PUBLIC)
+        conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(team_db.name),
+                                                                        sql.Identifier(name)))
+    return name

@@ -12,27 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.postgres import TeamDb
+from tests.postgres import TeamDb, authenticator
 from tests.web_harness import Terminal, console_refusal, pump, send_keys, wait_until, web_server, ws_session
 
 pytestmark = pytest.mark.postgres
 
 PROXY = ("--trusted-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1")
-
-
-def authenticator(team_db: TeamDb, *members: str) -> str:
-    """A login with no privileges of its own (NOINHERIT) that may SET ROLE to each of `members`."""
-    from psycopg import sql
-
-    name = f"web_auth_{uuid.uuid4().hex[:10]}"
-    with team_db.connect() as conn:
-        conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOINHERIT").format(sql.Identifier(name)))
-        for member in members:
-            conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(member), sql.Identifier(name)))
-        # NOINHERIT: it has not the team roles' CONNECT either (record init revokes it from PUBLIC)
-        conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(team_db.name),
-                                                                        sql.Identifier(name)))
-    return name
 
 
 def page_for(base: str, user: str) -> tuple[int, str]:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.postgres import TeamDb
+from tests.postgres import TeamDb, authenticator
 from tests.test_web_evidence import server_leftovers
-from tests.test_web_team import PROXY, authenticator
+from tests.test_web_team import PROXY
 from tests.web_harness import VIEWPORT, Browser, SignInProxy, free_port, headless_chromium, wait_until, web_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
