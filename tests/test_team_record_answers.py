@@ -83,9 +83,11 @@ def test_a_claim_for_a_while_is_extended_by_its_holder_and_taken_over_once_it_la
     lapsing = held(alice.claim("p", OTHER, "alice", FIXED_NOW, lapse=timedelta(milliseconds=1)))
     time.sleep(0.05)  # the claim above ends 1 ms after it was taken; the database's clock decides it has
     assert bob.claim_of("p", OTHER) is None and set(bob.claims("p")) == {RFI}, "a lapsed claim is no claim"
-    taken = bob.claim("p", OTHER, "bob", FIXED_NOW)
+    taken = bob.claim("p", OTHER, "bob", FIXED_NOW, lapse=timedelta(hours=2))
     assert taken.done and taken.previous == lapsing
-    assert held(taken) == Claim("p", OTHER, "bob", held(taken).at, None, None)
+    bobs = held(taken)
+    assert bobs == Claim("p", OTHER, "bob", bobs.at, bobs.until, None)
+    assert bobs.until is not None and bobs.until - bobs.at >= timedelta(hours=1, minutes=59), "for the while asked"
     assert bob.release("p", OTHER, "bob") == ClaimOutcome(True, None, held(taken))
 
 
