@@ -99,3 +99,11 @@ def test_before_it_starts_the_server_checks_the_record_is_there_and_someone_may_
         f"No one could get a console here: the web server's login ({auth}) is granted no person of the team "
         f"(stablepay_analyst, stablepay_lead, stablepay_watcher). The DBA runs GRANT alice TO {auth} for each "
         "analyst who may use the browser.")
+
+
+def test_a_name_the_catalogue_cannot_be_asked_about_is_refused_shown_safe_and_short(team_db: TeamDb) -> None:
+    url = parse(team_db.url(authenticator(team_db, "alice")))
+    said = signin_refusal(url, "al\x00ice" + "x" * 100)
+    shown = "al\\x00ice" + "x" * 70 + "…"
+    assert said == (f"The team record at {url.where} could not be asked who {shown} is: PostgreSQL text fields "
+                    "cannot contain NUL (0x00) bytes"), said
