@@ -481,3 +481,37 @@ def test_a_watcher_kept_waiting_past_the_lock_limit_says_the_record_is_busy_and_
     assert str(busy.value) == (f"The team record at {walt.url.where} is busy: another session has held what this "
                                f"needs for over 3 s, so it could not {doing}. Nothing was saved; try again in a "
                                "moment.")
+
+
+def test_a_step_names_the_round_its_console_showed_and_the_database_checks_it_against_the_watchers(
+        records: dict[str, PgRecord]) -> None:
+    from stablepay_console.storage.record import RecordRefused
+    from stablepay_console.storage.record_triage_types import RoundShown
+
+    bob = records["bob"]
+    seen(records["walt"], RFI, "issued", ROUND)  # round 1, whose ID is r1
+    assert bob.claim("p", RFI, "bob", FIXED_NOW).done
+    for wrong in (RoundShown(2, "r1"), RoundShown(1, "r-other")):
+        with pytest.raises(RecordRefused):
+            bob.add_triage_step("p", RFI, "ready", "bob", "", FIXED_NOW, shown=wrong)
+    step = bob.add_triage_step("p", RFI, "ready", "bob", "", FIXED_NOW, shown=RoundShown(1, ""))
+    assert step.round_no == 1, "a round shown without its ID is checked by its number"
+    assert [s.round_no for s in bob.request_steps("p", RFI)] == [1]
+
+
+def test_a_lapsing_claim_keeps_its_end_and_a_round_without_a_deadline_has_none_in_the_facts(
+        records: dict[str, PgRecord]) -> None:
+    from stablepay_console.storage.record_triage_types import RoundFact
+
+    alice = records["alice"]
+    open_ended = RoundSighting(1, '{"id":"r1","round":1,"issuedAt":"2026-11-20T09:00:00Z","expiresAt":null,'
+                                  '"submittedAt":null,"link":"https://x.example/l"}', "rf-open")
+    seen(records["walt"], RFI, "issued", open_ended)
+    mine = held(alice.claim("p", RFI, "alice", FIXED_NOW, lapse=timedelta(hours=1)))
+    assert mine.until is not None and mine.assigned_by is None
+    case = alice.triage_case("p", RFI)
+    assert case.claim == mine, "its end and no lead who assigned it"
+    facts = alice.triage_facts("p", FIXED_NOW)
+    assert facts.claims_now == {RFI: mine}
+    assert [(r.rfi_id, r.expires_at) for r in facts.rounds] == [(RFI, None)]
+    assert isinstance(facts.rounds[0], RoundFact)
