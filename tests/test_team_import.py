@@ -83,6 +83,8 @@ def test_import_copies_everything_once(
     assert own == [("claim", "alice", ids[2], "claimed"), ("record.import", "alice", own[-1][2], "imported")]
     entries = [e for e in entries if e.imported is not None]
     assert verify(team).ok and len(entries) == len(local_entries)
+    about = [e.seq for e in team.audit(profile="embedded") if e.imported is not None]
+    assert about == [e.seq for e in entries if e.profile], "an imported entry is about its profile's server"
     for mine, theirs in zip(local_entries, entries, strict=True):
         assert (theirs.actor, theirs.action, theirs.target, theirs.outcome) == (
             "alice", mine.action, mine.target, mine.outcome)
