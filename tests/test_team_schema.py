@@ -121,3 +121,30 @@ def test_a_lead_who_is_no_analyst_is_made_one_by_an_owner_who_may_and_named_to_o
     with bare_db.connect(OWNER) as conn:
         assert init_schema(conn, "db.example/team") == InitReport(0, LATEST, ()), "no role was missing: none made"
         assert lead_is_analyst(conn) and installed_version(conn) == LATEST
+
+
+def test_on_a_cluster_without_the_group_roles_init_names_them_and_an_owner_who_may_makes_them() -> None:
+    """On a server of its own: the group roles are the cluster's, and none exists yet."""
+    import shutil
+
+    from tests.postgres import start_server
+
+    server, root = start_server()
+    try:
+        with server.connect() as conn:
+            conn.execute("CREATE ROLE plain_owner LOGIN")
+            conn.execute("CREATE DATABASE team OWNER plain_owner")
+        with server.connect("team", "plain_owner") as conn:
+            with pytest.raises(RolesMissing) as refused:
+                init_schema(conn, "db.example/team")
+            assert "needs the group roles stablepay_analyst, stablepay_lead, stablepay_watcher (missing: " \
+                   "stablepay_analyst, stablepay_lead, stablepay_watcher). Nothing was changed." in str(refused.value)
+        with server.connect() as conn:
+            conn.execute("ALTER ROLE plain_owner CREATEROLE")
+        with server.connect("team", "plain_owner") as conn:
+            made = init_schema(conn, "db.example/team")
+            assert made == InitReport(0, LATEST, ("stablepay_analyst", "stablepay_lead", "stablepay_watcher"))
+            assert lead_is_analyst(conn)
+    finally:
+        server.ctl("stop", "-m", "immediate", "-w")
+        shutil.rmtree(root, ignore_errors=True)
