@@ -38,6 +38,15 @@ def make_local_record(capsys: pytest.CaptureFixture[str]) -> list[str]:
     return ids
 
 
+def edit_local_record(*statements: str) -> None:
+    """Change the local file as anyone holding it could, its append-only triggers dropped first."""
+    conn = sqlite3.connect(record_file())
+    for statement in statements:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+
+
 @pytest.mark.postgres
 def test_import_copies_everything_once(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -103,11 +112,7 @@ def test_a_broken_local_chain_is_not_imported(
     team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     make_local_record(capsys)
-    conn = sqlite3.connect(record_file())
-    conn.execute("DROP TRIGGER audit_no_update")
-    conn.execute("UPDATE audit SET outcome = 'nothing' WHERE seq = 2")
-    conn.commit()
-    conn.close()
+    edit_local_record("DROP TRIGGER audit_no_update", "UPDATE audit SET outcome = 'nothing' WHERE seq = 2")
     monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("alice"))
     assert cli("record", "import") == 1
     err = capsys.readouterr().err
@@ -143,11 +148,7 @@ def test_a_local_record_whose_last_entries_were_cut_off_is_not_imported(
 ) -> None:
     """Every entry left chains to the one before: only the head, which counts them, shows the cut."""
     make_local_record(capsys)
-    conn = sqlite3.connect(record_file())
-    conn.execute("DROP TRIGGER audit_no_delete")
-    conn.execute("DELETE FROM audit WHERE seq = (SELECT max(seq) FROM audit)")
-    conn.commit()
-    conn.close()
+    edit_local_record("DROP TRIGGER audit_no_delete", "DELETE FROM audit WHERE seq = (SELECT max(seq) FROM audit)")
     monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("alice"))
     assert cli("record", "import") == 1
     err = capsys.readouterr().err

@@ -213,17 +213,15 @@ def test_only_the_watcher_marks_a_sweep_and_the_sweep_answers_who_when_and_what_
 
 def test_the_issued_requests_answer_nearest_first_with_their_rounds_only_when_asked(
         records: dict[str, PgRecord]) -> None:
-    from datetime import timedelta as td
-
     alice = records["alice"]
     two_issued(records["walt"])
     first, total = alice.issued_first("p", FIXED_NOW, 1)
     assert total == 2 and first == [('{"id": "b"}', SOONER.wire_json, first[0][2])], "the nearest deadline first"
-    later, _ = alice.issued_first("p", FIXED_NOW + td(days=6), 5)
+    later, _ = alice.issued_first("p", FIXED_NOW + timedelta(days=6), 5)
     assert [wire for wire, _, _ in later] == ['{"id": "a"}'], "only what is due after the time asked"
-    due = alice.issued_due("p", FIXED_NOW + td(days=6))
+    due = alice.issued_due("p", FIXED_NOW + timedelta(days=6))
     assert [(rfi, wire, no, round_wire) for rfi, wire, no, round_wire, _ in due] == [(OTHER, '{"id": "b"}', 2, None)]
-    with_rounds = alice.issued_due("p", FIXED_NOW + td(days=30), rounds=True)
+    with_rounds = alice.issued_due("p", FIXED_NOW + timedelta(days=30), rounds=True)
     assert [(rfi, no, round_wire) for rfi, _, no, round_wire, _ in with_rounds] == [
         (OTHER, 2, SOONER.wire_json), (RFI, 1, ROUND.wire_json)]
     assert sorted((rfi, no) for rfi, no, _, _ in alice.open_rounds("p")) == sorted([(RFI, 1), (OTHER, 2)])
