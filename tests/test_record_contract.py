@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,7 @@ from stablepay_console.storage.record import (
     delivery_ledger,
     team_feed,
 )
-from stablepay_console.storage.record_types import AuditDraft, RfiSighting, RoundSighting, SeenPage
+from stablepay_console.storage.record_types import AuditDraft, RfiHistory, RfiSighting, RoundSighting, SeenPage
 from tests.conftest import FIXED_NOW
 
 RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"
@@ -73,6 +73,67 @@ def test_what_was_seen_of_a_request_is_its_history(store: Store) -> None:
     assert not store.me.history("p", "never-seen").seen
 
 
+def test_a_requests_timeline_moves_on_for_a_change_and_only_its_last_seen_for_the_same_again(store: Store) -> None:
+    """The history a lead reads back: a line per status held and an entry per round, each first and last seen."""
+    other, third = RFI.replace("6164", "7164"), RFI.replace("6164", "8164")
+    later = ROUND.wire_json.replace('"r1","round":1', '"r2","round":2').replace(
+        '"submittedAt":null,"link":"https://x.example/l"', '"submittedAt":"2026-11-21T10:00:00Z","link":null')
+    second = RoundSighting(2, later, "rf2")
+    at = [FIXED_NOW + timedelta(hours=n) for n in range(8)]
+
+    def page(n: int, *sightings: RfiSighting) -> SeenPage:
+        return SeenPage("p", "sandbox", at[n], sightings)
+
+    def wire(status: str, n: int) -> str:
+        return f'{{"id": "{RFI}", "status": "{status}", "note": {n}}}'
+
+    changes = [
+        store.watcher.observe([page(0, RfiSighting(other, "issued", "o1", "{}"),
+                                    RfiSighting(RFI, "issued", "f1", wire("issued", 1), ROUND),
+                                    RfiSighting(third, "issued", "t1", "{}", ROUND))]),
+        store.watcher.observe([page(1, RfiSighting(RFI, "issued", "f1", wire("issued", 1), ROUND),
+                                    RfiSighting(other, "issued", "o1", "{}"),
+                                    RfiSighting(third, "issued", "t2", '{"n": 2}'))]),
+        # a page fetched earlier but handed over later moves nothing back
+        store.watcher.observe([page(3, RfiSighting(RFI, "issued", "f1", wire("issued", 1), ROUND)),
+                               page(2, RfiSighting(RFI, "issued", "f1", wire("issued", 1), ROUND),
+                                    RfiSighting(third, "issued", "t3", '{"n": 3}', ROUND))]),
+        store.watcher.observe([page(4, RfiSighting(RFI, "submitted", "f2", wire("submitted", 2), second),
+                                    RfiSighting(other, "issued", "o2", "{}", ROUND))]),
+        store.watcher.observe([page(5, RfiSighting(RFI, "submitted", "f3", wire("submitted", 3), second))]),
+        store.watcher.observe([page(6, RfiSighting(RFI, "issued", "f4", wire("issued", 4), second))]),
+    ]
+    assert changes == [3, 1, 1, 2, 1, 1]
+
+    history = store.me.history("p", RFI)
+    assert (history.profile, history.rfi_id) == ("p", RFI)
+    assert history.record is not None
+    record = history.record
+    assert (record.profile, record.rfi_id, record.environment, record.status, record.has_round) == \
+        ("p", RFI, "sandbox", "issued", True)
+    assert (record.wire, record.first_seen, record.last_seen) == \
+        ({"id": RFI, "status": "issued", "note": 4}, at[0], at[6])
+    assert [(s.status, s.first_seen, s.last_seen) for s in history.statuses] == \
+        [("issued", at[0], at[3]), ("submitted", at[4], at[5]), ("issued", at[6], at[6])]
+    assert [(r.entry, r.round_no, r.round_id, r.submitted_at, r.link, r.first_seen, r.last_seen)
+            for r in history.rounds] == [
+        (1, 1, "r1", None, "https://x.example/l", at[0], at[3]),
+        (2, 2, "r2", datetime(2026, 11, 21, 10, tzinfo=timezone.utc), None, at[4], at[6])]
+    assert [(r.issued_at, r.expires_at, r.wire["id"]) for r in history.rounds] == [
+        (datetime(2026, 11, 20, 9, tzinfo=timezone.utc), datetime(2026, 11, 27, 9, tzinfo=timezone.utc), "r1"),
+        (datetime(2026, 11, 20, 9, tzinfo=timezone.utc), datetime(2026, 11, 27, 9, tzinfo=timezone.utc), "r2")]
+    assert history.last_request() == {"id": RFI, "status": "issued", "note": 4, "round": history.rounds[1].wire}
+
+    gained = store.me.history("p", other)
+    assert [(r.round_id, r.first_seen, r.last_seen) for r in gained.rounds] == [("r1", at[4], at[4])]
+    assert [(s.status, s.first_seen, s.last_seen) for s in gained.statuses] == [("issued", at[0], at[4])]
+    # a round that went away and came back unchanged is the same entry, seen again
+    back = store.me.history("p", third)
+    assert [(r.round_id, r.first_seen, r.last_seen) for r in back.rounds] == [("r1", at[0], at[2])]
+    assert back.record is not None and back.record.has_round and back.record.wire == {"n": 3}
+    assert store.me.history("p", "never-seen") == RfiHistory("p", "never-seen", None)
+
+
 def test_a_request_seen_is_found_by_the_start_of_its_id(store: Store) -> None:
     page = SeenPage("p", "sandbox", FIXED_NOW, (RfiSighting(RFI, "issued", "f1", '{"id": "x"}', ROUND),))
     store.watcher.observe([page])
@@ -81,11 +142,21 @@ def test_a_request_seen_is_found_by_the_start_of_its_id(store: Store) -> None:
     assert store.me.ids_starting("p", "%") == [] and store.me.ids_starting("p", "_16499c9") == [], "no wildcard"
 
 
+def test_a_start_many_requests_share_finds_the_first_ten_in_order(store: Store) -> None:
+    ids = [f"{RFI[:8]}-0000-4000-8000-{n:012x}" for n in range(12)]
+    sightings = tuple(RfiSighting(rfi_id, "issued", "f1", '{"id": "x"}', ROUND) for rfi_id in reversed(ids))
+    store.watcher.observe([SeenPage("p", "sandbox", FIXED_NOW, sightings)])
+    assert store.me.ids_starting("p", RFI[:8]) == ids[:10]
+    assert store.me.ids_starting("p", RFI[:8], limit=12) == ids
+
+
 def test_notes_are_kept_in_order_by_their_author(store: Store) -> None:
     store.me.add_note("p", RFI, "alice", "first", FIXED_NOW)
     store.other.add_note("p", RFI, "bob", "second", FIXED_NOW + timedelta(minutes=1))
     notes = store.me.notes("p", RFI)
     assert [(n.author, n.text) for n in notes] == [("alice", "first"), ("bob", "second")]
+    assert {(n.profile, n.rfi_id) for n in [*notes, store.me.add_note("p", RFI, "alice", "third", FIXED_NOW)]} \
+        == {("p", RFI)}
 
 
 def test_a_request_has_one_holder_and_only_they_release_it(store: Store) -> None:

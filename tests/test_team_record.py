@@ -227,6 +227,96 @@ async def test_the_history_is_the_same_as_the_local_records(team_db: TeamDb, cli
     assert record(team_db, "alice").observe(pages[:1]) == 0  # an analyst's console records no facts, and says nothing
 
 
+# --- the connection ------------------------------------------------------------------------------------------
+
+
+def backend(rec: PgRecord) -> int:
+    row = rec.run("read the session's process", lambda conn: conn.execute("SELECT pg_backend_pid()").fetchone())
+    return int(row[0])
+
+
+def gone(db: TeamDb, pid: int) -> None:
+    """Until the server has ended that session (it ends it a moment after being asked)."""
+    with db.connect() as conn:
+        while conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone() != (0,):
+            time.sleep(0.05)
+
+
+def test_one_connection_serves_every_call_and_one_the_server_dropped_is_replaced_before_it_fails(
+    team_db: TeamDb,
+) -> None:
+    alice = record(team_db, "alice")
+    first = backend(alice)
+    assert backend(alice) == first, "a call right after another uses the same session, unchecked"
+    alice.check_after = 0.0  # from now on every call checks its connection first
+    assert backend(alice) == first, "a connection that answers the check is kept"
+    with team_db.connect() as conn:
+        conn.execute("SELECT pg_terminate_backend(%s)", (first,))
+    gone(team_db, first)
+    assert alice.add_note("prod", RFI, "alice", "Saved after the server dropped the session.", FIXED_NOW)
+    replaced = backend(alice)
+    assert replaced != first
+    alice.close()
+    gone(team_db, replaced)
+    assert backend(alice) not in (first, replaced), "closed, the record opens a new session on its next call"
+    assert [n.text for n in alice.notes("prod", RFI)] == ["Saved after the server dropped the session."]
+
+
+def test_a_call_given_a_time_limit_is_cut_at_it_and_the_next_call_works(team_db: TeamDb) -> None:
+    alice = record(team_db, "alice")
+    with pytest.raises(RecordError, match="could not wait for the server"):
+        alice.run("wait for the server", lambda conn: conn.execute("SELECT pg_sleep(5)"), seconds=0.5)
+    assert alice.notes("prod", RFI) == []
+
+
+def test_opening_learns_the_role_its_lead_membership_and_the_server_version(team_db: TeamDb) -> None:
+    told: list[str] = []
+    carol = PgRecord(parse(team_db.url("carol")), lambda name: SERVER if name else "", on_role=told.append)
+    assert (carol.whoami(), told) == (("carol", True), ["carol"])
+    assert record(team_db, "alice").whoami() == ("alice", False)
+    with team_db.connect() as conn:
+        version = str(conn.execute("SHOW server_version").fetchone()[0])
+    assert carol.server_version == version.split()[0] and carol.server_version[:1].isdigit()
+
+
+def test_a_login_let_in_by_hand_but_in_no_team_role_is_refused_naming_the_database(team_db: TeamDb) -> None:
+    from psycopg import sql
+
+    with team_db.connect() as conn:  # a DBA's mistake: CONNECT granted to a login, not to a team role
+        conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO mallory").format(sql.Identifier(team_db.name)))
+    where = parse(team_db.url("mallory")).where
+    with pytest.raises(RecordError) as refused:
+        record(team_db, "mallory").notes("prod", RFI)
+    assert f"The team record at {where} refused to open the team record: permission denied" in str(refused.value)
+
+
+# --- read back ----------------------------------------------------------------------------------------------
+
+
+def test_a_note_read_back_says_where_it_was_imported_from_and_when_if_that_was_kept() -> None:
+    from stablepay_console.storage.postgres.store import _note
+    from stablepay_console.storage.record_types import Imported, Note
+
+    written, imported = FIXED_NOW - timedelta(days=3), FIXED_NOW
+    row: tuple[object, ...] = (7, "alice", imported, "Asked for a new ID scan.", None, None, None)
+    assert _note("prod", RFI, row) == Note(7, "prod", RFI, "alice", imported, "Asked for a new ID scan.", None)
+    row = (8, "carol", imported, "Copied.", "laptop:/r.sqlite3", "bob", written)
+    assert _note("prod", RFI, row).imported == Imported("laptop:/r.sqlite3", "carol", imported, "bob", written)
+    # version 1 of the import kept one time (the writing's) in both columns, and no writer
+    row = (9, "carol", written, "Copied early.", "laptop:/r.sqlite3", None, written)
+    assert _note("prod", RFI, row).imported == Imported("laptop:/r.sqlite3", "carol", None, "?", written)
+
+
+def test_the_audit_log_read_for_a_profile_is_its_servers_and_for_a_target_that_targets(team_db: TeamDb) -> None:
+    servers = {"prod": SERVER, "staging": "sandbox https://sandbox.stablepay.example"}
+    alice = PgRecord(parse(team_db.url("alice")), lambda name: servers.get(name, ""))
+    for profile, target in (("prod", RFI), ("staging", RFI), ("prod", "")):
+        alice.append_audit(AuditDraft(FIXED_NOW, "alice", profile, "production", "ping", target, "ok", {}))
+    assert [(e.profile, e.target) for e in alice.audit(profile="prod")] == [("prod", RFI), ("prod", "")]
+    assert [e.profile for e in alice.audit(target=RFI)] == ["prod", "staging"]
+    assert len(alice.audit()) == 3
+
+
 # --- schema and migrations ----------------------------------------------------------------------------------------
 
 
@@ -238,7 +328,7 @@ def test_init_creates_the_schema_once_and_a_newer_one_is_refused_untouched(bare_
         assert (first.before, first.after, again.before, again.after) == (0, LATEST, LATEST, LATEST)
     with bare_db.connect() as conn:
         conn.execute("DROP SCHEMA stablepay CASCADE")
-    with pytest.raises(RecordError, match="record init"):
+    with pytest.raises(RecordError, match=f"The database {parse(bare_db.url()).where} holds no team record"):
         record(bare_db, "alice").whoami()
     with bare_db.connect(OWNER) as conn:
         init_schema(conn)
