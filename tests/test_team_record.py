@@ -24,7 +24,7 @@ from stablepay_console.storage.postgres.schema import LATEST, init_schema, insta
 from stablepay_console.storage.postgres.store import PgRecord
 from stablepay_console.storage.postgres.url import parse
 from stablepay_console.storage.record import RecordError, RecordTooNew
-from stablepay_console.storage.record_types import AuditDraft, SeenPage
+from stablepay_console.storage.record_types import AuditDraft, RfiSighting, SeenPage
 from tests.conftest import FIXED_NOW
 from tests.postgres import OWNER, TeamDb
 
@@ -362,3 +362,16 @@ def test_without_a_server_ci_fails_and_a_laptop_skips(
     monkeypatch.setenv("CI", ci)
     with pytest.raises(outcome, match="no PostgreSQL"):
         unavailable("no /usr/lib/postgresql/*/bin/initdb")
+
+
+def test_a_round_whose_request_row_was_lost_is_the_same_entry_when_the_request_is_seen_again(team_db: TeamDb) -> None:
+    from tests.test_record_contract import ROUND
+
+    walt, later = record(team_db, "walt"), FIXED_NOW + timedelta(hours=1)
+    walt.observe([SeenPage("prod", "production", FIXED_NOW, (RfiSighting(RFI, "issued", "f1", "{}", ROUND),))])
+    with team_db.connect() as conn:  # the superuser removes the request's row by hand, its round left behind
+        conn.execute("DELETE FROM stablepay.rfis WHERE rfi_id = %s", (RFI,))
+    assert walt.observe([SeenPage("prod", "production", later, (RfiSighting(RFI, "issued", "f1", "{}", ROUND),))]) == 1
+    history = walt.history("prod", RFI)
+    assert [(r.round_id, r.first_seen, r.last_seen) for r in history.rounds] == [("r1", FIXED_NOW, later)]
+    assert history.record is not None and history.record.has_round

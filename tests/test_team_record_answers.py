@@ -28,14 +28,12 @@ from stablepay_console.storage.record_types import (
 )
 from tests.conftest import FIXED_NOW
 from tests.postgres import free_port, wait_for
+from tests.test_record_contract import RFI, ROUND, SERVER
 
 pytestmark = pytest.mark.postgres
 
-RFI = "616499c9-e25a-4605-aec6-f0245bd86d40"
 OTHER = "7c1e2a9b-0f3d-4c55-9a61-2b8e4d6f0a17"
-SERVER = "sandbox https://sandbox.example"
-ROUND = RoundSighting(1, '{"id":"r1","round":1,"issuedAt":"2026-11-20T09:00:00Z","expiresAt":"2026-11-27T09:00:00Z",'
-                         '"submittedAt":null,"link":"https://x.example/l"}', "rf1")
+THIRD = "8d2f3b0c-1a4e-4d66-8b72-3c9f5e7a1b28"
 
 
 @pytest.fixture
@@ -225,7 +223,10 @@ def test_the_issued_requests_answer_nearest_first_with_their_rounds_only_when_as
     assert [(rfi, no, round_wire) for rfi, _, no, round_wire, _ in with_rounds] == [
         (OTHER, 2, SOONER.wire_json), (RFI, 1, ROUND.wire_json)]
     assert sorted((rfi, no) for rfi, no, _, _ in alice.open_rounds("p")) == sorted([(RFI, 1), (OTHER, 2)])
-    assert sorted(wire for wire, _, _ in alice.issued("p")) == ['{"id": "a"}', '{"id": "b"}']
+    records["walt"].observe([SeenPage("p", "sandbox", FIXED_NOW, (RfiSighting(THIRD, "issued", "f3", '{"id": "c"}'),))])
+    assert sorted(alice.issued("p")) == [('{"id": "a"}', ROUND.wire_json, "2026-11-27T09:00:00.000+00:00"),
+                                         ('{"id": "b"}', SOONER.wire_json, "2026-11-25T09:00:00.000+00:00"),
+                                         ('{"id": "c"}', None, None)], "a request with no round has no round's text"
 
 
 def test_a_delivery_is_taken_once_by_the_watcher_alone_and_is_known_after(records: dict[str, PgRecord]) -> None:
