@@ -167,3 +167,30 @@ def test_a_local_record_that_cannot_be_read_is_named_and_nothing_is_imported(tmp
         read_local(broken, "SELECT 1 FROM audit")
     assert str(refused.value) == (f"The local record {broken} cannot be read (file is not a database); "
                                   "nothing was imported.")
+
+
+@pytest.mark.postgres
+def test_an_imported_request_the_watcher_then_sees_keeps_the_import_s_entries_and_gains_its_own(
+    team_db: TeamDb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stablepay_console.api.models import Rfi
+    from stablepay_console.services.history import sighting
+    from stablepay_console.storage.record_types import SeenPage
+
+    ids = make_local_record(capsys)
+    assert cli("rfis", "list", "--limit", "30", "--json") == 0
+    rfi = next(Rfi.model_validate(r) for r in json.loads(capsys.readouterr().out)["data"] if r["id"] == ids[0])
+    monkeypatch.setenv("STABLEPAY_RECORD_URL", team_db.url("alice"))
+    assert cli("record", "import") == 0
+    team = PgRecord(parse(team_db.url("bob")), lambda name: server_key(EMBEDDED_PROFILE))
+    imported = team.history("embedded", ids[0])
+
+    walt = PgRecord(parse(team_db.url("walt")), lambda name: server_key(EMBEDDED_PROFILE))
+    now = datetime.now(timezone.utc)
+    now = now.replace(microsecond=now.microsecond // 1000 * 1000)  # the record keeps milliseconds
+    assert walt.observe([SeenPage("embedded", "sandbox", now, (sighting(rfi),))]) == 1
+    seen = team.history("embedded", ids[0])
+    assert seen.record is not None and seen.record.imported_by is None, "the request is now the watcher's sighting"
+    assert seen.statuses[:-1] == imported.statuses and seen.rounds[:len(imported.rounds)] == imported.rounds
+    assert [(s.status, s.first_seen, s.imported_by) for s in seen.statuses[-1:]] == [(rfi.status, now, None)]
+    assert len(seen.rounds) == len(imported.rounds) + (rfi.round is not None)

@@ -375,3 +375,61 @@ def test_a_round_whose_request_row_was_lost_is_the_same_entry_when_the_request_i
     history = walt.history("prod", RFI)
     assert [(r.round_id, r.first_seen, r.last_seen) for r in history.rounds] == [("r1", FIXED_NOW, later)]
     assert history.record is not None and history.record.has_round
+
+
+def test_a_round_whose_request_row_was_lost_seen_changed_is_a_new_entry(team_db: TeamDb) -> None:
+    from dataclasses import replace
+
+    from tests.test_record_contract import ROUND
+
+    walt, later = record(team_db, "walt"), FIXED_NOW + timedelta(hours=1)
+    walt.observe([SeenPage("prod", "production", FIXED_NOW, (RfiSighting(RFI, "issued", "f1", "{}", ROUND),))])
+    with team_db.connect() as conn:
+        conn.execute("DELETE FROM stablepay.rfis WHERE rfi_id = %s", (RFI,))
+    changed = replace(ROUND, fingerprint="another round's")
+    walt.observe([SeenPage("prod", "production", later, (RfiSighting(RFI, "issued", "f2", "{}", changed),))])
+    rounds = walt.history("prod", RFI).rounds
+    assert [(r.first_seen, r.last_seen) for r in rounds] == [(FIXED_NOW, FIXED_NOW), (later, later)]
+
+
+# --- what the watcher saw ---------------------------------------------------------------------------------------
+
+
+def test_one_sweep_of_two_profiles_counts_every_page_s_new_requests(team_db: TeamDb) -> None:
+    other = "7c0e3f4a-1b2c-4d5e-8f90-a1b2c3d4e5f6"
+    pages = [SeenPage("prod", "production", FIXED_NOW, (RfiSighting(RFI, "issued", "f1", "{}", None),)),
+             SeenPage("live", "production", FIXED_NOW, (RfiSighting(other, "issued", "f1", "{}", None),))]
+    assert record(team_db, "walt").observe(pages) == 2
+
+
+def test_two_watchers_of_one_server_record_a_new_request_once_the_second_waiting_for_the_first(
+    team_db: TeamDb,
+) -> None:
+    """The second watcher's sweep waits for the first one's to commit, then finds the request known and unchanged
+    (without the server's row lock it would insert the same request again and fail on the first one's key)."""
+    page = SeenPage("prod", "production", FIXED_NOW, (RfiSighting(RFI, "issued", "f1", "{}", None),))
+    first = PgRecord(parse(team_db.url("walt")), lambda name: SERVER)  # every name this server, as a book has
+    second = record(team_db, "walt")
+    second_pid = backend(second)
+    outcome: list[object] = []
+
+    def sweep() -> None:
+        try:
+            outcome.append(second.observe([page]))
+        except Exception as error:  # the test reads what the second watcher met
+            outcome.append(error)
+
+    with team_db.connect("walt") as conn, conn.transaction():
+        from stablepay_console.storage.postgres import history
+
+        assert history.observe(conn, first.scope_of, [page]) == 1
+        thread = threading.Thread(target=sweep)
+        thread.start()
+        with team_db.connect() as watching:  # until the second watcher's session waits on a lock
+            while thread.is_alive() and watching.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
+                                   (second_pid,)).fetchone() != ("Lock",):
+                time.sleep(0.02)
+    thread.join(30)
+    assert outcome == [0]
+    with team_db.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM stablepay.statuses WHERE rfi_id = %s", (RFI,)).fetchone() == (1,)
