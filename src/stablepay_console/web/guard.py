@@ -78,7 +78,9 @@ def make_guard(settings: WebSettings, signins: SignIns) -> Middleware:
                 signin = cookie_signin or signins.start(signins.user, "token")
                 if cookie_signin is None:
                     log.info("sign-in user=%s via=token from=%s session=%s", signin.user, peer(request), signin.short)
-                response = web.HTTPSeeOther("/")  # the token leaves the address bar and the history
+                # 303 to "/": the token leaves the address bar and the history (a Response: aiohttp wants an
+                # HTTPException raised, not returned)
+                response = web.Response(status=303, headers={"Location": "/"})
                 response.set_cookie(COOKIE, signin.id, httponly=True, samesite="Strict", secure=settings.https,
                                     path="/")
                 response.headers["Cache-Control"] = "no-store"
