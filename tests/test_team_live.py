@@ -222,6 +222,7 @@ def test_a_quiet_connection_is_checked_and_a_server_that_stops_answering_is_said
         assert wait_for(lambda: listening_session(team_db, "alice")[1] == "SELECT 1", HEARD_WITHIN), "checked"
         assert states == [(True, "")], "a server that answers the check keeps the connection"
         pid, _ = listening_session(team_db, "alice")
+        assert pid > 0, "the listener's session, never this process's group"
         os.kill(pid, signal.SIGSTOP)
         try:
             assert wait_for(lambda: len(states) > 1, HEARD_WITHIN)

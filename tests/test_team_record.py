@@ -408,8 +408,7 @@ def test_two_watchers_of_one_server_record_a_new_request_once_the_second_waiting
     """The second watcher's sweep waits for the first one's to commit, then finds the request known and unchanged
     (without the server's row lock it would insert the same request again and fail on the first one's key)."""
     page = SeenPage("prod", "production", FIXED_NOW, (RfiSighting(RFI, "issued", "f1", "{}", None),))
-    first = PgRecord(parse(team_db.url("walt")), lambda name: SERVER)  # every name this server, as a book has
-    second = record(team_db, "walt")
+    second = record(team_db, "walt")  # its scope: SERVER for a profile's name ("" for none)
     second_pid = backend(second)
     outcome: list[object] = []
 
@@ -422,12 +421,12 @@ def test_two_watchers_of_one_server_record_a_new_request_once_the_second_waiting
     with team_db.connect("walt") as conn, conn.transaction():
         from stablepay_console.storage.postgres import history
 
-        assert history.observe(conn, first.scope_of, [page]) == 1
+        assert history.observe(conn, lambda name: SERVER, [page]) == 1  # the first watcher's sweep, uncommitted
         thread = threading.Thread(target=sweep)
         thread.start()
         with team_db.connect() as watching:  # until the second watcher's session waits on a lock
-            while thread.is_alive() and watching.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
-                                   (second_pid,)).fetchone() != ("Lock",):
+            waiting = "SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s"
+            while thread.is_alive() and watching.execute(waiting, (second_pid,)).fetchone() != ("Lock",):
                 time.sleep(0.02)
     thread.join(30)
     assert outcome == [0]
